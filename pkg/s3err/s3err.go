@@ -32,6 +32,7 @@ const (
 	InvalidEncodingType
 	InvalidPart
 	InvalidPartOrder
+	InvalidPartNumber
 	InvalidRange
 	InvalidRequest
 	InvalidStorageClass
@@ -94,6 +95,7 @@ var table = [numCodes]row{
 	InvalidEncodingType:                {"InvalidArgument", http.StatusBadRequest, "Invalid Encoding Method specified in Request"},
 	InvalidPart:                        {"InvalidPart", http.StatusBadRequest, "One or more of the specified parts could not be found. The part might not have been uploaded, or the specified entity tag might not have matched the part's entity tag."},
 	InvalidPartOrder:                   {"InvalidPartOrder", http.StatusBadRequest, "The list of parts was not in ascending order. The parts list must be specified in order by part number."},
+	InvalidPartNumber:                  {"InvalidPartNumber", http.StatusRequestedRangeNotSatisfiable, "The requested partnumber is not satisfiable"},
 	InvalidRange:                       {"InvalidRange", http.StatusRequestedRangeNotSatisfiable, "The requested range is not satisfiable"},
 	InvalidRequest:                     {"InvalidRequest", http.StatusBadRequest, "Invalid Request"},
 	InvalidStorageClass:                {"InvalidStorageClass", http.StatusBadRequest, "The storage class you specified is not valid."},

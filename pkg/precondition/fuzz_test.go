@@ -1,0 +1,45 @@
+package precondition
+
+import (
+	"testing"
+	"time"
+
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// FuzzCheck feeds arbitrary header values to both evaluators. Besides never
+// panicking, it checks the differential property that the copy variant is
+// Check with every 304 turned into 412.
+func FuzzCheck(f *testing.F) {
+	f.Add("", "", "", "", "abc")                                    // no conditions
+	f.Add(`"abc"`, "", "", "", "abc")                               // If-Match hit
+	f.Add(`W/"abc", *`, "", "", "", "abc")                          // weak + wildcard
+	f.Add("", `"abc"`, "Sun, 10 Mar 2024 11:59:59 GMT", "", "abc")  // INM false + IMS true
+	f.Add("", "", "", "Sunday, 10-Mar-24 11:59:59 GMT", "abc")      // RFC 850 date
+	f.Add("", "", "Sun Mar 10 12:00:00 2024", "", "abc")            // asctime date
+	f.Add(`"`, `,,,`, "Mon, 99 Foo 2024 99:99:99 GMT", "\x00", `"`) // junk
+	f.Fuzz(func(t *testing.T, ifMatch, ifNoneMatch, ims, ius, etag string) {
+		h := Headers{IfMatch: ifMatch, IfNoneMatch: ifNoneMatch, IfModifiedSince: ims, IfUnmodifiedSince: ius}
+		get := Check(h, etag, objMod)
+		cp := CheckCopySource(h, etag, objMod)
+		getCode, getFailed := s3err.CodeOf(get)
+		cpCode, cpFailed := s3err.CodeOf(cp)
+		if getFailed != cpFailed {
+			t.Fatalf("Check = %v but CheckCopySource = %v", get, cp)
+		}
+		if getFailed {
+			if getCode != s3err.PreconditionFailed && getCode != s3err.NotModified {
+				t.Fatalf("Check returned %v", get)
+			}
+			if cpCode != s3err.PreconditionFailed {
+				t.Fatalf("CheckCopySource returned %v", cp)
+			}
+		}
+		// Adding a far-future Now never changes an outcome except to let an
+		// If-Modified-Since in the future through.
+		h.Now = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+		if _, failed := s3err.CodeOf(Check(h, etag, objMod)); failed != getFailed {
+			t.Fatalf("far-future Now changed the outcome of %+v", h)
+		}
+	})
+}
