@@ -1,0 +1,445 @@
+package sigv4
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// The x-amz-content-sha256 values that name a payload mode rather than a
+// digest.
+const (
+	UnsignedPayload          = "UNSIGNED-PAYLOAD"
+	StreamingPayload         = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
+	StreamingPayloadTrailer  = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"
+	StreamingUnsignedTrailer = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
+)
+
+const (
+	algorithm  = "AWS4-HMAC-SHA256"
+	service    = "s3"
+	terminator = "aws4_request"
+	amzDateFmt = "20060102T150405Z"
+	// maxExpires is S3's limit on X-Amz-Expires: seven days.
+	maxExpires = 7 * 24 * 60 * 60
+)
+
+// Credentials looks up the secret key of an access key id.
+type Credentials interface {
+	SecretKey(accessKeyID string) (secret string, ok bool)
+}
+
+// Options configures a Verifier.
+type Options struct {
+	// Region is the region requests must be scoped to; "" means
+	// "us-east-1", the region every SDK defaults to.
+	Region string
+	// Credentials resolves access keys; nil rejects every access key.
+	Credentials Credentials
+	// Now is the clock; nil means time.Now. Tests set it to check skew and
+	// expiry without sleeping.
+	Now func() time.Time
+	// MaxSkew is how far a header-signed request's time may be from Now;
+	// 0 means 15 minutes, S3's limit.
+	MaxSkew time.Duration
+}
+
+// Verifier authenticates requests. It is safe for concurrent use.
+type Verifier struct {
+	o    Options
+	keys keyCache
+}
+
+// NewVerifier returns a Verifier with o's defaults filled in.
+func NewVerifier(o Options) *Verifier {
+	if o.Region == "" {
+		o.Region = "us-east-1"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxSkew <= 0 {
+		o.MaxSkew = 15 * time.Minute
+	}
+	return &Verifier{o: o}
+}
+
+// Auth is the outcome of a successful Verify.
+type Auth struct {
+	// Anonymous is set when the request carries no authentication at all;
+	// the caller decides whether to serve it (usually AccessDenied).
+	Anonymous bool
+	// AccessKeyID identifies the authenticated principal.
+	AccessKeyID string
+	// Presigned is set for query-string (presigned URL) authentication.
+	Presigned bool
+	// PayloadHash is x-amz-content-sha256 as sent: UnsignedPayload, one of
+	// the streaming modes, or 64 hex digits the caller must verify against
+	// the body. A presigned request without it reports UnsignedPayload.
+	PayloadHash string
+
+	key     []byte // signing key, for chunk signatures
+	amzDate string // the request time as signed, 20060102T150405Z
+	scope   string // date/region/s3/aws4_request
+	seed    string // hex signature of the request, the chunk chain's seed
+}
+
+// authParams is what either authentication style carries.
+type authParams struct {
+	presigned     bool
+	credential    string
+	signedHeaders string
+	signature     string
+	amzDate       string
+	t             time.Time
+	payloadHash   string
+	skipQuery     string // the query key excluded from the canonical query
+}
+
+// Verify authenticates r from its method, headers, raw URL and Host; it
+// never reads r.Body. It returns an Auth with Anonymous set when r carries
+// neither an Authorization header nor an X-Amz-Algorithm query parameter.
+// Every error is an *s3err.Error.
+func (v *Verifier) Verify(r *http.Request) (*Auth, error) {
+	authz := r.Header.Get("Authorization")
+	pairs, err := parseQuery(rawQuery(r))
+	if err != nil {
+		return nil, err
+	}
+	var presigned, v2Query bool
+	for _, p := range pairs {
+		switch p.k {
+		case "X-Amz-Algorithm":
+			presigned = true
+		case "AWSAccessKeyId", "Signature":
+			v2Query = true
+		}
+	}
+	switch {
+	case authz != "" && (presigned || v2Query):
+		return nil, s3err.Newf(s3err.InvalidArgument,
+			"Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified")
+	case authz != "":
+		p, err := v.parseHeader(r, authz)
+		if err != nil {
+			return nil, err
+		}
+		return v.verify(r, pairs, p)
+	case presigned:
+		p, err := v.parseQuery(r, pairs)
+		if err != nil {
+			return nil, err
+		}
+		return v.verify(r, pairs, p)
+	case v2Query:
+		return nil, s3err.Newf(s3err.InvalidRequest, "Please use AWS4-HMAC-SHA256.")
+	}
+	ph := r.Header.Get("X-Amz-Content-Sha256")
+	if ph == "" {
+		ph = UnsignedPayload
+	}
+	return &Auth{Anonymous: true, PayloadHash: ph}, nil
+}
+
+// parseHeader parses an Authorization header. It tolerates the spacing
+// variations SDKs produce: components separated by ",", ", " or spaces.
+func (v *Verifier) parseHeader(r *http.Request, authz string) (authParams, error) {
+	rest, ok := strings.CutPrefix(authz, algorithm)
+	if !ok || (rest != "" && rest[0] != ' ') {
+		if strings.HasPrefix(authz, "AWS ") {
+			return authParams{}, s3err.Newf(s3err.InvalidRequest, "Please use AWS4-HMAC-SHA256.")
+		}
+		return authParams{}, s3err.Newf(s3err.InvalidArgument, "Unsupported Authorization Type")
+	}
+	p := authParams{}
+	for _, f := range strings.FieldsFunc(rest, func(c rune) bool { return c == ',' || c == ' ' }) {
+		k, val, _ := strings.Cut(f, "=")
+		var dst *string
+		switch k {
+		case "Credential":
+			dst = &p.credential
+		case "SignedHeaders":
+			dst = &p.signedHeaders
+		case "Signature":
+			dst = &p.signature
+		default:
+			return authParams{}, headerMalformed("the authorization component \"" + f + "\" is malformed.")
+		}
+		if *dst != "" || val == "" {
+			return authParams{}, headerMalformed("the authorization component \"" + k + "\" is malformed.")
+		}
+		*dst = val
+	}
+	if p.credential == "" || p.signedHeaders == "" || p.signature == "" {
+		return authParams{}, headerMalformed("the authorization header requires three components: Credential, SignedHeaders, and Signature.")
+	}
+
+	p.amzDate = r.Header.Get("X-Amz-Date")
+	if p.amzDate != "" {
+		t, err := time.Parse(amzDateFmt, p.amzDate)
+		if err != nil {
+			return authParams{}, missingDate()
+		}
+		p.t = t
+	} else {
+		t, err := http.ParseTime(r.Header.Get("Date"))
+		if err != nil {
+			return authParams{}, missingDate()
+		}
+		p.t = t.UTC()
+		p.amzDate = p.t.Format(amzDateFmt)
+	}
+
+	p.payloadHash = r.Header.Get("X-Amz-Content-Sha256")
+	if p.payloadHash == "" {
+		return authParams{}, s3err.Newf(s3err.InvalidRequest, "Missing required header for this request: x-amz-content-sha256")
+	}
+	if err := checkPayloadHash(p.payloadHash); err != nil {
+		return authParams{}, err
+	}
+	return p, nil
+}
+
+// parseQuery parses presigned-URL parameters.
+func (v *Verifier) parseQuery(r *http.Request, pairs []queryPair) (authParams, error) {
+	get := func(k string) string {
+		for _, p := range pairs {
+			if p.k == k {
+				return p.v
+			}
+		}
+		return ""
+	}
+	if a := get("X-Amz-Algorithm"); a != algorithm {
+		return authParams{}, s3err.Newf(s3err.AuthorizationQueryParametersError, "X-Amz-Algorithm only supports \"AWS4-HMAC-SHA256\"")
+	}
+	p := authParams{
+		presigned:     true,
+		credential:    get("X-Amz-Credential"),
+		signedHeaders: get("X-Amz-SignedHeaders"),
+		signature:     get("X-Amz-Signature"),
+		amzDate:       get("X-Amz-Date"),
+		skipQuery:     "X-Amz-Signature",
+	}
+	expires := get("X-Amz-Expires")
+	if p.credential == "" || p.signedHeaders == "" || p.signature == "" || p.amzDate == "" || expires == "" {
+		return authParams{}, s3err.Newf(s3err.AuthorizationQueryParametersError,
+			"Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.")
+	}
+	t, err := time.Parse(amzDateFmt, p.amzDate)
+	if err != nil {
+		return authParams{}, s3err.Newf(s3err.AuthorizationQueryParametersError,
+			"X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"")
+	}
+	p.t = t
+	exp, err := strconv.ParseInt(expires, 10, 64)
+	switch {
+	case err != nil:
+		return authParams{}, s3err.Newf(s3err.AuthorizationQueryParametersError, "X-Amz-Expires should be a number")
+	case exp < 1:
+		return authParams{}, s3err.Newf(s3err.AuthorizationQueryParametersError, "X-Amz-Expires must be non-negative")
+	case exp > maxExpires:
+		return authParams{}, s3err.Newf(s3err.AuthorizationQueryParametersError,
+			"X-Amz-Expires must be less than a week (in seconds) that is 604800")
+	}
+	now := v.o.Now()
+	if t.After(now.Add(v.o.MaxSkew)) {
+		return authParams{}, s3err.Newf(s3err.AccessDenied, "Request is not valid yet")
+	}
+	if end := t.Add(time.Duration(exp) * time.Second); now.After(end) {
+		return authParams{}, s3err.Newf(s3err.AccessDenied, "Request has expired").
+			With("X-Amz-Expires", expires).
+			With("Expires", end.UTC().Format(time.RFC3339)).
+			With("ServerTime", now.UTC().Format(time.RFC3339))
+	}
+
+	// A presigned URL normally signs no payload; a client may still send
+	// the hash as a hoisted query parameter or a header.
+	p.payloadHash = get("X-Amz-Content-Sha256")
+	if p.payloadHash == "" {
+		p.payloadHash = r.Header.Get("X-Amz-Content-Sha256")
+	}
+	if p.payloadHash == "" {
+		p.payloadHash = UnsignedPayload
+	}
+	if err := checkPayloadHash(p.payloadHash); err != nil {
+		return authParams{}, err
+	}
+	return p, nil
+}
+
+// verify checks the credential scope, time and signature common to both
+// authentication styles.
+func (v *Verifier) verify(r *http.Request, pairs []queryPair, p authParams) (*Auth, error) {
+	parts := strings.Split(p.credential, "/")
+	if len(parts) != 5 || parts[0] == "" {
+		return nil, scopeError(p.presigned, "the Credential is mal-formed; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\".")
+	}
+	accessKey, date, region, svc, term := parts[0], parts[1], parts[2], parts[3], parts[4]
+	if date != p.amzDate[:8] {
+		return nil, scopeError(p.presigned, "Invalid credential date \""+date+"\". This date is not the same as X-Amz-Date: \""+p.amzDate[:8]+"\".")
+	}
+	if region != v.o.Region {
+		return nil, scopeError(p.presigned, "the region '"+region+"' is wrong; expecting '"+v.o.Region+"'").With("Region", v.o.Region)
+	}
+	if svc != service {
+		return nil, scopeError(p.presigned, "incorrect service \""+svc+"\". This endpoint belongs to \"s3\".")
+	}
+	if term != terminator {
+		return nil, scopeError(p.presigned, "incorrect terminal \""+term+"\". This endpoint uses \"aws4_request\".")
+	}
+
+	signed := strings.Split(p.signedHeaders, ";")
+	if err := checkSignedHeaders(r, signed, p.presigned); err != nil {
+		return nil, err
+	}
+
+	var secret string
+	ok := false
+	if v.o.Credentials != nil {
+		secret, ok = v.o.Credentials.SecretKey(accessKey)
+	}
+	if !ok {
+		return nil, s3err.New(s3err.InvalidAccessKeyID).With("AWSAccessKeyId", accessKey)
+	}
+
+	if !p.presigned {
+		now := v.o.Now()
+		if d := now.Sub(p.t); d > v.o.MaxSkew || d < -v.o.MaxSkew {
+			return nil, s3err.New(s3err.RequestTimeTooSkewed).
+				With("RequestTime", p.amzDate).
+				With("ServerTime", now.UTC().Format(time.RFC3339)).
+				With("MaxAllowedSkewMilliseconds", strconv.FormatInt(v.o.MaxSkew.Milliseconds(), 10))
+		}
+	}
+
+	uri, err := canonicalURI(rawPath(r))
+	if err != nil {
+		return nil, err
+	}
+	var cr strings.Builder
+	cr.Grow(512)
+	cr.WriteString(r.Method)
+	cr.WriteByte('\n')
+	cr.WriteString(uri)
+	cr.WriteByte('\n')
+	cr.WriteString(canonicalQuery(pairs, p.skipQuery))
+	cr.WriteByte('\n')
+	writeCanonicalHeaders(&cr, r, signed)
+	cr.WriteByte('\n')
+	cr.WriteString(p.signedHeaders)
+	cr.WriteByte('\n')
+	cr.WriteString(p.payloadHash)
+	canonical := cr.String()
+
+	scope := date + "/" + region + "/" + service + "/" + terminator
+	sts := stringToSign(p.amzDate, scope, canonical)
+	key := v.keys.get(secret, date, region)
+	want := hmacSHA256(key, sts)
+	got, err := hex.DecodeString(p.signature)
+	if err != nil || !hmac.Equal(got, want) {
+		return nil, s3err.New(s3err.SignatureDoesNotMatch).
+			With("AWSAccessKeyId", accessKey).
+			With("StringToSign", sts).
+			With("CanonicalRequest", canonical)
+	}
+	return &Auth{
+		AccessKeyID: accessKey,
+		Presigned:   p.presigned,
+		PayloadHash: p.payloadHash,
+		key:         key,
+		amzDate:     p.amzDate,
+		scope:       scope,
+		seed:        hex.EncodeToString(want),
+	}, nil
+}
+
+func stringToSign(amzDate, scope, canonical string) string {
+	sum := sha256.Sum256([]byte(canonical))
+	return algorithm + "\n" + amzDate + "\n" + scope + "\n" + hex.EncodeToString(sum[:])
+}
+
+// checkSignedHeaders enforces S3's rules on SignedHeaders: host must be
+// signed, and every x-amz-* header present must be signed, so that a holder
+// of a signature cannot add, say, x-amz-acl to a request. A presigned
+// request may carry an unsigned x-amz-content-sha256, which only asks for
+// more verification.
+func checkSignedHeaders(r *http.Request, signed []string, presigned bool) error {
+	host := false
+	for _, h := range signed {
+		if h == "" {
+			return scopeError(presigned, "the SignedHeaders parameter is malformed.")
+		}
+		if h == "host" {
+			host = true
+		}
+	}
+	if !host {
+		if presigned {
+			return s3err.Newf(s3err.AuthorizationQueryParametersError, "Error parsing the X-Amz-SignedHeaders parameter; host must be signed.")
+		}
+		return headerMalformed("the SignedHeaders must include host.")
+	}
+	for name := range r.Header {
+		lname := strings.ToLower(name)
+		if !strings.HasPrefix(lname, "x-amz-") {
+			continue
+		}
+		if presigned && lname == "x-amz-content-sha256" {
+			continue
+		}
+		found := false
+		for _, h := range signed {
+			if h == lname {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return s3err.Newf(s3err.AccessDenied, "There were headers present in the request which were not signed").
+				With("HeadersNotSigned", lname)
+		}
+	}
+	return nil
+}
+
+// checkPayloadHash accepts the payload modes this gateway implements and
+// 64-hex digests.
+func checkPayloadHash(v string) error {
+	switch v {
+	case UnsignedPayload, StreamingPayload, StreamingPayloadTrailer, StreamingUnsignedTrailer:
+		return nil
+	}
+	if len(v) == 64 {
+		if _, err := hex.DecodeString(v); err == nil {
+			return nil
+		}
+	}
+	return s3err.Newf(s3err.InvalidArgument,
+		"x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER or a valid sha256 value.").
+		With("ArgumentName", "x-amz-content-sha256").
+		With("ArgumentValue", v)
+}
+
+func headerMalformed(detail string) *s3err.Error {
+	return s3err.Newf(s3err.AuthorizationHeaderMalformed, "The authorization header is malformed; %s", detail)
+}
+
+// scopeError reports a credential problem with the code and wording S3
+// uses for the authentication style at hand.
+func scopeError(presigned bool, detail string) *s3err.Error {
+	if presigned {
+		return s3err.Newf(s3err.AuthorizationQueryParametersError, "Error parsing the X-Amz-Credential parameter; %s", detail)
+	}
+	return headerMalformed(detail)
+}
+
+func missingDate() *s3err.Error {
+	return s3err.Newf(s3err.AccessDenied, "AWS authentication requires a valid Date or x-amz-date header")
+}
