@@ -1,0 +1,255 @@
+package storage
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// StateDir is the hidden state directory under the root: index, staging,
+// shadow area, credentials. S3 bucket names cannot start with '.', so it can
+// never be a bucket.
+const StateDir = ".objectgateway"
+
+const (
+	stagingDir = StateDir + "/staging"
+	shadowDir  = StateDir + "/shadow"
+)
+
+// ErrNotFound is returned when an object's file or a bucket's directory is
+// missing. It wraps the underlying error (usually ENOENT) when there is one.
+var ErrNotFound = errors.New("storage: not found")
+
+// ErrEscape is returned when a path would leave the root, or the bucket it
+// belongs to: a symbolic link pointing outside, an absolute link, a bucket
+// directory that is itself a link.
+var ErrEscape = errors.New("storage: path escapes its bucket or the root")
+
+// Options configures an FS. The zero value is durable.
+type Options struct {
+	// NoSync skips fsync of files and directories. Commits become faster
+	// but are no longer crash-durable: after a power loss an acknowledged
+	// object may be missing or empty. Readers still never see partial
+	// objects while the system runs, because renames stay atomic.
+	NoSync bool
+}
+
+// FS is the byte store under one root directory. It is safe for concurrent
+// use by multiple goroutines.
+type FS struct {
+	path    string   // absolute path of the root, for StatePath
+	root    *os.Root // every path operation goes through it
+	staging *os.File // StateDir/staging, the source directory of renames
+	noSync  bool
+
+	// escape is os.Root's (unexported) error for paths that escape it,
+	// captured once so that isEscape does not depend on its message.
+	escape error
+
+	prefix string // random per FS, so temp names never collide across processes
+	seq    atomic.Uint64
+}
+
+// Open opens the store rooted at root, creating root (0755) and the state
+// directory's staging and shadow areas if missing. It removes leftover
+// staging files from a previous run, which costs one directory read; it
+// never walks the tree.
+func Open(root string, o Options) (*FS, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, err
+	}
+	fs := &FS{path: abs, root: r, noSync: o.NoSync}
+	if err := fs.init(); err != nil {
+		r.Close()
+		if fs.staging != nil {
+			fs.staging.Close()
+		}
+		return nil, err
+	}
+	return fs, nil
+}
+
+func (fs *FS) init() error {
+	// The state directory holds credentials, so only the gateway's user may
+	// read it.
+	for _, d := range []string{stagingDir, shadowDir} {
+		if err := fs.root.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	var err error
+	fs.staging, err = fs.root.OpenFile(stagingDir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := fs.root.Stat(".."); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			fs.escape = pe.Err
+		}
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return err
+	}
+	fs.prefix = "up-" + hex.EncodeToString(b[:]) + "-"
+	return fs.clearStaging()
+}
+
+// clearStaging removes temp files left by uploads that a crash interrupted.
+func (fs *FS) clearStaging() error {
+	names, err := fs.staging.Readdirnames(-1)
+	if _, serr := fs.staging.Seek(0, 0); serr != nil && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := fs.unlinkAt(fs.staging, n, 0); err != nil && !errors.Is(err, syscall.ENOENT) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases the root. Uploads in flight fail afterwards.
+func (fs *FS) Close() error {
+	return errors.Join(fs.staging.Close(), fs.root.Close())
+}
+
+// StatePath returns the absolute path of name in the state directory, for
+// files other packages keep there (the index, credentials).
+func (fs *FS) StatePath(name string) string {
+	return filepath.Join(fs.path, StateDir, name)
+}
+
+// isEscape reports whether err is os.Root's refusal of a path that leaves it.
+func (fs *FS) isEscape(err error) bool {
+	return fs.escape != nil && errors.Is(err, fs.escape)
+}
+
+// mapErr marks escapes with ErrEscape and missing files with ErrNotFound,
+// keeping the original error in the chain.
+func (fs *FS) mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrEscape), errors.Is(err, ErrNotFound):
+		return err
+	case fs.isEscape(err):
+		return fmt.Errorf("%w: %w", ErrEscape, err)
+	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return err
+}
+
+// bucketRoot opens a Root confined to the bucket's directory, so that
+// object paths (and symbolic links in them) cannot reach the state
+// directory or another bucket. The bucket directory must be a real
+// directory: its inode is compared with the one the Root opened, which
+// rules out a link swapped in between.
+func (fs *FS) bucketRoot(bucket string) (*os.Root, error) {
+	if !validBucket(bucket) {
+		return nil, &os.PathError{Op: "bucket", Path: bucket, Err: syscall.EINVAL}
+	}
+	br, err := fs.root.OpenRoot(bucket)
+	if err != nil {
+		return nil, fs.mapErr(err)
+	}
+	opened, err := br.Stat(".")
+	if err != nil {
+		br.Close()
+		return nil, fs.mapErr(err)
+	}
+	entry, err := fs.root.Lstat(bucket)
+	if err != nil {
+		br.Close()
+		return nil, fs.mapErr(err)
+	}
+	if !entry.IsDir() || !os.SameFile(opened, entry) {
+		br.Close()
+		return nil, fmt.Errorf("%w: bucket directory %q is not a plain directory", ErrEscape, bucket)
+	}
+	return br, nil
+}
+
+// openDir opens a directory through r for renameat, unlinkat and fsync.
+func openDir(r *os.Root, name string) (*os.File, error) {
+	return r.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+}
+
+// withFd runs fn on f's descriptor while keeping f alive.
+func withFd(f *os.File, fn func(fd int) error) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}
+
+// unlinkAt removes the single entry name from the open directory dir.
+// Going through a directory descriptor and one path component, instead of
+// Root.Remove, means a directory is never removed as a file or a file as a
+// directory, whatever a concurrent writer put at that name.
+func (fs *FS) unlinkAt(dir *os.File, name string, flags int) error {
+	err := withFd(dir, func(fd int) error {
+		return ignoringEINTR(func() error { return unix.Unlinkat(fd, name, flags) })
+	})
+	if err != nil {
+		return &os.PathError{Op: "unlinkat", Path: path.Join(dir.Name(), name), Err: err}
+	}
+	return nil
+}
+
+// rmdirIn removes the empty directory rel (relative to r).
+func (fs *FS) rmdirIn(r *os.Root, rel string) error {
+	d, err := openDir(r, path.Dir(rel))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return fs.unlinkAt(d, path.Base(rel), unix.AT_REMOVEDIR)
+}
+
+// syncDir fsyncs the directory rel of r, unless NoSync is set.
+func (fs *FS) syncDir(r *os.Root, rel string) error {
+	if fs.noSync {
+		return nil
+	}
+	d, err := openDir(r, rel)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
+}
+
+func ignoringEINTR(fn func() error) error {
+	for {
+		err := fn()
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}

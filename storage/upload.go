@@ -1,0 +1,321 @@
+package storage
+
+import (
+	"errors"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// maxAttempts bounds how often Commit recreates a parent directory that a
+// concurrent Remove pruned between MkdirAll and rename. After that the key
+// goes to the shadow area, which nothing prunes.
+const maxAttempts = 8
+
+// errFinished is returned by Commit when the upload was already committed
+// or aborted.
+var errFinished = errors.New("storage: upload already committed or aborted")
+
+// FileInfo is what fstat says about an object's file. The index keeps Size
+// and Mtime so that a read whose stat disagrees can refresh the record.
+type FileInfo struct {
+	Size  int64
+	Mtime int64 // Unix nanoseconds.
+	Inode uint64
+}
+
+// fileInfo extracts FileInfo from an fstat result.
+func fileInfo(fi os.FileInfo) FileInfo {
+	st := fi.Sys().(*syscall.Stat_t)
+	return FileInfo{
+		Size:  st.Size,
+		Mtime: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec),
+		Inode: st.Ino,
+	}
+}
+
+// Upload is an object being written: a temp file in StateDir/staging that
+// Commit renames into place. An Upload is not safe for concurrent use.
+type Upload struct {
+	fs   *FS
+	f    *os.File
+	name string // base name in StateDir/staging
+	done bool
+}
+
+// NewUpload creates an empty temp file in StateDir/staging, on the same
+// filesystem as the buckets so that Commit is a rename.
+func (fs *FS) NewUpload() (*Upload, error) {
+	name := fs.prefix + strconv.FormatUint(fs.seq.Add(1), 10)
+	// Creating the file relative to the open staging directory costs one
+	// openat instead of a walk from the root; O_EXCL|O_NOFOLLOW refuses
+	// anything already at that name.
+	var fd int
+	err := withFd(fs.staging, func(dfd int) error {
+		return ignoringEINTR(func() (err error) {
+			fd, err = unix.Openat(dfd, name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, &os.PathError{Op: "openat", Path: path.Join(fs.staging.Name(), name), Err: err}
+	}
+	return &Upload{fs: fs, f: os.NewFile(uintptr(fd), path.Join(fs.staging.Name(), name)), name: name}, nil
+}
+
+// Write appends p to the upload.
+func (u *Upload) Write(p []byte) (int, error) {
+	return u.f.Write(p)
+}
+
+// File returns the temp file, so that io.Copy from another *os.File can use
+// copy_file_range. Callers may write through it directly; they must not
+// close it.
+func (u *Upload) File() *os.File {
+	return u.f
+}
+
+// Abort removes the temp file. It is a no-op after Commit and safe to call
+// twice, so callers defer it right after NewUpload.
+func (u *Upload) Abort() error {
+	if u.done {
+		return nil
+	}
+	u.done = true
+	return u.discard()
+}
+
+// discard closes and removes the temp file. A missing file is fine: a
+// failed Commit may already have renamed it.
+func (u *Upload) discard() error {
+	cerr := u.f.Close()
+	err := u.fs.unlinkAt(u.fs.staging, u.name, 0)
+	if errors.Is(err, syscall.ENOENT) {
+		err = nil
+	}
+	return errors.Join(cerr, err)
+}
+
+// Commit makes the upload the object bucket/key and finishes the upload,
+// whether or not it succeeds: on error the temp file is removed. An error
+// from the final directory fsync comes after the rename, so the new bytes
+// may already be visible; the caller must not index them.
+//
+// The file is fsynced (unless NoSync), renamed into place and its parent
+// directory fsynced, as are the parents of directories Commit created.
+// prev is where the key's previous version lives (Natural if none); a key
+// already in the shadow area stays there. A key whose natural path cannot
+// hold it goes to the shadow area: keys NaturalPath refuses, a file where a
+// parent directory is needed, a directory at the key's own path, names the
+// filesystem rejects (ENAMETOOLONG, EILSEQ, EINVAL). A zero-byte key ending
+// in "/" is kept as a directory (Location Directory, FileInfo zero); with
+// content it goes to the shadow area. After a commit to the shadow area a
+// natural file for the same key is removed.
+//
+// Commit returns ErrNotFound when the bucket's directory is missing and
+// ErrEscape when a symbolic link would take the path out of the bucket.
+func (u *Upload) Commit(bucket, key string, prev Location) (Location, FileInfo, error) {
+	if u.done {
+		return 0, FileInfo{}, errFinished
+	}
+	u.done = true
+	loc, fi, err := u.commit(bucket, key, prev)
+	if err != nil {
+		u.discard()
+		return 0, FileInfo{}, err
+	}
+	if loc == Directory {
+		// The temp file only carried the (empty) body; the directory is
+		// the object.
+		return loc, fi, u.discard()
+	}
+	return loc, fi, u.f.Close()
+}
+
+func (u *Upload) commit(bucket, key string, prev Location) (Location, FileInfo, error) {
+	fs := u.fs
+	st, err := u.f.Stat()
+	if err != nil {
+		return 0, FileInfo{}, err
+	}
+	if !fs.noSync {
+		if err := u.f.Sync(); err != nil {
+			return 0, FileInfo{}, err
+		}
+	}
+	fi := fileInfo(st)
+
+	br, err := fs.bucketRoot(bucket)
+	if err != nil {
+		return 0, FileInfo{}, err
+	}
+	defer br.Close()
+
+	dirKey := strings.HasSuffix(key, "/")
+	if prev != Shadow {
+		if dirKey && fi.Size == 0 {
+			name := key[:len(key)-1]
+			if _, ok := NaturalPath(bucket, name); ok {
+				done, err := fs.commitDir(br, bucket, name)
+				if err != nil || done {
+					return Directory, FileInfo{}, err
+				}
+			}
+		} else if _, ok := NaturalPath(bucket, key); ok {
+			done, err := u.commitNatural(br, bucket, key)
+			if err != nil || done {
+				return Natural, fi, err
+			}
+		}
+	}
+
+	if err := u.commitShadow(bucket, key); err != nil {
+		return 0, FileInfo{}, err
+	}
+	// The key's bytes now live only in the shadow area: remove what the
+	// natural path may still hold for it.
+	if prev == Directory && dirKey {
+		if err := fs.removeIn(br, key[:len(key)-1], unix.AT_REMOVEDIR); err == nil {
+			fs.prune(br, path.Dir(key[:len(key)-1]))
+		}
+	} else if _, ok := NaturalPath(bucket, key); ok {
+		if err := fs.removeIn(br, key, 0); err == nil {
+			fs.prune(br, path.Dir(key))
+		}
+	}
+	return Shadow, fi, nil
+}
+
+// commitNatural renames the upload to bucket/key. It reports false, and
+// no error, when the natural path cannot hold the key.
+func (u *Upload) commitNatural(br *os.Root, bucket, key string) (bool, error) {
+	fs := u.fs
+	dir, base := path.Dir(key), path.Base(key)
+	for attempt := 1; ; attempt++ {
+		d, err := fs.ensureDir(br, dir)
+		if err == nil {
+			err = fs.renameFromStaging(u.name, d, base)
+			if err == nil {
+				err = fs.sync(d)
+			}
+			d.Close()
+			if err == nil {
+				return true, nil
+			}
+		}
+		switch {
+		case fs.isEscape(err):
+			return false, fs.mapErr(err)
+		case isCollision(err):
+			return false, nil
+		case errors.Is(err, syscall.ENOENT):
+			// A concurrent Remove pruned a directory we created, or the
+			// bucket itself went away.
+			if err := fs.bucketExists(bucket); err != nil {
+				return false, err
+			}
+			if attempt < maxAttempts {
+				continue
+			}
+			return false, nil
+		}
+		return false, err
+	}
+}
+
+// commitDir creates bucket/name as the directory of a zero-byte key ending
+// in "/". It reports false, and no error, when a file is in the way.
+func (fs *FS) commitDir(br *os.Root, bucket, name string) (bool, error) {
+	for attempt := 1; ; attempt++ {
+		d, err := fs.ensureDir(br, name)
+		if err == nil {
+			// The directory itself holds nothing to persist; its parent's
+			// entry was fsynced by ensureDir when it was created.
+			d.Close()
+			return true, nil
+		}
+		switch {
+		case fs.isEscape(err):
+			return false, fs.mapErr(err)
+		case isCollision(err):
+			return false, nil
+		case errors.Is(err, syscall.ENOENT):
+			if err := fs.bucketExists(bucket); err != nil {
+				return false, err
+			}
+			if attempt < maxAttempts {
+				continue
+			}
+			return false, nil
+		}
+		return false, err
+	}
+}
+
+// commitShadow renames the upload to its shadow path. Nothing prunes the
+// shadow area, so there is no retry.
+func (u *Upload) commitShadow(bucket, key string) error {
+	fs := u.fs
+	p := ShadowPath(bucket, key)
+	d, err := fs.ensureDir(fs.root, path.Dir(p))
+	if err != nil {
+		return fs.mapErr(err)
+	}
+	defer d.Close()
+	if err := fs.renameFromStaging(u.name, d, path.Base(p)); err != nil {
+		return err
+	}
+	return fs.sync(d)
+}
+
+// isCollision reports whether err says the natural path cannot hold the
+// key: a file where a directory is needed, a directory where the file
+// goes, or a name the filesystem refuses.
+func isCollision(err error) bool {
+	for _, e := range []error{syscall.ENOTDIR, syscall.EEXIST, syscall.EISDIR,
+		syscall.ENOTEMPTY, syscall.ENAMETOOLONG, syscall.EILSEQ, syscall.EINVAL} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func (fs *FS) bucketExists(bucket string) error {
+	fi, err := fs.root.Lstat(bucket)
+	if err != nil {
+		return fs.mapErr(err)
+	}
+	if !fi.IsDir() {
+		return fs.mapErr(&os.PathError{Op: "lstat", Path: bucket, Err: syscall.ENOTDIR})
+	}
+	return nil
+}
+
+// renameFromStaging renames the temp file name into the open directory dir
+// as base. Using directory descriptors and one path component keeps the
+// target confined to dir, and a symbolic link at base is replaced, never
+// followed.
+func (fs *FS) renameFromStaging(name string, dir *os.File, base string) error {
+	err := withFd(fs.staging, func(sfd int) error {
+		return withFd(dir, func(dfd int) error {
+			return ignoringEINTR(func() error { return unix.Renameat(sfd, name, dfd, base) })
+		})
+	})
+	if err != nil {
+		return &os.LinkError{Op: "renameat", Old: path.Join(fs.staging.Name(), name), New: path.Join(dir.Name(), base), Err: err}
+	}
+	return nil
+}
+
+// sync fsyncs f unless NoSync is set.
+func (fs *FS) sync(f *os.File) error {
+	if fs.noSync {
+		return nil
+	}
+	return f.Sync()
+}
