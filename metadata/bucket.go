@@ -1,0 +1,125 @@
+package metadata
+
+import (
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Bucket is the record of one S3 bucket.
+type Bucket struct {
+	// Name is the bucket name; it is the record's bbolt key and is not
+	// part of its encoding.
+	Name    string
+	Created time.Time
+	// Owner is the access key id of the creator; it may be empty.
+	Owner  string
+	Region string
+}
+
+// CreateBucket records a new, empty bucket. It returns ErrBucketExists if
+// a bucket named b.Name exists, and an error for an empty name.
+func (ix *Index) CreateBucket(b Bucket) error {
+	if err := checkBucketName(b.Name); err != nil {
+		return err
+	}
+	v, err := b.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	name := []byte(b.Name)
+	return ix.update(func(tx *bolt.Tx) error {
+		records := tx.Bucket(bucketsBucket)
+		if records.Get(name) != nil {
+			return ErrBucketExists
+		}
+		if err := records.Put(name, v); err != nil {
+			return written(err)
+		}
+		_, err := tx.Bucket(objectsBucket).CreateBucket(name)
+		return written(err)
+	})
+}
+
+// Bucket returns the record of the named bucket, or ErrNoSuchBucket.
+func (ix *Index) Bucket(name string) (Bucket, error) {
+	var b Bucket
+	err := ix.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketsBucket).Get([]byte(name))
+		if v == nil {
+			return ErrNoSuchBucket
+		}
+		if err := b.UnmarshalBinary(v); err != nil {
+			return fmt.Errorf("metadata: bucket %q: %w", name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Bucket{}, err
+	}
+	b.Name = name
+	return b, nil
+}
+
+// Buckets returns every bucket record, sorted by name.
+func (ix *Index) Buckets() ([]Bucket, error) {
+	var out []Bucket
+	err := ix.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketsBucket).ForEach(func(k, v []byte) error {
+			var b Bucket
+			if err := b.UnmarshalBinary(v); err != nil {
+				return fmt.Errorf("metadata: bucket %q: %w", k, err)
+			}
+			b.Name = string(k)
+			out = append(out, b)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteBucket removes the record of an empty bucket. It returns
+// ErrNoSuchBucket if there is none, and ErrBucketNotEmpty if the bucket
+// holds any object record. The emptiness check is one cursor step.
+func (ix *Index) DeleteBucket(name string) error {
+	key := []byte(name)
+	return ix.update(func(tx *bolt.Tx) error {
+		records := tx.Bucket(bucketsBucket)
+		if records.Get(key) == nil {
+			return ErrNoSuchBucket
+		}
+		objects := tx.Bucket(objectsBucket)
+		if nested := objects.Bucket(key); nested != nil {
+			if k, _ := nested.Cursor().First(); k != nil {
+				return ErrBucketNotEmpty
+			}
+			if err := objects.DeleteBucket(key); err != nil {
+				return written(err)
+			}
+		}
+		return written(records.Delete(key))
+	})
+}
+
+// checkBucketName rejects names bbolt cannot store. S3's naming rules are
+// the object layer's business.
+func checkBucketName(name string) error {
+	if name == "" || len(name) > bolt.MaxKeySize {
+		return fmt.Errorf("metadata: invalid bucket name %q", name)
+	}
+	return nil
+}
+
+// objects returns the nested bucket of the named S3 bucket's object
+// records, or ErrNoSuchBucket.
+func objects(tx *bolt.Tx, bucket string) (*bolt.Bucket, error) {
+	b := tx.Bucket(objectsBucket).Bucket([]byte(bucket))
+	if b == nil {
+		return nil, ErrNoSuchBucket
+	}
+	return b, nil
+}

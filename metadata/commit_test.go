@@ -1,0 +1,257 @@
+package metadata
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestGroupCommit holds one write open inside its transaction while other
+// writers queue up, then checks that all the queued writes share a single
+// further transaction.
+func TestGroupCommit(t *testing.T) {
+	ix := openTest(t)
+	mustCreateBucket(t, ix, "b")
+	mustPut(t, ix, "b", Object{Key: "held"})
+
+	inside, release := make(chan struct{}), make(chan struct{})
+	heldDone := make(chan error, 1)
+	go func() {
+		heldDone <- ix.UpdateObject("b", "held", func(o *Object) error {
+			close(inside)
+			<-release
+			o.Size = 1
+			return nil
+		})
+	}()
+	<-inside
+	before := ix.commits.Load()
+
+	const writers = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for i := range writers {
+		wg.Go(func() {
+			errs <- ix.PutObject("b", Object{Key: fmt.Sprintf("k%02d", i), Size: int64(i)})
+		})
+	}
+	// Wait until every writer is queued behind the held transaction.
+	for {
+		ix.mu.Lock()
+		n := len(ix.queue)
+		ix.mu.Unlock()
+		if n == writers {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-heldDone; err != nil {
+		t.Fatal(err)
+	}
+	if n := ix.commits.Load() - before; n != 1 {
+		t.Errorf("%d queued writers took %d commits, want 1", writers, n)
+	}
+	for i := range writers {
+		if o, err := ix.Object("b", fmt.Sprintf("k%02d", i)); err != nil || o.Size != int64(i) {
+			t.Errorf("k%02d: %+v, %v", i, o, err)
+		}
+	}
+	if o, _ := ix.Object("b", "held"); o.Size != 1 {
+		t.Errorf("held update lost: %+v", o)
+	}
+}
+
+// TestGroupCommitFailures checks that, within one group, a write that
+// fails before writing, a write that fails in bbolt and a write that
+// panics each get their own outcome and do not disturb the others.
+func TestGroupCommitFailures(t *testing.T) {
+	ix := openTest(t)
+	mustCreateBucket(t, ix, "b")
+	mustPut(t, ix, "b", Object{Key: "held"})
+	mustPut(t, ix, "b", Object{Key: "victim"})
+
+	inside, release := make(chan struct{}), make(chan struct{})
+	heldDone := make(chan error, 1)
+	go func() {
+		heldDone <- ix.UpdateObject("b", "held", func(o *Object) error {
+			close(inside)
+			<-release
+			o.Size = 1
+			return nil
+		})
+	}()
+	<-inside
+
+	errAbort := errors.New("abort")
+	errWrite := errors.New("bbolt said no")
+	var wg sync.WaitGroup
+	var abortErr, writeErr, missingErr error
+	var panicked any
+	var goodErrs [4]error
+	wg.Go(func() {
+		abortErr = ix.UpdateObject("b", "victim", func(o *Object) error { o.Size = 99; return errAbort })
+	})
+	wg.Go(func() {
+		// A write that fails after changing the transaction.
+		writeErr = ix.update(func(tx *bolt.Tx) error {
+			b, _ := objects(tx, "b")
+			if err := b.Put([]byte("victim"), []byte{recordVersion, tagObjSize, 1, 77}); err != nil {
+				return written(err)
+			}
+			return written(errWrite)
+		})
+	})
+	wg.Go(func() {
+		defer func() { panicked = recover() }()
+		ix.UpdateObject("b", "victim", func(o *Object) error { o.Size = 55; panic("boom") })
+	})
+	wg.Go(func() { missingErr = ix.DeleteObject("b", "missing") })
+	for i := range goodErrs {
+		wg.Go(func() { goodErrs[i] = ix.PutObject("b", Object{Key: fmt.Sprintf("good%d", i)}) })
+	}
+	for {
+		ix.mu.Lock()
+		n := len(ix.queue)
+		ix.mu.Unlock()
+		if n == 4+len(goodErrs) {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	if err := <-heldDone; err != nil {
+		t.Fatal(err)
+	}
+
+	if abortErr != errAbort {
+		t.Errorf("aborted update = %v, want %v", abortErr, errAbort)
+	}
+	if writeErr != errWrite {
+		t.Errorf("failed write = %v, want %v", writeErr, errWrite)
+	}
+	if panicked != "boom" {
+		t.Errorf("panicking update: recovered %v, want boom", panicked)
+	}
+	if missingErr != ErrNoSuchKey {
+		t.Errorf("DeleteObject(missing) = %v, want ErrNoSuchKey", missingErr)
+	}
+	for i, err := range goodErrs {
+		if err != nil {
+			t.Errorf("good%d: %v", i, err)
+		}
+		if _, err := ix.Object("b", fmt.Sprintf("good%d", i)); err != nil {
+			t.Errorf("good%d not stored: %v", i, err)
+		}
+	}
+	if o, _ := ix.Object("b", "victim"); o.Size != 0 {
+		t.Errorf("a failed write left a trace: victim = %+v", o)
+	}
+	if o, _ := ix.Object("b", "held"); o.Size != 1 {
+		t.Errorf("held update lost: %+v", o)
+	}
+}
+
+// TestConcurrentWriters runs many writers and readers at once under the
+// race detector.
+func TestConcurrentWriters(t *testing.T) {
+	ix := openTest(t)
+	mustCreateBucket(t, ix, "b")
+	const workers, each = 8, 50
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				key := fmt.Sprintf("w%d/%03d", w, i)
+				if err := ix.PutObject("b", Object{Key: key, Size: int64(i)}); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := ix.UpdateObject("b", key, func(o *Object) error { o.Size++; return nil }); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%2 == 0 {
+					if err := ix.DeleteObject("b", key); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				if _, err := ix.List("b", ListQuery{Prefix: fmt.Sprintf("w%d/", w), Limit: 10}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for w := range workers {
+		p, err := ix.List("b", ListQuery{Prefix: fmt.Sprintf("w%d/", w), Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Objects) != each/2 {
+			t.Errorf("worker %d: %d objects, want %d", w, len(p.Objects), each/2)
+		}
+		for _, o := range p.Objects {
+			var i int
+			fmt.Sscanf(o.Key[len(fmt.Sprintf("w%d/", w)):], "%d", &i)
+			if o.Size != int64(i)+1 {
+				t.Errorf("%s: Size %d, want %d", o.Key, o.Size, i+1)
+			}
+		}
+	}
+}
+
+func TestWriteAfterClose(t *testing.T) {
+	ix, err := Open(t.TempDir()+"/index.db", Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.CreateBucket(Bucket{Name: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.PutObject("b", Object{Key: "k"}); err == nil {
+		t.Error("PutObject after Close succeeded")
+	}
+	if _, err := ix.Object("b", "k"); err == nil {
+		t.Error("Object after Close succeeded")
+	}
+}
+
+// TestLeaderGoexit checks that a leader whose fn calls runtime.Goexit
+// (t.FailNow in a test) rolls back and leaves the index usable.
+func TestLeaderGoexit(t *testing.T) {
+	ix := openTest(t)
+	mustCreateBucket(t, ix, "b")
+	mustPut(t, ix, "b", Object{Key: "k"})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		ix.UpdateObject("b", "k", func(o *Object) error {
+			o.Size = 9
+			runtime.Goexit()
+			return nil
+		})
+	}()
+	<-exited
+	mustPut(t, ix, "b", Object{Key: "after"})
+	if o, _ := ix.Object("b", "k"); o.Size != 0 {
+		t.Errorf("abandoned update was committed: %+v", o)
+	}
+}

@@ -1,0 +1,120 @@
+package metadata
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+var (
+	// ErrNoSuchBucket is returned when an operation names a bucket that
+	// does not exist.
+	ErrNoSuchBucket = errors.New("metadata: no such bucket")
+
+	// ErrBucketExists is returned by CreateBucket when a bucket of that
+	// name already exists.
+	ErrBucketExists = errors.New("metadata: bucket exists")
+
+	// ErrBucketNotEmpty is returned by DeleteBucket when the bucket still
+	// holds at least one object record.
+	ErrBucketNotEmpty = errors.New("metadata: bucket not empty")
+
+	// ErrNoSuchKey is returned when an operation names an object key that
+	// has no record in its bucket.
+	ErrNoSuchKey = errors.New("metadata: no such key")
+)
+
+// formatVersion is the layout version stored under metaBucket. It changes
+// only when the layout changes incompatibly; new record fields do not need
+// it (see record.go).
+const formatVersion = 1
+
+var (
+	metaBucket    = []byte("meta")
+	bucketsBucket = []byte("buckets")
+	objectsBucket = []byte("objects")
+	formatKey     = []byte("format")
+)
+
+// Options configures Open. The zero value is durable and waits one second
+// for the file lock.
+type Options struct {
+	// NoSync skips the fsync when a write transaction commits. Writes are
+	// faster but a crash or power loss can lose acknowledged writes; see
+	// the package Caveats. The default is to fsync every commit.
+	NoSync bool
+
+	// Timeout is how long Open waits for the file lock held by another
+	// process. Zero means one second.
+	Timeout time.Duration
+}
+
+// Index is an open catalogue. Its methods are safe for concurrent use.
+type Index struct {
+	db *bolt.DB
+
+	// mu guards queue and leading, the group commit state (commit.go).
+	mu      sync.Mutex
+	queue   []*call
+	leading bool
+
+	// commits counts write transactions attempted by the group commit;
+	// tests use it to observe batching.
+	commits atomic.Uint64
+}
+
+// Open opens the index at path, creating the file (mode 0600) and its
+// top-level buckets if they do not exist. Open does not read records, so
+// it takes the same time for an empty index and one with millions of
+// objects.
+func Open(path string, o Options) (*Index, error) {
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = time.Second
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout: timeout,
+		NoSync:  o.NoSync,
+		// The hashmap freelist stays fast when a large index is fragmented;
+		// it is an in-memory choice and does not change the file format.
+		FreelistType: bolt.FreelistMapType,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("metadata: open %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(metaBucket)
+		if err != nil {
+			return err
+		}
+		switch v := meta.Get(formatKey); {
+		case v == nil:
+			if err := meta.Put(formatKey, []byte{formatVersion}); err != nil {
+				return err
+			}
+		case len(v) != 1 || v[0] != formatVersion:
+			return fmt.Errorf("unsupported index format %x (want %d)", v, formatVersion)
+		}
+		for _, name := range [][]byte{bucketsBucket, objectsBucket} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("metadata: open %s: %w", path, err)
+	}
+	return &Index{db: db}, nil
+}
+
+// Close closes the index file. It waits for transactions in progress;
+// calls made after Close return an error.
+func (ix *Index) Close() error {
+	return ix.db.Close()
+}

@@ -1,0 +1,203 @@
+package metadata
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Location says where an object's bytes live.
+type Location uint8
+
+const (
+	// Natural means the bytes are in the file at the key's natural path
+	// under the bucket's directory.
+	Natural Location = iota
+	// Shadow means the key cannot be held at its natural path and the
+	// bytes are in the hidden shadow area.
+	Shadow
+	// Directory means the object is a zero-byte "folder/" marker kept as a
+	// directory at the key's natural path.
+	Directory
+)
+
+// KV is one name/value pair of user metadata or tags.
+type KV struct{ Key, Value string }
+
+// Checksum is one stored object checksum, for example
+// {"CRC64NVME", "<base64>", "FULL_OBJECT"}.
+type Checksum struct{ Algorithm, Value, Type string }
+
+// Object is the record of one object.
+type Object struct {
+	// Key is the object key. It is the record's bbolt key and is not part
+	// of the encoding; reads fill it in.
+	Key  string
+	Size int64
+	// ETag is unquoted: the hex MD5, or "hex-N" for a multipart upload.
+	ETag string
+	// LastModified is stored with nanoseconds and read back in UTC.
+	LastModified time.Time
+
+	ContentType        string
+	ContentEncoding    string
+	ContentDisposition string
+	ContentLanguage    string
+	CacheControl       string
+	Expires            string
+
+	// UserMeta maps x-amz-meta-* names (lowercase, without the prefix) to
+	// values. Writes store it sorted by Key.
+	UserMeta  []KV
+	Checksums []Checksum
+	Tags      []KV
+
+	Location Location
+	// FileMtime and FileInode are the file's mtime (Unix nanoseconds) and
+	// inode when the record was written; a stat that disagrees means the
+	// file changed behind the index.
+	FileMtime int64
+	FileInode uint64
+
+	// PartsCount is the number of parts of a multipart object, 0 for a
+	// single-part one.
+	PartsCount int
+	// StorageClass is empty for STANDARD.
+	StorageClass string
+}
+
+// PutObject creates or replaces the record of o.Key in bucket. It returns
+// ErrNoSuchBucket if the bucket does not exist. The record is durable when
+// PutObject returns, unless Options.NoSync is set.
+func (ix *Index) PutObject(bucket string, o Object) error {
+	fn, err := putObjectTx(bucket, o)
+	if err != nil {
+		return err
+	}
+	return ix.update(fn)
+}
+
+// putObjectTx encodes o and returns the transaction function that stores
+// it, so benchmarks can compare commit strategies on the same work.
+func putObjectTx(bucket string, o Object) (func(*bolt.Tx) error, error) {
+	if err := checkKey(o.Key); err != nil {
+		return nil, err
+	}
+	o.UserMeta = sortedKVs(o.UserMeta)
+	v, err := o.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	key := []byte(o.Key)
+	return func(tx *bolt.Tx) error {
+		b, err := objects(tx, bucket)
+		if err != nil {
+			return err
+		}
+		return written(b.Put(key, v))
+	}, nil
+}
+
+// Object returns the record of key in bucket. It returns ErrNoSuchBucket
+// or ErrNoSuchKey when either is missing.
+func (ix *Index) Object(bucket, key string) (Object, error) {
+	var o Object
+	err := ix.db.View(func(tx *bolt.Tx) error {
+		b, err := objects(tx, bucket)
+		if err != nil {
+			return err
+		}
+		v := b.Get([]byte(key))
+		if v == nil {
+			return ErrNoSuchKey
+		}
+		return decodeObject(&o, key, v)
+	})
+	if err != nil {
+		return Object{}, err
+	}
+	return o, nil
+}
+
+// DeleteObject removes the record of key in bucket. It returns
+// ErrNoSuchBucket or ErrNoSuchKey when either is missing; S3's idempotent
+// DELETE is the object layer's concern.
+func (ix *Index) DeleteObject(bucket, key string) error {
+	k := []byte(key)
+	return ix.update(func(tx *bolt.Tx) error {
+		b, err := objects(tx, bucket)
+		if err != nil {
+			return err
+		}
+		if b.Get(k) == nil {
+			return ErrNoSuchKey
+		}
+		return written(b.Delete(k))
+	})
+}
+
+// UpdateObject reads the record of key in bucket, passes it to fn, and
+// stores what fn leaves in it, all in one write transaction. It returns
+// ErrNoSuchBucket or ErrNoSuchKey when either is missing. If fn returns an
+// error, nothing is written and that error is returned as is. Changes fn
+// makes to o.Key are ignored. See the package Caveats for what fn must not
+// do.
+func (ix *Index) UpdateObject(bucket, key string, fn func(o *Object) error) error {
+	k := []byte(key)
+	return ix.update(func(tx *bolt.Tx) error {
+		b, err := objects(tx, bucket)
+		if err != nil {
+			return err
+		}
+		v := b.Get(k)
+		if v == nil {
+			return ErrNoSuchKey
+		}
+		var o Object
+		if err := decodeObject(&o, key, v); err != nil {
+			return err
+		}
+		if err := fn(&o); err != nil {
+			return err
+		}
+		o.UserMeta = sortedKVs(o.UserMeta)
+		nv, err := o.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		return written(b.Put(k, nv))
+	})
+}
+
+// decodeObject decodes the record v of key into o.
+func decodeObject(o *Object, key string, v []byte) error {
+	if err := o.UnmarshalBinary(v); err != nil {
+		return fmt.Errorf("metadata: object %q: %w", key, err)
+	}
+	o.Key = key
+	return nil
+}
+
+// checkKey rejects keys bbolt cannot store. S3's 1024-byte limit is the
+// object layer's business.
+func checkKey(key string) error {
+	if key == "" || len(key) > bolt.MaxKeySize {
+		return fmt.Errorf("metadata: invalid object key of %d bytes", len(key))
+	}
+	return nil
+}
+
+// sortedKVs returns kvs sorted by Key, copying it only if it is not
+// sorted already, so a caller's slice is never reordered.
+func sortedKVs(kvs []KV) []KV {
+	byKey := func(a, b KV) int { return cmp.Compare(a.Key, b.Key) }
+	if slices.IsSortedFunc(kvs, byKey) {
+		return kvs
+	}
+	kvs = slices.Clone(kvs)
+	slices.SortStableFunc(kvs, byKey)
+	return kvs
+}

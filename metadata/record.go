@@ -1,0 +1,408 @@
+package metadata
+
+import (
+	"encoding"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Records are encoded as one version byte followed by fields. A field is
+// a tag (uvarint), a payload length (uvarint) and the payload. Fields with
+// zero values are omitted; list fields (user metadata, checksums, tags)
+// repeat their tag once per element, in order. A decoder skips tags it
+// does not know, so a later version adds fields under new tags without
+// changing recordVersion; recordVersion changes only if an existing field
+// changes meaning. Tags are never reused.
+//
+// Payloads: strings are their bytes; unsigned integers a uvarint; signed
+// integers a varint; a time a varint of Unix seconds then a uvarint of
+// nanoseconds; a key/value pair the key's length (uvarint), the key, then
+// the value; a checksum the algorithm and value each as length and bytes,
+// then the type.
+//
+// A record re-encoded by an older reader (UpdateObject after a downgrade)
+// loses the fields that reader did not know.
+const recordVersion = 1
+
+var (
+	_ encoding.BinaryMarshaler   = (*Object)(nil)
+	_ encoding.BinaryUnmarshaler = (*Object)(nil)
+	_ encoding.BinaryMarshaler   = (*Bucket)(nil)
+	_ encoding.BinaryUnmarshaler = (*Bucket)(nil)
+)
+
+// Object field tags.
+const (
+	tagObjSize               = 1
+	tagObjETag               = 2
+	tagObjLastModified       = 3
+	tagObjContentType        = 4
+	tagObjContentEncoding    = 5
+	tagObjContentDisposition = 6
+	tagObjContentLanguage    = 7
+	tagObjCacheControl       = 8
+	tagObjExpires            = 9
+	tagObjUserMeta           = 10
+	tagObjChecksum           = 11
+	tagObjTag                = 12
+	tagObjLocation           = 13
+	tagObjFileMtime          = 14
+	tagObjFileInode          = 15
+	tagObjPartsCount         = 16
+	tagObjStorageClass       = 17
+)
+
+// Bucket field tags.
+const (
+	tagBktCreated = 1
+	tagBktOwner   = 2
+	tagBktRegion  = 3
+)
+
+// Times are limited to years 1 through 9999, the range HTTP dates and
+// RFC 3339 can express.
+const (
+	minUnixSec = -62135596800 // 0001-01-01T00:00:00Z
+	maxUnixSec = 253402300799 // 9999-12-31T23:59:59Z
+)
+
+// errCorrupt is wrapped by every decoding error.
+var errCorrupt = errors.New("metadata: corrupt record")
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errCorrupt, fmt.Sprintf(format, args...))
+}
+
+// MarshalBinary encodes the record. Key is not part of the encoding: the
+// index stores it as the bbolt key. It fails for values the encoding
+// cannot represent: a negative Size or PartsCount, an unknown Location, or
+// a LastModified outside years 1–9999.
+func (o *Object) MarshalBinary() ([]byte, error) {
+	if o.Size < 0 {
+		return nil, fmt.Errorf("metadata: negative object size %d", o.Size)
+	}
+	if o.PartsCount < 0 || o.PartsCount > math.MaxInt32 {
+		return nil, fmt.Errorf("metadata: invalid parts count %d", o.PartsCount)
+	}
+	if o.Location > Directory {
+		return nil, fmt.Errorf("metadata: unknown location %d", o.Location)
+	}
+	if err := checkTime(o.LastModified); err != nil {
+		return nil, err
+	}
+	e := encoder{b: make([]byte, 0, 128)}
+	e.b = append(e.b, recordVersion)
+	e.uint(tagObjSize, uint64(o.Size))
+	e.str(tagObjETag, o.ETag)
+	e.time(tagObjLastModified, o.LastModified)
+	e.str(tagObjContentType, o.ContentType)
+	e.str(tagObjContentEncoding, o.ContentEncoding)
+	e.str(tagObjContentDisposition, o.ContentDisposition)
+	e.str(tagObjContentLanguage, o.ContentLanguage)
+	e.str(tagObjCacheControl, o.CacheControl)
+	e.str(tagObjExpires, o.Expires)
+	for _, kv := range o.UserMeta {
+		e.kv(tagObjUserMeta, kv)
+	}
+	for _, c := range o.Checksums {
+		e.checksum(tagObjChecksum, c)
+	}
+	for _, kv := range o.Tags {
+		e.kv(tagObjTag, kv)
+	}
+	e.uint(tagObjLocation, uint64(o.Location))
+	e.int(tagObjFileMtime, o.FileMtime)
+	e.uint(tagObjFileInode, o.FileInode)
+	e.uint(tagObjPartsCount, uint64(o.PartsCount))
+	e.str(tagObjStorageClass, o.StorageClass)
+	return e.b, nil
+}
+
+// UnmarshalBinary replaces *o with the record encoded in data. Key is not
+// part of the encoding and is left empty. Unknown fields are skipped. It
+// returns an error, and leaves *o unchanged, if data is not a valid
+// record; it copies everything it keeps out of data.
+func (o *Object) UnmarshalBinary(data []byte) error {
+	var r Object
+	err := decode(data, func(tag uint64, p []byte) error {
+		var err error
+		switch tag {
+		case tagObjSize:
+			var v uint64
+			v, err = parseUint(p)
+			if err == nil && v > math.MaxInt64 {
+				err = fmt.Errorf("size %d out of range", v)
+			}
+			r.Size = int64(v)
+		case tagObjETag:
+			r.ETag = string(p)
+		case tagObjLastModified:
+			r.LastModified, err = parseTime(p)
+		case tagObjContentType:
+			r.ContentType = string(p)
+		case tagObjContentEncoding:
+			r.ContentEncoding = string(p)
+		case tagObjContentDisposition:
+			r.ContentDisposition = string(p)
+		case tagObjContentLanguage:
+			r.ContentLanguage = string(p)
+		case tagObjCacheControl:
+			r.CacheControl = string(p)
+		case tagObjExpires:
+			r.Expires = string(p)
+		case tagObjUserMeta:
+			var kv KV
+			kv, err = parseKV(p)
+			r.UserMeta = append(r.UserMeta, kv)
+		case tagObjChecksum:
+			var c Checksum
+			c, err = parseChecksum(p)
+			r.Checksums = append(r.Checksums, c)
+		case tagObjTag:
+			var kv KV
+			kv, err = parseKV(p)
+			r.Tags = append(r.Tags, kv)
+		case tagObjLocation:
+			var v uint64
+			v, err = parseUint(p)
+			if err == nil && v > uint64(Directory) {
+				err = fmt.Errorf("unknown location %d", v)
+			}
+			r.Location = Location(v)
+		case tagObjFileMtime:
+			r.FileMtime, err = parseInt(p)
+		case tagObjFileInode:
+			r.FileInode, err = parseUint(p)
+		case tagObjPartsCount:
+			var v uint64
+			v, err = parseUint(p)
+			if err == nil && v > math.MaxInt32 {
+				err = fmt.Errorf("parts count %d out of range", v)
+			}
+			r.PartsCount = int(v)
+		case tagObjStorageClass:
+			r.StorageClass = string(p)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	*o = r
+	return nil
+}
+
+// MarshalBinary encodes the bucket record. Name is not part of the
+// encoding: the index stores it as the bbolt key. It fails for a Created
+// time outside years 1–9999.
+func (b *Bucket) MarshalBinary() ([]byte, error) {
+	if err := checkTime(b.Created); err != nil {
+		return nil, err
+	}
+	e := encoder{b: make([]byte, 0, 32)}
+	e.b = append(e.b, recordVersion)
+	e.time(tagBktCreated, b.Created)
+	e.str(tagBktOwner, b.Owner)
+	e.str(tagBktRegion, b.Region)
+	return e.b, nil
+}
+
+// UnmarshalBinary replaces *b with the bucket record encoded in data.
+// Name is not part of the encoding and is left empty. Unknown fields are
+// skipped. It returns an error, and leaves *b unchanged, if data is not a
+// valid record.
+func (b *Bucket) UnmarshalBinary(data []byte) error {
+	var r Bucket
+	err := decode(data, func(tag uint64, p []byte) error {
+		var err error
+		switch tag {
+		case tagBktCreated:
+			r.Created, err = parseTime(p)
+		case tagBktOwner:
+			r.Owner = string(p)
+		case tagBktRegion:
+			r.Region = string(p)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	*b = r
+	return nil
+}
+
+func checkTime(t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	if s := t.Unix(); s < minUnixSec || s > maxUnixSec {
+		return fmt.Errorf("metadata: time %v out of range", t)
+	}
+	return nil
+}
+
+// encoder appends fields to b.
+type encoder struct{ b []byte }
+
+func (e *encoder) header(tag uint64, n int) {
+	e.b = binary.AppendUvarint(e.b, tag)
+	e.b = binary.AppendUvarint(e.b, uint64(n))
+}
+
+func (e *encoder) str(tag uint64, s string) {
+	if s == "" {
+		return
+	}
+	e.header(tag, len(s))
+	e.b = append(e.b, s...)
+}
+
+func (e *encoder) uint(tag uint64, v uint64) {
+	if v == 0 {
+		return
+	}
+	var p [binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(p[:], v)
+	e.header(tag, n)
+	e.b = append(e.b, p[:n]...)
+}
+
+func (e *encoder) int(tag uint64, v int64) {
+	if v == 0 {
+		return
+	}
+	var p [binary.MaxVarintLen64]byte
+	n := binary.PutVarint(p[:], v)
+	e.header(tag, n)
+	e.b = append(e.b, p[:n]...)
+}
+
+func (e *encoder) time(tag uint64, t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	var p [2 * binary.MaxVarintLen64]byte
+	n := binary.PutVarint(p[:], t.Unix())
+	n += binary.PutUvarint(p[n:], uint64(t.Nanosecond()))
+	e.header(tag, n)
+	e.b = append(e.b, p[:n]...)
+}
+
+func (e *encoder) kv(tag uint64, kv KV) {
+	var p [binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(p[:], uint64(len(kv.Key)))
+	e.header(tag, n+len(kv.Key)+len(kv.Value))
+	e.b = append(e.b, p[:n]...)
+	e.b = append(e.b, kv.Key...)
+	e.b = append(e.b, kv.Value...)
+}
+
+func (e *encoder) checksum(tag uint64, c Checksum) {
+	var p [2 * binary.MaxVarintLen64]byte
+	na := binary.PutUvarint(p[:], uint64(len(c.Algorithm)))
+	nv := binary.PutUvarint(p[na:], uint64(len(c.Value)))
+	e.header(tag, na+len(c.Algorithm)+nv+len(c.Value)+len(c.Type))
+	e.b = append(e.b, p[:na]...)
+	e.b = append(e.b, c.Algorithm...)
+	e.b = append(e.b, p[na:na+nv]...)
+	e.b = append(e.b, c.Value...)
+	e.b = append(e.b, c.Type...)
+}
+
+// decode checks the version byte and calls field for each field in data.
+// Every length is checked against the remaining input before it is used,
+// so corrupt input cannot cause a large allocation.
+func decode(data []byte, field func(tag uint64, p []byte) error) error {
+	if len(data) == 0 {
+		return corrupt("empty")
+	}
+	if data[0] != recordVersion {
+		return corrupt("unsupported version %d", data[0])
+	}
+	rest := data[1:]
+	for len(rest) > 0 {
+		tag, n := binary.Uvarint(rest)
+		if n <= 0 {
+			return corrupt("bad tag")
+		}
+		rest = rest[n:]
+		size, n := binary.Uvarint(rest)
+		if n <= 0 {
+			return corrupt("bad length for tag %d", tag)
+		}
+		rest = rest[n:]
+		if size > uint64(len(rest)) {
+			return corrupt("tag %d: length %d exceeds the %d bytes left", tag, size, len(rest))
+		}
+		if err := field(tag, rest[:size]); err != nil {
+			return corrupt("tag %d: %v", tag, err)
+		}
+		rest = rest[size:]
+	}
+	return nil
+}
+
+func parseUint(p []byte) (uint64, error) {
+	v, n := binary.Uvarint(p)
+	if n <= 0 || n != len(p) {
+		return 0, fmt.Errorf("bad uvarint")
+	}
+	return v, nil
+}
+
+func parseInt(p []byte) (int64, error) {
+	v, n := binary.Varint(p)
+	if n <= 0 || n != len(p) {
+		return 0, fmt.Errorf("bad varint")
+	}
+	return v, nil
+}
+
+func parseTime(p []byte) (time.Time, error) {
+	sec, n := binary.Varint(p)
+	if n <= 0 {
+		return time.Time{}, fmt.Errorf("bad time seconds")
+	}
+	nsec, m := binary.Uvarint(p[n:])
+	if m <= 0 || n+m != len(p) {
+		return time.Time{}, fmt.Errorf("bad time nanoseconds")
+	}
+	if sec < minUnixSec || sec > maxUnixSec || nsec >= 1e9 {
+		return time.Time{}, fmt.Errorf("time %d.%09d out of range", sec, nsec)
+	}
+	return time.Unix(sec, int64(nsec)).UTC(), nil
+}
+
+// prefixed splits a length-prefixed string off the front of p.
+func prefixed(p []byte) (s string, rest []byte, err error) {
+	n, m := binary.Uvarint(p)
+	if m <= 0 || n > uint64(len(p)-m) {
+		return "", nil, fmt.Errorf("bad length prefix")
+	}
+	p = p[m:]
+	return string(p[:n]), p[n:], nil
+}
+
+func parseKV(p []byte) (KV, error) {
+	k, rest, err := prefixed(p)
+	if err != nil {
+		return KV{}, err
+	}
+	return KV{Key: k, Value: string(rest)}, nil
+}
+
+func parseChecksum(p []byte) (Checksum, error) {
+	alg, rest, err := prefixed(p)
+	if err != nil {
+		return Checksum{}, err
+	}
+	val, rest, err := prefixed(rest)
+	if err != nil {
+		return Checksum{}, err
+	}
+	return Checksum{Algorithm: alg, Value: val, Type: string(rest)}, nil
+}
