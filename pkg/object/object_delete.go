@@ -1,0 +1,33 @@
+package object
+
+import (
+	"errors"
+
+	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/storage"
+)
+
+// DeleteObject removes an object. Deleting a key that does not exist
+// succeeds, as in S3. The file goes first: a crash in between leaves a
+// record whose file is missing, which the next read drops.
+func (l *Layer) DeleteObject(bucket, key string) error {
+	if _, err := l.Bucket(bucket); err != nil {
+		return err
+	}
+	unlock := l.locks.lock(bucket, key)
+	defer unlock()
+	rec, err := l.ix.Object(bucket, key)
+	if errors.Is(err, metadata.ErrNoSuchKey) {
+		return nil
+	}
+	if err != nil {
+		return keyErr(err, bucket, key)
+	}
+	if err := l.fs.Remove(bucket, key, toStorage(rec.Location)); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return mapErr(err)
+	}
+	if err := l.ix.DeleteObject(bucket, key); err != nil && !errors.Is(err, metadata.ErrNoSuchKey) {
+		return keyErr(err, bucket, key)
+	}
+	return nil
+}

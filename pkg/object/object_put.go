@@ -1,0 +1,171 @@
+package object
+
+import (
+	"encoding/hex"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/checksum"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/s3name"
+	"github.com/objectgateway/objectgateway/storage"
+)
+
+// MaxPutSize is the largest object a single PutObject may store (5 GiB).
+const MaxPutSize = 5 << 30
+
+// Object is an object's index record.
+type Object = metadata.Object
+
+// Headers are the standard and user metadata stored with an object and
+// returned on GET and HEAD.
+type Headers struct {
+	ContentType, ContentEncoding, ContentDisposition, ContentLanguage, CacheControl, Expires string
+	// User holds x-amz-meta-* entries, names lowercase without the prefix.
+	User []metadata.KV
+}
+
+func (h Headers) apply(o *Object) {
+	o.ContentType = h.ContentType
+	o.ContentEncoding = h.ContentEncoding
+	o.ContentDisposition = h.ContentDisposition
+	o.ContentLanguage = h.ContentLanguage
+	o.CacheControl = h.CacheControl
+	o.Expires = h.Expires
+	o.UserMeta = h.User
+}
+
+// HeadersOf returns the stored headers of a record.
+func HeadersOf(o *Object) Headers {
+	return Headers{o.ContentType, o.ContentEncoding, o.ContentDisposition, o.ContentLanguage, o.CacheControl, o.Expires, o.UserMeta}
+}
+
+// PutInput is one PutObject.
+type PutInput struct {
+	Bucket, Key string
+	// Body yields the object's bytes (already decoded from aws-chunked).
+	Body io.Reader
+	// Size is the number of bytes Body must yield, or -1 when unknown.
+	Size int64
+	// Expect lists the digests to verify; the body is rejected (and nothing
+	// stored) when one does not match.
+	Expect  checksum.Expect
+	Headers Headers
+}
+
+// copyBufs holds the buffers PUT copies through, so a PUT allocates no
+// per-request buffer.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// PutObject stores an object: the body is written to a staging file while
+// it is hashed, verified, made durable, renamed into place, and then
+// recorded in the index.
+func (l *Layer) PutObject(in PutInput) (Object, error) {
+	if err := s3name.ValidKey(in.Key); err != nil {
+		return Object{}, err
+	}
+	if _, err := l.Bucket(in.Bucket); err != nil {
+		return Object{}, err
+	}
+	if in.Size > MaxPutSize {
+		return Object{}, s3err.New(s3err.EntityTooLarge)
+	}
+	cr, err := checksum.NewReader(in.Body, in.Expect)
+	if err != nil {
+		return Object{}, err
+	}
+	up, err := l.fs.NewUpload()
+	if err != nil {
+		return Object{}, mapErr(err)
+	}
+	defer up.Abort()
+
+	n, err := copyBody(up, cr, in.Size)
+	if err != nil {
+		return Object{}, err
+	}
+	alg, sum := cr.Checksum()
+	rec := Object{
+		Key:  in.Key,
+		Size: n,
+		ETag: hex.EncodeToString(cr.MD5()),
+	}
+	if alg != checksum.None {
+		rec.Checksums = []metadata.Checksum{{Algorithm: alg.String(), Value: sum, Type: "FULL_OBJECT"}}
+	}
+	in.Headers.apply(&rec)
+	return l.commit(in.Bucket, up, rec)
+}
+
+// copyBody copies r into the upload through a pooled buffer and checks the
+// length. r must report digest mismatches as errors at EOF.
+func copyBody(up *storage.Upload, r io.Reader, size int64) (int64, error) {
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	var n int64
+	for {
+		m, rerr := r.Read(buf)
+		if m > 0 {
+			n += int64(m)
+			if (size >= 0 && n > size) || n > MaxPutSize {
+				return n, s3err.New(s3err.IncompleteBody)
+			}
+			if _, werr := up.Write(buf[:m]); werr != nil {
+				return n, mapErr(werr)
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return n, bodyErr(rerr)
+		}
+	}
+	if size >= 0 && n != size {
+		return n, s3err.New(s3err.IncompleteBody)
+	}
+	return n, nil
+}
+
+// bodyErr maps an error from reading a request body: a client that went
+// away or sent too little is IncompleteBody, never an InternalError.
+func bodyErr(err error) error {
+	var e *s3err.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return s3err.Wrap(s3err.IncompleteBody, err)
+}
+
+// commit publishes a finished upload under rec.Key: it takes the key's
+// lock, renames the file into place and records it in the index.
+func (l *Layer) commit(bucket string, up *storage.Upload, rec Object) (Object, error) {
+	unlock := l.locks.lock(bucket, rec.Key)
+	defer unlock()
+	prev := storage.Natural
+	if old, err := l.ix.Object(bucket, rec.Key); err == nil {
+		prev = toStorage(old.Location)
+	} else if !errors.Is(err, metadata.ErrNoSuchKey) {
+		return Object{}, bucketErr(err, bucket)
+	}
+	loc, fi, err := up.Commit(bucket, rec.Key, prev)
+	if err != nil {
+		return Object{}, mapErr(err)
+	}
+	rec.Location = toIndex(loc)
+	rec.FileMtime = fi.Mtime
+	rec.FileInode = fi.Inode
+	rec.LastModified = l.now().UTC()
+	if err := l.ix.PutObject(bucket, rec); err != nil {
+		if errors.Is(err, metadata.ErrNoSuchBucket) {
+			// The bucket was deleted while the body was uploading: take the
+			// bytes back out rather than leave an unlisted file.
+			_ = l.fs.Remove(bucket, rec.Key, loc)
+		}
+		return Object{}, bucketErr(err, bucket)
+	}
+	return rec, nil
+}
