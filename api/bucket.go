@@ -1,0 +1,232 @@
+package api
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/xml"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/objectgateway/objectgateway/pkg/checksum"
+	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+const s3NS = "http://s3.amazonaws.com/doc/2006-03-01/"
+
+// owner is the <Owner> element. The ID is a stable digest of the access
+// key, shaped like S3's 64-hex canonical user id.
+type owner struct {
+	ID          string `xml:"ID"`
+	DisplayName string `xml:"DisplayName"`
+}
+
+func ownerOf(accessKey string) owner {
+	sum := sha256.Sum256([]byte(accessKey))
+	return owner{ID: hex.EncodeToString(sum[:]), DisplayName: accessKey}
+}
+
+type listAllMyBucketsResult struct {
+	XMLName           xml.Name     `xml:"ListAllMyBucketsResult"`
+	NS                string       `xml:"xmlns,attr"`
+	Owner             owner        `xml:"Owner"`
+	Buckets           []bucketInfo `xml:"Buckets>Bucket"`
+	ContinuationToken string       `xml:"ContinuationToken,omitempty"`
+	Prefix            string       `xml:"Prefix,omitempty"`
+}
+
+type bucketInfo struct {
+	Name         string `xml:"Name"`
+	CreationDate string `xml:"CreationDate"`
+	BucketRegion string `xml:"BucketRegion,omitempty"`
+}
+
+// listBuckets answers ListBuckets, with the optional prefix, max-buckets
+// and continuation-token paging of the current API.
+func (s *Server) listBuckets(w http.ResponseWriter, r *http.Request, rq *request) error {
+	q := r.URL.Query()
+	limit := 10000
+	if v := q.Get("max-buckets"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10000 {
+			return s3err.Newf(s3err.InvalidArgument, "Argument max-buckets must be an integer between 1 and 10000.").With("ArgumentName", "max-buckets")
+		}
+		limit = n
+	}
+	after := ""
+	if tok := q.Get("continuation-token"); tok != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(tok)
+		if err != nil {
+			return s3err.Newf(s3err.InvalidArgument, "The continuation token provided is incorrect").With("ArgumentName", "continuation-token")
+		}
+		after = string(raw)
+	}
+	prefix := q.Get("prefix")
+	all, err := s.layer.Buckets()
+	if err != nil {
+		return err
+	}
+	out := listAllMyBucketsResult{NS: s3NS, Owner: ownerOf(rq.accessKey), Buckets: []bucketInfo{}, Prefix: prefix}
+	for _, b := range all {
+		if b.Name <= after || !strings.HasPrefix(b.Name, prefix) {
+			continue
+		}
+		if len(out.Buckets) == limit {
+			out.ContinuationToken = base64.RawURLEncoding.EncodeToString([]byte(out.Buckets[limit-1].Name))
+			break
+		}
+		out.Buckets = append(out.Buckets, bucketInfo{Name: b.Name, CreationDate: isoTime(b.Created), BucketRegion: s.region(b)})
+	}
+	return writeXML(w, http.StatusOK, out)
+}
+
+func (s *Server) region(b object.Bucket) string {
+	if b.Region != "" {
+		return b.Region
+	}
+	return s.opts.Region
+}
+
+type createBucketConfiguration struct {
+	XMLName            xml.Name `xml:"CreateBucketConfiguration"`
+	LocationConstraint string   `xml:"LocationConstraint"`
+}
+
+// maxSmallBody bounds the XML bodies of bucket and multi-object requests.
+const maxSmallBody = 2 << 20
+
+func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := checkACL(r.Header); err != nil {
+		return err
+	}
+	body, err := s.readBody(r, rq, maxSmallBody)
+	if err != nil {
+		return err
+	}
+	region := s.opts.Region
+	if len(strings.TrimSpace(string(body))) > 0 {
+		var cfg createBucketConfiguration
+		if err := xml.Unmarshal(body, &cfg); err != nil {
+			return s3err.Wrap(s3err.MalformedXML, err)
+		}
+		if c := cfg.LocationConstraint; c != "" && c != s.opts.Region {
+			return s3err.Newf(s3err.IllegalLocationConstraintException, "The %s location constraint is incompatible for the region specific endpoint this request was sent to.", c)
+		}
+	}
+	if r.Header.Get("X-Amz-Bucket-Object-Lock-Enabled") == "true" {
+		return s3err.Newf(s3err.NotImplemented, "Object Lock is not supported.")
+	}
+	err = s.layer.CreateBucket(object.Bucket{Name: rq.bucket, Owner: rq.accessKey, Region: region})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/"+rq.bucket)
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// checkACL accepts the canned ACLs that describe what the gateway does
+// (private objects owned by the writer) and refuses the others rather than
+// ignore them.
+func checkACL(h http.Header) error {
+	switch h.Get("X-Amz-Acl") {
+	case "", "private", "bucket-owner-full-control", "bucket-owner-read":
+	default:
+		return s3err.Newf(s3err.NotImplemented, "Canned ACL %q is not supported.", h.Get("X-Amz-Acl"))
+	}
+	for _, g := range []string{"X-Amz-Grant-Read", "X-Amz-Grant-Write", "X-Amz-Grant-Read-Acp", "X-Amz-Grant-Write-Acp", "X-Amz-Grant-Full-Control"} {
+		if h.Get(g) != "" {
+			return s3err.Newf(s3err.NotImplemented, "ACL grants are not supported.")
+		}
+	}
+	return nil
+}
+
+func (s *Server) headBucket(w http.ResponseWriter, r *http.Request, rq *request) error {
+	b, err := s.layer.Bucket(rq.bucket)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("X-Amz-Bucket-Region", s.region(b))
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (s *Server) deleteBucket(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := s.layer.DeleteBucket(rq.bucket); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type locationConstraint struct {
+	XMLName xml.Name `xml:"LocationConstraint"`
+	NS      string   `xml:"xmlns,attr"`
+	Region  string   `xml:",chardata"`
+}
+
+// getBucketLocation answers as S3 does: an empty constraint for us-east-1.
+func (s *Server) getBucketLocation(w http.ResponseWriter, r *http.Request, rq *request) error {
+	b, err := s.layer.Bucket(rq.bucket)
+	if err != nil {
+		return err
+	}
+	region := s.region(b)
+	if region == "us-east-1" {
+		region = ""
+	}
+	return writeXML(w, http.StatusOK, locationConstraint{NS: s3NS, Region: region})
+}
+
+type versioningConfiguration struct {
+	XMLName xml.Name `xml:"VersioningConfiguration"`
+	NS      string   `xml:"xmlns,attr"`
+}
+
+// getBucketVersioning reports the truth: versioning has never been enabled
+// on any bucket of the gateway, which S3 expresses as an empty document.
+func (s *Server) getBucketVersioning(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if _, err := s.layer.Bucket(rq.bucket); err != nil {
+		return err
+	}
+	return writeXML(w, http.StatusOK, versioningConfiguration{NS: s3NS})
+}
+
+// readBody reads a whole small request body, decoded and verified like a
+// PUT body, refusing more than limit bytes.
+func (s *Server) readBody(r *http.Request, rq *request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, s3err.New(s3err.MaxMessageLengthExceeded)
+	}
+	body, _, expect, err := payload(r, rq.auth)
+	if err != nil {
+		return nil, err
+	}
+	cr, err := checksum.NewReader(body, expect)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(cr, limit+1))
+	if err != nil {
+		var e *s3err.Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, s3err.Wrap(s3err.IncompleteBody, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, s3err.New(s3err.MaxMessageLengthExceeded)
+	}
+	return data, nil
+}
+
+// isoTime formats a time as S3's XML timestamps: UTC with milliseconds.
+func isoTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}

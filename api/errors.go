@@ -1,0 +1,79 @@
+package api
+
+import (
+	"encoding/xml"
+	"net/http"
+
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// errorBody is S3's <Error> document.
+type errorBody struct {
+	XMLName   xml.Name `xml:"Error"`
+	Code      string   `xml:"Code"`
+	Message   string   `xml:"Message"`
+	Extra     []extraField
+	Resource  string `xml:"Resource,omitempty"`
+	RequestID string `xml:"RequestId"`
+	HostID    string `xml:"HostId"`
+}
+
+type extraField struct {
+	XMLName xml.Name
+	Value   string `xml:",chardata"`
+}
+
+// writeError renders err as S3 does: the status of its code, and an XML
+// body except for HEAD requests and 304s. It is the only place an error
+// becomes a response. When the response has already started (a GET whose
+// connection broke mid-body) nothing more can be sent, and nothing is.
+func (s *Server) writeError(w *responseWriter, r *http.Request, rq *request, err error) {
+	if w.started {
+		return
+	}
+	e := s3err.As(err)
+	h := w.Header()
+	status := e.Code.Status()
+	if e.Code == s3err.NotModified {
+		w.WriteHeader(status)
+		return
+	}
+	if r.Method == http.MethodHead {
+		w.WriteHeader(status)
+		return
+	}
+	body := errorBody{
+		Code:      e.Code.String(),
+		Message:   e.Text(),
+		Resource:  r.URL.EscapedPath(),
+		RequestID: rq.id,
+		HostID:    rq.id,
+	}
+	for _, f := range e.Extra {
+		body.Extra = append(body.Extra, extraField{XMLName: xml.Name{Local: f.Name}, Value: f.Value})
+	}
+	out, merr := xml.Marshal(body)
+	if merr != nil {
+		out = []byte("<Error><Code>InternalError</Code></Error>")
+	}
+	h.Set("Content-Type", "application/xml")
+	h.Set("Content-Length", itoa(int64(len(xml.Header)+len(out))))
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(xml.Header))
+	_, _ = w.Write(out)
+}
+
+// writeXML renders a successful XML response.
+func writeXML(w http.ResponseWriter, status int, v any) error {
+	out, err := xml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/xml")
+	h.Set("Content-Length", itoa(int64(len(xml.Header)+len(out))))
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(xml.Header))
+	_, err = w.Write(out)
+	return err
+}

@@ -1,0 +1,141 @@
+package api
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/checksum"
+	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// maxUserMetadata is S3's limit on x-amz-meta-* names and values together.
+const maxUserMetadata = 2048
+
+const metaPrefix = "X-Amz-Meta-"
+
+// objectHeaders parses the metadata a PUT, copy or multipart upload stores
+// with an object: the standard content headers and x-amz-meta-*.
+func objectHeaders(h http.Header) (object.Headers, error) {
+	out := object.Headers{
+		ContentType:        h.Get("Content-Type"),
+		ContentEncoding:    storedContentEncoding(h.Get("Content-Encoding")),
+		ContentDisposition: h.Get("Content-Disposition"),
+		ContentLanguage:    h.Get("Content-Language"),
+		CacheControl:       h.Get("Cache-Control"),
+		Expires:            h.Get("Expires"),
+	}
+	if out.ContentType == "" {
+		out.ContentType = "binary/octet-stream"
+	}
+	size := 0
+	for name, vals := range h {
+		if len(name) <= len(metaPrefix) || !strings.EqualFold(name[:len(metaPrefix)], metaPrefix) {
+			continue
+		}
+		k := strings.ToLower(name[len(metaPrefix):])
+		v := strings.Join(vals, ",")
+		size += len(k) + len(v)
+		out.User = append(out.User, metadata.KV{Key: k, Value: v})
+	}
+	if size > maxUserMetadata {
+		return out, s3err.Newf(s3err.MetadataTooLarge, "Your metadata headers exceed the maximum allowed metadata size of %d bytes.", maxUserMetadata)
+	}
+	sort.Slice(out.User, func(i, j int) bool { return out.User[i].Key < out.User[j].Key })
+	return out, nil
+}
+
+// checkStorageClass accepts the one storage class the gateway has.
+func checkStorageClass(h http.Header) error {
+	switch c := h.Get("X-Amz-Storage-Class"); c {
+	case "", "STANDARD":
+		return nil
+	case "REDUCED_REDUNDANCY", "STANDARD_IA", "ONEZONE_IA", "INTELLIGENT_TIERING", "GLACIER", "DEEP_ARCHIVE", "OUTPOSTS", "GLACIER_IR", "SNOW", "EXPRESS_ONEZONE", "FSX_OPENZFS":
+		return s3err.Newf(s3err.NotImplemented, "Storage class %s is not supported; objects are stored as STANDARD.", c)
+	default:
+		return s3err.New(s3err.InvalidStorageClass)
+	}
+}
+
+// unsupportedWriteHeaders refuses request headers that ask for behaviour the
+// gateway does not provide, instead of storing the object without it.
+func unsupportedWriteHeaders(h http.Header) error {
+	for _, name := range []string{
+		"X-Amz-Tagging", "X-Amz-Website-Redirect-Location",
+		"X-Amz-Object-Lock-Mode", "X-Amz-Object-Lock-Retain-Until-Date", "X-Amz-Object-Lock-Legal-Hold",
+		"X-Amz-Server-Side-Encryption-Customer-Algorithm", "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id",
+	} {
+		if h.Get(name) != "" {
+			return s3err.Newf(s3err.NotImplemented, "The %s header is not supported.", name)
+		}
+	}
+	switch h.Get("X-Amz-Server-Side-Encryption") {
+	case "":
+	default:
+		return s3err.Newf(s3err.NotImplemented, "Server-side encryption is not supported.")
+	}
+	if err := checkACL(h); err != nil {
+		return err
+	}
+	return checkStorageClass(h)
+}
+
+// setObjectHeaders writes the headers GET and HEAD return for an object:
+// validators, stored content headers, user metadata and, when asked for
+// with x-amz-checksum-mode, the stored checksums.
+func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, whole bool) {
+	h["ETag"] = []string{`"` + o.ETag + `"`}
+	h["Last-Modified"] = []string{o.LastModified.UTC().Format(http.TimeFormat)}
+	h["Accept-Ranges"] = []string{"bytes"}
+	ct := o.ContentType
+	if ct == "" {
+		ct = "binary/octet-stream"
+	}
+	h["Content-Type"] = []string{ct}
+	setIf(h, "Content-Encoding", o.ContentEncoding)
+	setIf(h, "Content-Disposition", o.ContentDisposition)
+	setIf(h, "Content-Language", o.ContentLanguage)
+	setIf(h, "Cache-Control", o.CacheControl)
+	setIf(h, "Expires", o.Expires)
+	for _, kv := range o.UserMeta {
+		h["X-Amz-Meta-"+kv.Key] = []string{kv.Value}
+	}
+	if o.PartsCount > 0 {
+		h["X-Amz-Mp-Parts-Count"] = []string{itoa(int64(o.PartsCount))}
+	}
+	if whole && strings.EqualFold(r.Header.Get("X-Amz-Checksum-Mode"), "ENABLED") {
+		for _, c := range o.Checksums {
+			if alg, ok := checksum.ParseAlgorithm(c.Algorithm); ok {
+				h[http.CanonicalHeaderKey(alg.Header())] = []string{c.Value}
+			}
+			if c.Type != "" {
+				h["X-Amz-Checksum-Type"] = []string{c.Type}
+			}
+		}
+	}
+	// response-* query parameters override the stored headers (signed
+	// requests only, which every request reaching here is).
+	q := r.URL.Query()
+	for param, header := range responseOverrides {
+		if v, ok := q[param]; ok && len(v) > 0 {
+			h[header] = []string{v[0]}
+		}
+	}
+}
+
+var responseOverrides = map[string]string{
+	"response-content-type":        "Content-Type",
+	"response-content-language":    "Content-Language",
+	"response-expires":             "Expires",
+	"response-cache-control":       "Cache-Control",
+	"response-content-disposition": "Content-Disposition",
+	"response-content-encoding":    "Content-Encoding",
+}
+
+func setIf(h http.Header, name, v string) {
+	if v != "" {
+		h[name] = []string{v}
+	}
+}

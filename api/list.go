@@ -1,0 +1,213 @@
+package api
+
+import (
+	"encoding/base64"
+	"encoding/xml"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// listParams are the query parameters common to ListObjects and
+// ListObjectsV2, parsed and validated.
+type listParams struct {
+	prefix, delimiter string
+	maxKeys           int
+	encodeURL         bool
+}
+
+// parseListParams is a pure function of the query, table-tested.
+func parseListParams(q url.Values) (listParams, error) {
+	p := listParams{prefix: q.Get("prefix"), delimiter: q.Get("delimiter"), maxKeys: 1000}
+	if v, ok := q["max-keys"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 0 {
+			return p, s3err.Newf(s3err.InvalidArgument, "Provided max-keys not an integer or within integer range").With("ArgumentName", "max-keys").With("ArgumentValue", v[0])
+		}
+		p.maxKeys = min(n, 1000)
+	}
+	switch e := q.Get("encoding-type"); e {
+	case "":
+	case "url":
+		p.encodeURL = true
+	default:
+		return p, s3err.New(s3err.InvalidEncodingType).With("ArgumentName", "encoding-type").With("ArgumentValue", e)
+	}
+	return p, nil
+}
+
+// encode applies encoding-type=url to a key or prefix.
+func (p listParams) encode(s string) string {
+	if !p.encodeURL {
+		return s
+	}
+	return urlEncodeKey(s)
+}
+
+// urlEncodeKey percent-encodes every byte except the unreserved characters
+// and '/'. Both form decoding (space as '+') and plain percent-decoding read
+// it back exactly, so every client library recovers the key.
+func urlEncodeKey(s string) string {
+	const hexd = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' || c == '/' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexd[c>>4])
+		b.WriteByte(hexd[c&15])
+	}
+	return b.String()
+}
+
+type listEntry struct {
+	Key               string `xml:"Key"`
+	LastModified      string `xml:"LastModified"`
+	ETag              string `xml:"ETag"`
+	ChecksumAlgorithm string `xml:"ChecksumAlgorithm,omitempty"`
+	ChecksumType      string `xml:"ChecksumType,omitempty"`
+	Size              int64  `xml:"Size"`
+	Owner             *owner `xml:"Owner,omitempty"`
+	StorageClass      string `xml:"StorageClass"`
+}
+
+type commonPrefix struct {
+	Prefix string `xml:"Prefix"`
+}
+
+type listBucketResultV1 struct {
+	XMLName        xml.Name       `xml:"ListBucketResult"`
+	NS             string         `xml:"xmlns,attr"`
+	Name           string         `xml:"Name"`
+	Prefix         string         `xml:"Prefix"`
+	Marker         string         `xml:"Marker"`
+	NextMarker     string         `xml:"NextMarker,omitempty"`
+	MaxKeys        int            `xml:"MaxKeys"`
+	Delimiter      string         `xml:"Delimiter,omitempty"`
+	IsTruncated    bool           `xml:"IsTruncated"`
+	EncodingType   string         `xml:"EncodingType,omitempty"`
+	Contents       []listEntry    `xml:"Contents"`
+	CommonPrefixes []commonPrefix `xml:"CommonPrefixes"`
+}
+
+type listBucketResultV2 struct {
+	XMLName               xml.Name       `xml:"ListBucketResult"`
+	NS                    string         `xml:"xmlns,attr"`
+	Name                  string         `xml:"Name"`
+	Prefix                string         `xml:"Prefix"`
+	StartAfter            string         `xml:"StartAfter,omitempty"`
+	ContinuationToken     string         `xml:"ContinuationToken,omitempty"`
+	NextContinuationToken string         `xml:"NextContinuationToken,omitempty"`
+	KeyCount              int            `xml:"KeyCount"`
+	MaxKeys               int            `xml:"MaxKeys"`
+	Delimiter             string         `xml:"Delimiter,omitempty"`
+	IsTruncated           bool           `xml:"IsTruncated"`
+	EncodingType          string         `xml:"EncodingType,omitempty"`
+	Contents              []listEntry    `xml:"Contents"`
+	CommonPrefixes        []commonPrefix `xml:"CommonPrefixes"`
+}
+
+func (s *Server) entries(p listParams, page *object.ListPage, withOwner bool, accessKey string) ([]listEntry, []commonPrefix) {
+	var own *owner
+	if withOwner {
+		o := ownerOf(accessKey)
+		own = &o
+	}
+	contents := make([]listEntry, 0, len(page.Objects))
+	for i := range page.Objects {
+		o := &page.Objects[i]
+		e := listEntry{
+			Key:          p.encode(o.Key),
+			LastModified: isoTime(o.LastModified),
+			ETag:         `"` + o.ETag + `"`,
+			Size:         o.Size,
+			Owner:        own,
+			StorageClass: "STANDARD",
+		}
+		if len(o.Checksums) > 0 {
+			e.ChecksumAlgorithm = o.Checksums[0].Algorithm
+			e.ChecksumType = o.Checksums[0].Type
+		}
+		contents = append(contents, e)
+	}
+	prefixes := make([]commonPrefix, 0, len(page.CommonPrefixes))
+	for _, cp := range page.CommonPrefixes {
+		prefixes = append(prefixes, commonPrefix{Prefix: p.encode(cp)})
+	}
+	return contents, prefixes
+}
+
+// listObjectsV1 answers ListObjects. NextMarker is returned, as in S3,
+// only when a delimiter was given; without one, clients continue from the
+// last key.
+func (s *Server) listObjectsV1(w http.ResponseWriter, r *http.Request, rq *request) error {
+	q := r.URL.Query()
+	p, err := parseListParams(q)
+	if err != nil {
+		return err
+	}
+	marker := q.Get("marker")
+	page, err := s.layer.ListObjects(rq.bucket, object.ListQuery{Prefix: p.prefix, Delimiter: p.delimiter, After: marker, Limit: p.maxKeys})
+	if err != nil {
+		return err
+	}
+	out := listBucketResultV1{
+		NS: s3NS, Name: rq.bucket, Prefix: p.encode(p.prefix), Marker: p.encode(marker),
+		MaxKeys: p.maxKeys, Delimiter: p.encode(p.delimiter), IsTruncated: page.Truncated,
+	}
+	if p.encodeURL {
+		out.EncodingType = "url"
+	}
+	out.Contents, out.CommonPrefixes = s.entries(p, &page, true, rq.accessKey)
+	if page.Truncated && p.delimiter != "" {
+		out.NextMarker = p.encode(page.Last)
+	}
+	return writeXML(w, http.StatusOK, out)
+}
+
+// listObjectsV2 answers ListObjectsV2. The continuation token is the
+// position after which the next page starts, base64-encoded; a token the
+// gateway did not issue answers InvalidArgument.
+func (s *Server) listObjectsV2(w http.ResponseWriter, r *http.Request, rq *request) error {
+	q := r.URL.Query()
+	p, err := parseListParams(q)
+	if err != nil {
+		return err
+	}
+	after := q.Get("start-after")
+	token, hasToken := q["continuation-token"]
+	if hasToken {
+		raw, derr := base64.RawURLEncoding.DecodeString(token[0])
+		if derr != nil || len(raw) == 0 || raw[0] != 'k' {
+			return s3err.Newf(s3err.InvalidArgument, "The continuation token provided is incorrect").With("ArgumentName", "continuation-token")
+		}
+		after = string(raw[1:])
+	}
+	page, err := s.layer.ListObjects(rq.bucket, object.ListQuery{Prefix: p.prefix, Delimiter: p.delimiter, After: after, Limit: p.maxKeys})
+	if err != nil {
+		return err
+	}
+	out := listBucketResultV2{
+		NS: s3NS, Name: rq.bucket, Prefix: p.encode(p.prefix), StartAfter: p.encode(q.Get("start-after")),
+		MaxKeys: p.maxKeys, Delimiter: p.encode(p.delimiter), IsTruncated: page.Truncated,
+	}
+	if hasToken {
+		out.ContinuationToken = token[0]
+	}
+	if p.encodeURL {
+		out.EncodingType = "url"
+	}
+	out.Contents, out.CommonPrefixes = s.entries(p, &page, q.Get("fetch-owner") == "true", rq.accessKey)
+	out.KeyCount = len(out.Contents) + len(out.CommonPrefixes)
+	if page.Truncated {
+		out.NextContinuationToken = base64.RawURLEncoding.EncodeToString([]byte("k" + page.Last))
+	}
+	return writeXML(w, http.StatusOK, out)
+}

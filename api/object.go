@@ -1,0 +1,235 @@
+package api
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/objectgateway/objectgateway/pkg/byterange"
+	"github.com/objectgateway/objectgateway/pkg/checksum"
+	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/precondition"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// putObject answers PutObject.
+func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := unsupportedWriteHeaders(r.Header); err != nil {
+		return err
+	}
+	if r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Match") != "" {
+		return s3err.Newf(s3err.NotImplemented, "Conditional writes are not supported yet.")
+	}
+	hdrs, err := objectHeaders(r.Header)
+	if err != nil {
+		return err
+	}
+	body, size, expect, err := payload(r, rq.auth)
+	if err != nil {
+		return err
+	}
+	if size < 0 {
+		return s3err.New(s3err.MissingContentLength)
+	}
+	if size > object.MaxPutSize {
+		return s3err.New(s3err.EntityTooLarge)
+	}
+	obj, err := s.layer.PutObject(object.PutInput{
+		Bucket: rq.bucket, Key: rq.key, Body: body, Size: size, Expect: expect, Headers: hdrs,
+	})
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("ETag", `"`+obj.ETag+`"`)
+	if expect.Algorithm != checksum.None {
+		for _, c := range obj.Checksums {
+			if c.Algorithm == expect.Algorithm.String() {
+				h.Set(expect.Algorithm.Header(), c.Value)
+				h.Set("X-Amz-Checksum-Type", c.Type)
+			}
+		}
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// getObject answers GetObject and HeadObject.
+func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) error {
+	q := r.URL.Query()
+	if err := checkVersionID(q); err != nil {
+		return err
+	}
+	rd, err := s.layer.OpenObject(rq.bucket, rq.key)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	o := &rd.Object
+
+	if err := precondition.Check(preconditionHeaders(r.Header), o.ETag, o.LastModified); err != nil {
+		if s3err.As(err).Code == s3err.NotModified {
+			h := w.Header()
+			h["ETag"] = []string{`"` + o.ETag + `"`}
+			h["Last-Modified"] = []string{o.LastModified.UTC().Format(http.TimeFormat)}
+			setIf(h, "Cache-Control", o.CacheControl)
+			setIf(h, "Expires", o.Expires)
+		}
+		return err
+	}
+
+	start, length, status := int64(0), o.Size, http.StatusOK
+	h := w.Header()
+	if pn := q.Get("partNumber"); pn != "" {
+		// Single-part objects have exactly one part: the whole object.
+		if pn != "1" || o.PartsCount > 1 {
+			return s3err.New(s3err.InvalidPartNumber)
+		}
+	} else {
+		rng, ok, err := byterange.Parse(r.Header.Get("Range"), o.Size)
+		if err != nil {
+			h.Set("Content-Range", "bytes */"+itoa(o.Size))
+			return err
+		}
+		if ok {
+			start, length, status = rng.Start, rng.Length, http.StatusPartialContent
+			h.Set("Content-Range", rng.ContentRange(o.Size))
+		}
+	}
+	setObjectHeaders(h, o, r, status == http.StatusOK)
+	h["Content-Length"] = []string{itoa(length)}
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead || length == 0 || rd.File == nil {
+		return nil
+	}
+	if start > 0 {
+		if _, err := rd.File.Seek(start, io.SeekStart); err != nil {
+			return err
+		}
+	}
+	// *os.File → ResponseWriter through io.CopyN: sendfile(2).
+	_, err = io.CopyN(w, rd.File, length)
+	return err
+}
+
+func preconditionHeaders(h http.Header) precondition.Headers {
+	return precondition.Headers{
+		IfMatch:           h.Get("If-Match"),
+		IfNoneMatch:       h.Get("If-None-Match"),
+		IfModifiedSince:   h.Get("If-Modified-Since"),
+		IfUnmodifiedSince: h.Get("If-Unmodified-Since"),
+	}
+}
+
+// checkVersionID accepts the one version an unversioned bucket has: "null".
+func checkVersionID(q url.Values) error {
+	if v, ok := q["versionId"]; ok && (len(v) == 0 || v[0] != "null") {
+		return s3err.Newf(s3err.InvalidArgument, "Invalid version id specified").With("ArgumentName", "versionId")
+	}
+	return nil
+}
+
+// deleteObject answers DeleteObject: 204 whether or not the key existed.
+func (s *Server) deleteObject(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := checkVersionID(r.URL.Query()); err != nil {
+		return err
+	}
+	if r.Header.Get("If-Match") != "" {
+		return s3err.Newf(s3err.NotImplemented, "Conditional deletes are not supported yet.")
+	}
+	if err := s.layer.DeleteObject(rq.bucket, rq.key); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type copyObjectResult struct {
+	XMLName        struct{} `xml:"CopyObjectResult"`
+	ETag           string   `xml:"ETag"`
+	LastModified   string   `xml:"LastModified"`
+	ChecksumCRC32  string   `xml:"ChecksumCRC32,omitempty"`
+	ChecksumCRC32C string   `xml:"ChecksumCRC32C,omitempty"`
+	ChecksumCRC64  string   `xml:"ChecksumCRC64NVME,omitempty"`
+	ChecksumSHA1   string   `xml:"ChecksumSHA1,omitempty"`
+	ChecksumSHA256 string   `xml:"ChecksumSHA256,omitempty"`
+	ChecksumType   string   `xml:"ChecksumType,omitempty"`
+}
+
+// copyObject answers CopyObject.
+func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request) error {
+	srcBucket, srcKey, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
+	if err != nil {
+		return err
+	}
+	if err := unsupportedWriteHeaders(r.Header); err != nil {
+		return err
+	}
+	in := object.CopyInput{SrcBucket: srcBucket, SrcKey: srcKey, DstBucket: rq.bucket, DstKey: rq.key}
+	switch d := r.Header.Get("X-Amz-Metadata-Directive"); d {
+	case "", "COPY":
+	case "REPLACE":
+		in.Replace = true
+		if in.Headers, err = objectHeaders(r.Header); err != nil {
+			return err
+		}
+	default:
+		return s3err.Newf(s3err.InvalidArgument, "Unknown metadata directive.").With("ArgumentName", "x-amz-metadata-directive")
+	}
+	if r.Header.Get("X-Amz-Checksum-Algorithm") != "" {
+		return s3err.Newf(s3err.NotImplemented, "Changing the checksum algorithm on copy is not supported.")
+	}
+	cond := precondition.Headers{
+		IfMatch:           r.Header.Get("X-Amz-Copy-Source-If-Match"),
+		IfNoneMatch:       r.Header.Get("X-Amz-Copy-Source-If-None-Match"),
+		IfModifiedSince:   r.Header.Get("X-Amz-Copy-Source-If-Modified-Since"),
+		IfUnmodifiedSince: r.Header.Get("X-Amz-Copy-Source-If-Unmodified-Since"),
+	}
+	in.Check = func(src *object.Object) error {
+		return precondition.CheckCopySource(cond, src.ETag, src.LastModified)
+	}
+	obj, err := s.layer.CopyObject(in)
+	if err != nil {
+		return err
+	}
+	out := copyObjectResult{ETag: `"` + obj.ETag + `"`, LastModified: isoTime(obj.LastModified)}
+	for _, c := range obj.Checksums {
+		switch c.Algorithm {
+		case "CRC32":
+			out.ChecksumCRC32 = c.Value
+		case "CRC32C":
+			out.ChecksumCRC32C = c.Value
+		case "CRC64NVME":
+			out.ChecksumCRC64 = c.Value
+		case "SHA1":
+			out.ChecksumSHA1 = c.Value
+		case "SHA256":
+			out.ChecksumSHA256 = c.Value
+		}
+		out.ChecksumType = c.Type
+	}
+	return writeXML(w, http.StatusOK, out)
+}
+
+// parseCopySource splits x-amz-copy-source ("bucket/key" or "/bucket/key",
+// URL-encoded, optionally with ?versionId=null).
+func parseCopySource(v string) (bucket, key string, err error) {
+	if i := strings.Index(v, "?"); i >= 0 {
+		q, perr := url.ParseQuery(v[i+1:])
+		if perr != nil || checkVersionID(q) != nil {
+			return "", "", s3err.Newf(s3err.InvalidArgument, "Invalid version id specified")
+		}
+		v = v[:i]
+	}
+	dec, derr := url.PathUnescape(v)
+	if derr != nil {
+		return "", "", s3err.Newf(s3err.InvalidArgument, "Invalid copy source encoding.")
+	}
+	dec = strings.TrimPrefix(dec, "/")
+	i := strings.Index(dec, "/")
+	if i <= 0 || i == len(dec)-1 {
+		return "", "", s3err.Newf(s3err.InvalidArgument, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey.").With("ArgumentName", "x-amz-copy-source")
+	}
+	return dec[:i], dec[i+1:], nil
+}

@@ -1,0 +1,112 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+)
+
+// level says what a request's path addresses.
+type level uint8
+
+const (
+	levelService level = iota // no bucket: GET / lists buckets
+	levelBucket
+	levelObject
+)
+
+// subresources are the query parameters that select an S3 operation other
+// than the plain one for a method. A request carrying one the gateway does
+// not implement answers NotImplemented instead of falling through to the
+// plain operation, which would be a silent wrong success.
+var subresources = []string{
+	"accelerate", "acl", "analytics", "attributes", "cors", "delete", "encryption",
+	"intelligent-tiering", "inventory", "legal-hold", "lifecycle", "location",
+	"logging", "metadataConfiguration", "metadataTable", "metrics", "notification",
+	"object-lock", "ownershipControls", "partNumber", "policy", "policyStatus",
+	"publicAccessBlock", "renameObject", "replication", "requestPayment", "restore",
+	"retention", "select", "session", "tagging", "torrent", "uploadId", "uploads",
+	"versionId", "versioning", "versions", "website",
+}
+
+// operation is the AWS action a request names.
+type operation struct {
+	name    string
+	handler handlerFunc
+}
+
+// subresource returns the first subresource parameter present in q, or "".
+func subresource(q url.Values) string {
+	for _, s := range subresources {
+		if _, ok := q[s]; ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// route names the operation of a request. It is a pure function of the
+// method, the addressed level, the query and the copy-source header, so the
+// whole S3 dispatch table is tested without a server.
+func (s *Server) route(method string, lv level, q url.Values, h http.Header) operation {
+	sub := subresource(q)
+	switch lv {
+	case levelService:
+		if method == http.MethodGet && sub == "" {
+			return operation{"ListBuckets", s.listBuckets}
+		}
+	case levelBucket:
+		switch method {
+		case http.MethodGet:
+			switch sub {
+			case "":
+				if q.Get("list-type") == "2" {
+					return operation{"ListObjectsV2", s.listObjectsV2}
+				}
+				return operation{"ListObjects", s.listObjectsV1}
+			case "location":
+				return operation{"GetBucketLocation", s.getBucketLocation}
+			case "versioning":
+				return operation{"GetBucketVersioning", s.getBucketVersioning}
+			}
+		case http.MethodHead:
+			if sub == "" {
+				return operation{"HeadBucket", s.headBucket}
+			}
+		case http.MethodPut:
+			if sub == "" {
+				return operation{"CreateBucket", s.createBucket}
+			}
+		case http.MethodDelete:
+			if sub == "" {
+				return operation{"DeleteBucket", s.deleteBucket}
+			}
+		case http.MethodPost:
+			if sub == "delete" {
+				return operation{"DeleteObjects", s.deleteObjects}
+			}
+		}
+	case levelObject:
+		switch method {
+		case http.MethodGet:
+			if sub == "" || sub == "partNumber" || sub == "versionId" {
+				return operation{"GetObject", s.getObject}
+			}
+		case http.MethodHead:
+			if sub == "" || sub == "partNumber" || sub == "versionId" {
+				return operation{"HeadObject", s.getObject}
+			}
+		case http.MethodPut:
+			if sub == "" {
+				if h.Get("X-Amz-Copy-Source") != "" {
+					return operation{"CopyObject", s.copyObject}
+				}
+				return operation{"PutObject", s.putObject}
+			}
+		case http.MethodDelete:
+			if sub == "" || sub == "versionId" {
+				return operation{"DeleteObject", s.deleteObject}
+			}
+		}
+	}
+	return operation{"NotImplemented", s.notImplemented}
+}

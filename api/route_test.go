@@ -1,0 +1,68 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+)
+
+func TestRoute(t *testing.T) {
+	s := &Server{}
+	cases := []struct {
+		method string
+		lv     level
+		query  string
+		copy   bool
+		want   string
+	}{
+		{"GET", levelService, "", false, "ListBuckets"},
+		{"GET", levelService, "max-buckets=5", false, "ListBuckets"},
+		{"PUT", levelService, "", false, "NotImplemented"},
+		{"GET", levelBucket, "", false, "ListObjects"},
+		{"GET", levelBucket, "list-type=2&prefix=a", false, "ListObjectsV2"},
+		{"GET", levelBucket, "location", false, "GetBucketLocation"},
+		{"GET", levelBucket, "versioning", false, "GetBucketVersioning"},
+		{"GET", levelBucket, "lifecycle", false, "NotImplemented"},
+		{"GET", levelBucket, "uploads", false, "NotImplemented"},
+		{"GET", levelBucket, "versions", false, "NotImplemented"},
+		{"GET", levelBucket, "policy", false, "NotImplemented"},
+		{"HEAD", levelBucket, "", false, "HeadBucket"},
+		{"PUT", levelBucket, "", false, "CreateBucket"},
+		{"PUT", levelBucket, "tagging", false, "NotImplemented"},
+		{"PUT", levelBucket, "versioning", false, "NotImplemented"},
+		{"DELETE", levelBucket, "", false, "DeleteBucket"},
+		{"DELETE", levelBucket, "cors", false, "NotImplemented"},
+		{"POST", levelBucket, "delete", false, "DeleteObjects"},
+		{"POST", levelBucket, "", false, "NotImplemented"},
+		{"GET", levelObject, "", false, "GetObject"},
+		{"GET", levelObject, "partNumber=1", false, "GetObject"},
+		{"GET", levelObject, "versionId=null", false, "GetObject"},
+		{"GET", levelObject, "response-content-type=text/plain", false, "GetObject"},
+		{"GET", levelObject, "tagging", false, "NotImplemented"},
+		{"GET", levelObject, "acl", false, "NotImplemented"},
+		{"GET", levelObject, "attributes", false, "NotImplemented"},
+		{"HEAD", levelObject, "", false, "HeadObject"},
+		{"PUT", levelObject, "", false, "PutObject"},
+		{"PUT", levelObject, "", true, "CopyObject"},
+		{"PUT", levelObject, "partNumber=1&uploadId=x", false, "NotImplemented"},
+		{"PUT", levelObject, "tagging", false, "NotImplemented"},
+		{"DELETE", levelObject, "", false, "DeleteObject"},
+		{"DELETE", levelObject, "uploadId=x", false, "NotImplemented"},
+		{"POST", levelObject, "uploads", false, "NotImplemented"},
+		{"POST", levelObject, "restore", false, "NotImplemented"},
+		{"PATCH", levelObject, "", false, "NotImplemented"},
+	}
+	for _, c := range cases {
+		q, err := url.ParseQuery(c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := http.Header{}
+		if c.copy {
+			h.Set("X-Amz-Copy-Source", "b/k")
+		}
+		if got := s.route(c.method, c.lv, q, h).name; got != c.want {
+			t.Errorf("route(%s level=%d ?%s copy=%v) = %s, want %s", c.method, c.lv, c.query, c.copy, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package api
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/rs/zerolog"
+
+	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/sigv4"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Region is the region requests are signed for and buckets report.
+	// Default "us-east-1".
+	Region string
+	// Domain is the base domain of virtual-hosted-style requests
+	// (bucket.Domain). Empty means path-style only.
+	Domain string
+	// Credentials resolve access keys to secrets for SigV4.
+	Credentials sigv4.Credentials
+	// Logger receives one access-log line per request. The zero Logger
+	// writes nothing.
+	Logger zerolog.Logger
+	// Now is the clock, used for signature skew and expiry; nil is time.Now.
+	Now func() time.Time
+}
+
+// Server is the S3 HTTP handler.
+type Server struct {
+	layer  *object.Layer
+	opts   Options
+	verify *sigv4.Verifier
+	router *mux.Router
+	now    func() time.Time
+
+	// ids makes request ids: a random start, then a counter, so ids are
+	// unique per process without a syscall per request.
+	ids atomic.Uint64
+}
+
+// New returns the S3 handler for a layer.
+func New(layer *object.Layer, o Options) *Server {
+	if o.Region == "" {
+		o.Region = "us-east-1"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Server{layer: layer, opts: o, now: o.Now}
+	var seed [8]byte
+	_, _ = rand.Read(seed[:])
+	s.ids.Store(binary.BigEndian.Uint64(seed[:]))
+	s.verify = sigv4.NewVerifier(sigv4.Options{Region: o.Region, Credentials: o.Credentials, Now: o.Now})
+	s.router = s.newRouter()
+	return s
+}
+
+// newRouter maps paths (and, with a Domain, Host headers) to the addressed
+// bucket and key. The path is matched as the client encoded it and never
+// cleaned: "a//b" and "a/../b" are keys like any other.
+func (s *Server) newRouter() *mux.Router {
+	r := mux.NewRouter().SkipClean(true).UseEncodedPath()
+	if d := s.opts.Domain; d != "" {
+		vh := r.Host("{bucket:.+}." + strings.TrimPrefix(d, ".")).Subrouter()
+		vh.Path("/").Handler(s.at(levelBucket))
+		vh.Path("/{key:.+}").Handler(s.at(levelObject))
+	}
+	r.Path("/").Handler(s.at(levelService))
+	r.Path("/{bucket}").Handler(s.at(levelBucket))
+	r.Path("/{bucket}/").Handler(s.at(levelBucket))
+	r.Path("/{bucket}/{key:.+}").Handler(s.at(levelObject))
+	r.NotFoundHandler = s.at(levelService)
+	return r
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.router.ServeHTTP(w, r)
+}
+
+// request is what the handlers know about one request beyond *http.Request.
+type request struct {
+	id        string
+	op        string
+	bucket    string
+	key       string
+	accessKey string
+	auth      *sigv4.Auth
+}
+
+// handlerFunc is an S3 operation. It returns an error instead of writing
+// one; see writeError.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, rq *request) error
+
+// at returns the handler for requests addressing one level.
+func (s *Server) at(lv level) http.Handler {
+	return http.HandlerFunc(func(hw http.ResponseWriter, r *http.Request) {
+		start := s.now()
+		w := newResponseWriter(hw)
+		rq := &request{id: s.nextID()}
+		h := w.Header()
+		h["X-Amz-Request-Id"] = []string{rq.id}
+		h["X-Amz-Id-2"] = []string{rq.id}
+		h["Server"] = []string{"ObjectGateway"}
+
+		err := s.serve(w, r, rq, lv)
+		if err != nil {
+			s.writeError(w, r, rq, err)
+		}
+		s.logAccess(r, rq, w, err, start)
+	})
+}
+
+// serve resolves, authenticates and runs one request.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, lv level) error {
+	vars := mux.Vars(r)
+	var err error
+	if rq.bucket, err = url.PathUnescape(vars["bucket"]); err != nil {
+		return s3err.New(s3err.InvalidURI)
+	}
+	if rq.key, err = url.PathUnescape(vars["key"]); err != nil {
+		return s3err.New(s3err.InvalidURI)
+	}
+	if lv == levelService && r.URL.EscapedPath() != "/" {
+		return s3err.New(s3err.InvalidURI)
+	}
+	q := r.URL.Query()
+	op := s.route(r.Method, lv, q, r.Header)
+	rq.op = op.name
+
+	auth, err := s.verify.Verify(r)
+	if err != nil {
+		return err
+	}
+	if auth.Anonymous {
+		return s3err.New(s3err.AccessDenied)
+	}
+	rq.auth = auth
+	rq.accessKey = auth.AccessKeyID
+	return op.handler(w, r, rq)
+}
+
+func (s *Server) nextID() string {
+	var b [16]byte
+	v := s.ids.Add(1)
+	const digits = "0123456789ABCDEF"
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[v&0xF]
+		v >>= 4
+	}
+	return string(b[:])
+}
+
+func (s *Server) notImplemented(http.ResponseWriter, *http.Request, *request) error {
+	return s3err.New(s3err.NotImplemented)
+}
+
+// logAccess writes the request's access-log line. It never logs the
+// Authorization header, signatures or presigned query strings: only the
+// path and the access key id.
+func (s *Server) logAccess(r *http.Request, rq *request, w *responseWriter, err error, start time.Time) {
+	ev := s.opts.Logger.Info()
+	if !ev.Enabled() {
+		return
+	}
+	ev = ev.Str("request_id", rq.id).
+		Str("op", rq.op).
+		Str("method", r.Method).
+		Str("bucket", rq.bucket).
+		Str("key", rq.key).
+		Int("status", w.status).
+		Int64("bytes_in", max(r.ContentLength, 0)).
+		Int64("bytes_out", w.written).
+		Int64("duration_us", s.now().Sub(start).Microseconds()).
+		Str("remote", r.RemoteAddr).
+		Str("access_key", rq.accessKey)
+	if err != nil {
+		e := s3err.As(err)
+		ev = ev.Str("error", e.Code.String())
+		if e.Code == s3err.InternalError {
+			ev = ev.AnErr("cause", err)
+		}
+	}
+	ev.Msg("request")
+}
+
+// itoa is strconv.FormatInt for headers.
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
