@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# e2e-awscli.sh drives a freshly built objectgateway with the real AWS CLI v2
+# (Debian's awscli, /usr/bin/aws) and then with boto3 (.ci/e2e_boto3.py).
+#
+# It builds ./cmd/objectgateway (or uses $E2E_BIN when set), starts it on a
+# free loopback port over a temporary root, runs each step, prints one line
+# per check and a final "e2e-awscli: N passed, M failed" line, and exits
+# non-zero if any check failed. Every external command is bounded by a
+# timeout; the gateway and temporary directories are removed on exit.
+#
+# Usage: bash .ci/e2e-awscli.sh
+#   E2E_BIN=path   use this gateway binary instead of building one
+#   E2E_READY_TIMEOUT=s  seconds to wait for the first HTTP answer (10)
+#   GO=path        the go command to build with (default: go on PATH, else
+#                  /usr/local/go/bin/go)
+set -euo pipefail
+
+readonly AWS=/usr/bin/aws   # Debian's AWS CLI v2, not whatever "aws" is first on PATH
+readonly PY=/usr/bin/python3 # Debian's python3 with python3-boto3
+readonly STEP_TIMEOUT=120    # seconds for one CLI invocation
+readonly READY_TIMEOUT=${E2E_READY_TIMEOUT:-10} # seconds for the gateway to answer HTTP
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/e2e-awscli.XXXXXX")
+GW_PID=""
+
+cleanup() {
+	if [[ -n "$GW_PID" ]] && kill -0 "$GW_PID" 2>/dev/null; then
+		kill "$GW_PID" 2>/dev/null || true
+		# Give it 5 s to shut down cleanly, then insist.
+		for _ in {1..50}; do
+			kill -0 "$GW_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$GW_PID" 2>/dev/null || true
+		wait "$GW_PID" 2>/dev/null || true
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+die() {
+	echo "e2e-awscli: $*" >&2
+	exit 1
+}
+
+[[ -x "$AWS" ]] || die "$AWS not found (apt-get install awscli)"
+command -v curl >/dev/null || die "curl not found"
+[[ -x "$PY" ]] || die "$PY not found"
+
+# Hostile file names must survive Python's filesystem encoding in CI.
+export LC_ALL=C.UTF-8
+
+GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+ROOTDIR=$WORK/root # the gateway's POSIX root
+mkdir -p "$ROOTDIR"
+
+if [[ -n "${E2E_BIN:-}" ]]; then
+	BIN=$E2E_BIN
+else
+	BIN=$WORK/objectgateway
+	echo "building $BIN"
+	(cd "$REPO" && "$GO" build -o "$BIN" ./cmd/objectgateway) || die "go build failed"
+fi
+
+PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+EP=http://127.0.0.1:$PORT
+
+export OBJECTGATEWAY_ACCESS_KEY=e2eaccesskey
+export OBJECTGATEWAY_SECRET_KEY=e2e-secret-key-0123456789abcdef
+export AWS_ACCESS_KEY_ID=$OBJECTGATEWAY_ACCESS_KEY
+export AWS_SECRET_ACCESS_KEY=$OBJECTGATEWAY_SECRET_KEY
+export AWS_DEFAULT_REGION=us-east-1
+export AWS_REGION=us-east-1
+export AWS_CONFIG_FILE=$WORK/aws-config
+export AWS_SHARED_CREDENTIALS_FILE=$WORK/aws-credentials # absent on purpose
+export AWS_EC2_METADATA_DISABLED=true
+export AWS_PAGER=""
+unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3 || true
+cat >"$AWS_CONFIG_FILE" <<'EOF'
+[default]
+region = us-east-1
+cli_pager =
+s3 =
+    addressing_style = path
+EOF
+
+"$BIN" serve --root "$ROOTDIR" --listen "127.0.0.1:$PORT" >"$WORK/gateway.log" 2>&1 &
+GW_PID=$!
+
+# Readiness: any HTTP answer at all (an anonymous GET / is a 403 XML error).
+ready=""
+deadline=$((SECONDS + READY_TIMEOUT))
+while ((SECONDS < deadline)); do
+	if ! kill -0 "$GW_PID" 2>/dev/null; then
+		cat "$WORK/gateway.log" >&2
+		die "gateway exited before answering"
+	fi
+	code=$(curl -s -o /dev/null --max-time 1 -w '%{http_code}' "$EP/" || true)
+	if [[ -n "$code" && "$code" != "000" ]]; then
+		ready=1
+		break
+	fi
+	sleep 0.1
+done
+if [[ -z "$ready" ]]; then
+	tail -n 50 "$WORK/gateway.log" >&2
+	die "gateway did not answer on $EP within ${READY_TIMEOUT}s"
+fi
+echo "gateway ready on $EP"
+
+passed=0
+failed=0
+
+# check NAME CMD... runs one check. Step functions run with errexit suspended
+# (they are called from an if), so each one chains its commands with &&.
+check() {
+	local name=$1
+	shift
+	if "$@" >"$WORK/step.log" 2>&1; then
+		passed=$((passed + 1))
+		echo "ok   $name"
+	else
+		failed=$((failed + 1))
+		echo "FAIL $name"
+		tail -n 30 "$WORK/step.log" | sed 's/^/     /'
+	fi
+}
+
+aws_() { timeout "$STEP_TIMEOUT" "$AWS" --endpoint-url "$EP" "$@"; }
+
+# Deterministic pseudo-random content.
+gen() { "$PY" -c 'import random, sys; sys.stdout.buffer.write(random.Random(int(sys.argv[1])).randbytes(int(sys.argv[2])))' "$1" "$2"; }
+
+BUCKET=e2e-awscli
+DATA=$WORK/data
+mkdir -p "$DATA" "$WORK/down"
+gen 1 1024 >"$DATA/small.bin"
+gen 2 $((5 * 1024 * 1024)) >"$DATA/big.bin"
+
+# A tree with nested folders and names that trip up encoders and sync logic:
+# a file "a" beside a directory "a.d" sorts differently as paths and as keys.
+TREE=$WORK/tree
+mkdir -p "$TREE/sp ace/dir two" "$TREE/café" "$TREE/a.d" "$TREE/d1/d2/d3/d4/d5/d6/d7/d8"
+printf 'spaces\n' >"$TREE/sp ace/dir two/file one.txt"
+printf 'plus\n' >"$TREE/plus+sign.txt"
+printf 'percent\n' >"$TREE/100%.txt"
+printf 'percent-encoded lookalike\n' >"$TREE/a%20b.txt"
+printf 'unicode\n' >"$TREE/café/é.txt"
+printf 'hash\n' >"$TREE/hash#tag.txt"
+printf 'amp\n' >"$TREE/amp&and.txt"
+printf 'equals\n' >"$TREE/k=v.txt"
+printf 'file a\n' >"$TREE/a"
+printf 'file in a.d\n' >"$TREE/a.d/inside.txt"
+printf 'deep\n' >"$TREE/d1/d2/d3/d4/d5/d6/d7/d8/deep.txt"
+: >"$TREE/empty.txt"
+gen 3 4096 >"$TREE/d1/blob.bin"
+# Old, fixed mtimes make "sync transfers nothing" independent of how finely
+# the gateway reports LastModified.
+find "$TREE" -exec touch -h -d '2020-01-02 03:04:05 UTC' {} +
+
+step_mb() { aws_ s3 mb "s3://$BUCKET"; }
+
+step_cp_up() {
+	aws_ s3 cp "$DATA/small.bin" "s3://$BUCKET/small.bin" &&
+		aws_ s3 cp "$DATA/big.bin" "s3://$BUCKET/big.bin"
+}
+
+step_cp_down() {
+	aws_ s3 cp "s3://$BUCKET/small.bin" "$WORK/down/small.bin" &&
+		aws_ s3 cp "s3://$BUCKET/big.bin" "$WORK/down/big.bin" &&
+		cmp "$DATA/small.bin" "$WORK/down/small.bin" &&
+		cmp "$DATA/big.bin" "$WORK/down/big.bin"
+}
+
+step_ls() {
+	local out
+	out=$(aws_ s3 ls "s3://$BUCKET/") &&
+		echo "$out" &&
+		grep -Eq '[[:space:]]1024 small\.bin$' <<<"$out" &&
+		grep -Eq '[[:space:]]5242880 big\.bin$' <<<"$out"
+}
+
+step_sync_up() {
+	aws_ s3 sync "$TREE" "s3://$BUCKET/tree" &&
+		aws_ s3 ls --recursive "s3://$BUCKET/tree/" &&
+		[[ $(aws_ s3 ls --recursive "s3://$BUCKET/tree/" | wc -l) -eq $(find "$TREE" -type f | wc -l) ]]
+}
+
+step_sync_down() {
+	mkdir -p "$WORK/tree-down" &&
+		aws_ s3 sync "s3://$BUCKET/tree" "$WORK/tree-down" &&
+		diff -r "$TREE" "$WORK/tree-down"
+}
+
+# A second sync of an unchanged tree must transfer nothing.
+step_sync_idempotent() {
+	local out
+	out=$(aws_ s3 sync "$TREE" "s3://$BUCKET/tree") &&
+		echo "$out" &&
+		[[ -z "$out" ]]
+}
+
+step_presign() {
+	local url
+	url=$(aws_ s3 presign "s3://$BUCKET/big.bin" --expires-in 300) &&
+		curl -sS --fail --max-time 60 -o "$WORK/down/presigned.bin" "$url" &&
+		cmp "$DATA/big.bin" "$WORK/down/presigned.bin"
+}
+
+step_head_object() {
+	local out
+	out=$(aws_ s3api head-object --bucket "$BUCKET" --key big.bin \
+		--query '[ContentLength, ETag]' --output text) &&
+		echo "$out" &&
+		[[ $(cut -f1 <<<"$out") == 5242880 ]] &&
+		[[ $(cut -f2 <<<"$out") == \"$(md5sum "$DATA/big.bin" | cut -d' ' -f1)\" ]]
+}
+
+# The objects are plain files under <root>/<bucket>/, byte for byte.
+step_on_disk() {
+	ls -la "$ROOTDIR/$BUCKET" &&
+		cmp "$DATA/small.bin" "$ROOTDIR/$BUCKET/small.bin" &&
+		cmp "$DATA/big.bin" "$ROOTDIR/$BUCKET/big.bin" &&
+		diff -r "$TREE" "$ROOTDIR/$BUCKET/tree"
+}
+
+step_boto3() {
+	"$PY" -c 'import boto3' || {
+		echo "python3-boto3 is not installed for $PY"
+		return 1
+	}
+	# Its own per-check lines are printed after the check line below.
+	E2E_ENDPOINT=$EP timeout 300 "$PY" "$REPO/.ci/e2e_boto3.py" >"$WORK/boto3.log" 2>&1
+}
+
+step_rm_recursive() {
+	aws_ s3 rm --recursive "s3://$BUCKET" &&
+		[[ -z $(aws_ s3 ls --recursive "s3://$BUCKET/") ]] &&
+		[[ ! -e "$ROOTDIR/$BUCKET/big.bin" ]]
+}
+
+step_rb() {
+	local out
+	aws_ s3 rb "s3://$BUCKET" || return 1
+	if out=$(aws_ s3api head-bucket --bucket "$BUCKET" 2>&1); then
+		echo "head-bucket still succeeds after rb"
+		return 1
+	fi
+	echo "$out"
+	grep -q '(404)' <<<"$out"
+}
+
+check "mb s3://$BUCKET" step_mb
+check "cp up 1 KiB and 5 MiB" step_cp_up
+check "cp down and cmp" step_cp_down
+check "ls shows both objects" step_ls
+check "sync up a tree with odd names" step_sync_up
+check "sync down and diff -r" step_sync_down
+check "sync again transfers nothing" step_sync_idempotent
+check "presign + curl and cmp" step_presign
+check "s3api head-object size and ETag" step_head_object
+check "objects are plain files on disk" step_on_disk
+check "boto3 suite" step_boto3
+if [[ -s "$WORK/boto3.log" ]]; then
+	sed 's/^/     /' "$WORK/boto3.log"
+fi
+check "rm --recursive" step_rm_recursive
+check "rb" step_rb
+
+if ((failed > 0)); then
+	echo "--- gateway log (last 50 lines) ---"
+	tail -n 50 "$WORK/gateway.log"
+fi
+echo "e2e-awscli: $passed passed, $failed failed"
+((failed == 0))

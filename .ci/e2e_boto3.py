@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""End-to-end checks of objectgateway with boto3 (Debian's python3-boto3).
+
+The client keeps boto3's default settings except for the endpoint and
+path-style addressing. Configuration comes from the environment:
+
+    E2E_ENDPOINT            e.g. http://127.0.0.1:9000 (required)
+    AWS_ACCESS_KEY_ID       the gateway's access key (required)
+    AWS_SECRET_ACCESS_KEY   the gateway's secret key (required)
+    AWS_DEFAULT_REGION      defaults to us-east-1
+
+Prints one line per check and a final "e2e-boto3: N passed, M failed" line;
+exits 1 if any check failed. Normally run by .ci/e2e-awscli.sh.
+"""
+
+import hashlib
+import os
+import random
+import sys
+import traceback
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+BUCKET = "e2e-boto3"
+
+
+def data(seed, size):
+    """Deterministic pseudo-random bytes."""
+    return random.Random(seed).randbytes(size)
+
+
+class Runner:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, name, fn):
+        try:
+            fn()
+        except Exception:  # a failed check must not stop the others
+            self.failed += 1
+            print(f"FAIL {name}")
+            for line in traceback.format_exc().rstrip().splitlines()[-8:]:
+                print(f"     {line}")
+        else:
+            self.passed += 1
+            print(f"ok   {name}")
+        sys.stdout.flush()
+
+
+def expect(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def error_code(exc):
+    return exc.response.get("Error", {}).get("Code"), exc.response.get(
+        "ResponseMetadata", {}
+    ).get("HTTPStatusCode")
+
+
+def main():
+    endpoint = os.environ.get("E2E_ENDPOINT")
+    key_id = os.environ.get("AWS_ACCESS_KEY_ID")
+    secret = os.environ.get("AWS_SECRET_ACCESS_KEY")
+    if not endpoint or not key_id or not secret:
+        print("e2e-boto3: E2E_ENDPOINT, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set")
+        return 2
+
+    s3 = boto3.session.Session().client(
+        "s3",
+        endpoint_url=endpoint,
+        region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"),
+        aws_access_key_id=key_id,
+        aws_secret_access_key=secret,
+        config=Config(s3={"addressing_style": "path"}),
+    )
+
+    small = data(11, 2000)
+    big = data(12, 3 * 1024 * 1024)
+    tree = {
+        "dir/a.txt": b"a",
+        "dir/sub/b.txt": b"b",
+        "dir/sub/c.txt": b"c",
+        "dirty.txt": b"not under dir/",
+        "other.txt": b"other",
+    }
+    r = Runner()
+
+    def create_bucket():
+        s3.create_bucket(Bucket=BUCKET)
+        s3.head_bucket(Bucket=BUCKET)
+
+    def put_small():
+        resp = s3.put_object(
+            Bucket=BUCKET,
+            Key="small.bin",
+            Body=small,
+            ContentType="text/x-e2e",
+            Metadata={"colour": "blue"},
+        )
+        want = '"%s"' % hashlib.md5(small).hexdigest()
+        expect(resp["ETag"] == want, f"ETag {resp['ETag']} != {want}")
+
+    def put_big():
+        resp = s3.put_object(Bucket=BUCKET, Key="big.bin", Body=big)
+        want = '"%s"' % hashlib.md5(big).hexdigest()
+        expect(resp["ETag"] == want, f"ETag {resp['ETag']} != {want}")
+
+    def get_objects():
+        for key, body in (("small.bin", small), ("big.bin", big)):
+            got = s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()
+            expect(got == body, f"{key}: got {len(got)} bytes that differ from the {len(body)} put")
+
+    def get_range():
+        resp = s3.get_object(Bucket=BUCKET, Key="big.bin", Range="bytes=100-199")
+        got = resp["Body"].read()
+        expect(resp["ResponseMetadata"]["HTTPStatusCode"] == 206, "status is not 206")
+        expect(got == big[100:200], "range bytes differ")
+        want = f"bytes 100-199/{len(big)}"
+        expect(resp.get("ContentRange") == want, f"ContentRange {resp.get('ContentRange')!r} != {want!r}")
+
+    def head_object():
+        resp = s3.head_object(Bucket=BUCKET, Key="small.bin")
+        expect(resp["ContentLength"] == len(small), f"ContentLength {resp['ContentLength']}")
+        expect(resp["ContentType"] == "text/x-e2e", f"ContentType {resp['ContentType']!r}")
+        expect(resp["Metadata"] == {"colour": "blue"}, f"Metadata {resp['Metadata']!r}")
+
+    def list_prefix_delimiter():
+        for key, body in tree.items():
+            s3.put_object(Bucket=BUCKET, Key=key, Body=body)
+        resp = s3.list_objects_v2(Bucket=BUCKET, Prefix="dir/", Delimiter="/")
+        keys = [o["Key"] for o in resp.get("Contents", [])]
+        prefixes = [p["Prefix"] for p in resp.get("CommonPrefixes", [])]
+        expect(keys == ["dir/a.txt"], f"Contents {keys}")
+        expect(prefixes == ["dir/sub/"], f"CommonPrefixes {prefixes}")
+        expect(resp["KeyCount"] == 2, f"KeyCount {resp['KeyCount']}")
+        expect(resp["IsTruncated"] is False, "IsTruncated")
+        resp = s3.list_objects_v2(Bucket=BUCKET, Delimiter="/")
+        keys = [o["Key"] for o in resp.get("Contents", [])]
+        prefixes = [p["Prefix"] for p in resp.get("CommonPrefixes", [])]
+        expect(keys == ["big.bin", "dirty.txt", "other.txt", "small.bin"], f"root Contents {keys}")
+        expect(prefixes == ["dir/"], f"root CommonPrefixes {prefixes}")
+
+    def list_paginated():
+        keys = []
+        for page in s3.get_paginator("list_objects_v2").paginate(
+            Bucket=BUCKET, PaginationConfig={"PageSize": 2}
+        ):
+            keys += [o["Key"] for o in page.get("Contents", [])]
+        want = sorted(["small.bin", "big.bin", *tree])
+        expect(keys == want, f"paginated keys {keys} != {want}")
+
+    def copy_object():
+        s3.copy_object(
+            Bucket=BUCKET,
+            Key="copy/small.bin",
+            CopySource={"Bucket": BUCKET, "Key": "small.bin"},
+        )
+        resp = s3.get_object(Bucket=BUCKET, Key="copy/small.bin")
+        expect(resp["Body"].read() == small, "copied bytes differ")
+        expect(resp["Metadata"] == {"colour": "blue"}, f"copied Metadata {resp['Metadata']!r}")
+        expect(resp["ContentType"] == "text/x-e2e", f"copied ContentType {resp['ContentType']!r}")
+
+    def no_such_key():
+        try:
+            s3.get_object(Bucket=BUCKET, Key="does/not/exist")
+        except ClientError as exc:
+            code, status = error_code(exc)
+            expect(code == "NoSuchKey", f"error code {code!r}")
+            expect(status == 404, f"status {status}")
+        else:
+            raise AssertionError("get_object of a missing key succeeded")
+
+    def delete_objects():
+        keys = [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])]
+        expect(keys, "nothing listed to delete")
+        # Delete whatever is there first, so that delete_bucket can still
+        # run when an earlier check failed, then judge the result.
+        resp = s3.delete_objects(
+            Bucket=BUCKET, Delete={"Objects": [{"Key": k} for k in keys]}
+        )
+        deleted = sorted(d["Key"] for d in resp.get("Deleted", []))
+        expect(deleted == sorted(keys), f"Deleted {deleted}")
+        expect(len(keys) == 2 + len(tree) + 1, f"listed {keys}")
+        expect(not resp.get("Errors"), f"Errors {resp.get('Errors')}")
+        left = s3.list_objects_v2(Bucket=BUCKET)
+        expect(left["KeyCount"] == 0, f"KeyCount after delete {left['KeyCount']}")
+
+    def delete_bucket():
+        s3.delete_bucket(Bucket=BUCKET)
+        try:
+            s3.head_bucket(Bucket=BUCKET)
+        except ClientError as exc:
+            _, status = error_code(exc)
+            expect(status == 404, f"head_bucket after delete: status {status}")
+        else:
+            raise AssertionError("head_bucket succeeded after delete_bucket")
+
+    r.check("create_bucket", create_bucket)
+    r.check("put_object 2000 B with metadata", put_small)
+    r.check("put_object 3 MiB", put_big)
+    r.check("get_object bytes match", get_objects)
+    r.check("get_object Range", get_range)
+    r.check("head_object metadata and content type", head_object)
+    r.check("list_objects_v2 Prefix/Delimiter", list_prefix_delimiter)
+    r.check("list_objects_v2 paginated", list_paginated)
+    r.check("copy_object", copy_object)
+    r.check("NoSuchKey is a ClientError", no_such_key)
+    r.check("delete_objects", delete_objects)
+    r.check("delete_bucket", delete_bucket)
+
+    print(f"e2e-boto3: {r.passed} passed, {r.failed} failed")
+    return 0 if r.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// config is the serve command's configuration.
+type config struct {
+	root      string
+	listen    string
+	region    string
+	domain    string
+	logLevel  string
+	logFormat string
+	fsync     bool
+}
+
+// parseConfig reads flags, falling back to OBJECTGATEWAY_<NAME> for every
+// flag not given on the command line.
+func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.root, "root", "./data", "data root: one directory per bucket, one file per object")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:9000", "address to serve S3 on")
+	fs.StringVar(&c.region, "region", "us-east-1", "region requests are signed for")
+	fs.StringVar(&c.domain, "domain", "", "base domain for virtual-hosted-style requests (bucket.DOMAIN); empty: path-style only")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or console")
+	fs.BoolVar(&c.fsync, "fsync", true, "fsync data, directories and the index before acknowledging a write (false: faster, writes may be lost on power failure)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] || err != nil {
+			return
+		}
+		env := "OBJECTGATEWAY_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(env); v != "" {
+			if serr := f.Value.Set(v); serr != nil {
+				err = fmt.Errorf("%s=%q: %v", env, v, serr)
+			}
+		}
+	})
+	if err != nil {
+		return c, err
+	}
+	switch c.logFormat {
+	case "json", "console":
+	default:
+		return c, fmt.Errorf("--log-format must be json or console, not %q", c.logFormat)
+	}
+	return c, nil
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/object"
+)
+
+// env is what a subcommand gets from the process.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// ready, when set, receives the listening address once the gateway
+	// accepts requests (tests use it instead of polling).
+	ready func(addr string)
+}
+
+// shutdownGrace bounds how long in-flight requests may take to finish after
+// SIGINT or SIGTERM.
+const shutdownGrace = 30 * time.Second
+
+// serve runs the gateway until ctx is cancelled.
+func serve(ctx context.Context, args []string, e env) error {
+	cfg, err := parseConfig(args, e.stderr, e.getenv)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	layer, err := object.Open(object.Options{Root: cfg.root, NoSync: !cfg.fsync})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", cfg.root, err)
+	}
+	defer func() {
+		if err := layer.Close(); err != nil {
+			log.Error().Err(err).Msg("closing the index")
+		}
+	}()
+	creds, created, err := loadCredentials(e.getenv, layer.StatePath(credentialsFile))
+	if err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(e.stdout, "Generated credentials (stored in %s):\n  access key: %s\n  secret key: %s\n",
+			layer.StatePath(credentialsFile), creds.Access, creds.Secret)
+	}
+
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return err
+	}
+	handler := api.New(layer, api.Options{
+		Region:      cfg.region,
+		Domain:      cfg.domain,
+		Credentials: creds,
+		Logger:      log,
+	})
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          nil,
+	}
+	log.Info().Str("listen", ln.Addr().String()).Str("root", cfg.root).Str("region", cfg.region).
+		Str("access_key", creds.Access).Bool("fsync", cfg.fsync).Msg("ObjectGateway serving S3")
+	if e.ready != nil {
+		e.ready(ln.Addr().String())
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info().Msg("shutting down: waiting for in-flight requests")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func newLogger(cfg config, stderr io.Writer) (zerolog.Logger, error) {
+	level, err := zerolog.ParseLevel(cfg.logLevel)
+	if err != nil {
+		return zerolog.Nop(), fmt.Errorf("--log-level: %w", err)
+	}
+	out := stderr
+	if cfg.logFormat == "console" {
+		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.RFC3339}
+	}
+	return zerolog.New(out).Level(level).With().Timestamp().Logger(), nil
+}
