@@ -138,6 +138,11 @@ DATA=$WORK/data
 mkdir -p "$DATA" "$WORK/down"
 gen 1 1024 >"$DATA/small.bin"
 gen 2 $((5 * 1024 * 1024)) >"$DATA/big.bin"
+# 100 MiB for aws s3 cp's multipart; for multipart by hand, the smallest
+# part allowed before the last one (5 MiB) and a short last part.
+gen 4 $((100 * 1024 * 1024)) >"$DATA/huge.bin"
+gen 5 $((5 * 1024 * 1024)) >"$DATA/part1.bin"
+gen 6 123457 >"$DATA/part2.bin"
 
 # A tree with nested folders and names that trip up encoders and sync logic:
 # a file "a" beside a directory "a.d" sorts differently as paths and as keys.
@@ -218,6 +223,88 @@ step_head_object() {
 		[[ $(cut -f2 <<<"$out") == \"$(md5sum "$DATA/big.bin" | cut -d' ' -f1)\" ]]
 }
 
+# multipartETag FILE PARTSIZE prints S3's ETag of FILE uploaded in parts of
+# PARTSIZE bytes: the MD5 of the parts' MD5s, "-" and the part count, quoted.
+multipartETag() {
+	"$PY" -c '
+import hashlib, sys
+size = int(sys.argv[2])
+sums = []
+with open(sys.argv[1], "rb") as f:
+    while chunk := f.read(size):
+        sums.append(hashlib.md5(chunk).digest())
+print("\"%s-%d\"" % (hashlib.md5(b"".join(sums)).hexdigest(), len(sums)))
+' "$1" "$2"
+}
+
+# aws s3 cp switches to multipart above 8 MiB (8 MiB parts, concurrently).
+step_cp_huge() {
+	local etag
+	aws_ s3 cp --only-show-errors "$DATA/huge.bin" "s3://$BUCKET/huge.bin" &&
+		aws_ s3 cp --only-show-errors "s3://$BUCKET/huge.bin" "$WORK/down/huge.bin" &&
+		cmp "$DATA/huge.bin" "$WORK/down/huge.bin" &&
+		etag=$(aws_ s3api head-object --bucket "$BUCKET" --key huge.bin --query ETag --output text) &&
+		echo "ETag $etag" &&
+		[[ $etag == "$(multipartETag "$DATA/huge.bin" $((8 * 1024 * 1024)))" ]] &&
+		cmp "$DATA/huge.bin" "$ROOTDIR/$BUCKET/huge.bin"
+}
+
+# create-multipart-upload / upload-part x2 / list-parts / complete, by hand.
+step_mpu_by_hand() {
+	local id e1 e2 parts etag count
+	id=$(aws_ s3api create-multipart-upload --bucket "$BUCKET" --key manual.bin \
+		--content-type application/x-manual --query UploadId --output text) &&
+		echo "upload $id" &&
+		e1=$(aws_ s3api upload-part --bucket "$BUCKET" --key manual.bin --upload-id "$id" \
+			--part-number 1 --body "$DATA/part1.bin" --query ETag --output text) &&
+		e2=$(aws_ s3api upload-part --bucket "$BUCKET" --key manual.bin --upload-id "$id" \
+			--part-number 2 --body "$DATA/part2.bin" --query ETag --output text) &&
+		[[ $e1 == "\"$(md5sum "$DATA/part1.bin" | cut -d' ' -f1)\"" ]] &&
+		[[ $e2 == "\"$(md5sum "$DATA/part2.bin" | cut -d' ' -f1)\"" ]] &&
+		parts=$(aws_ s3api list-parts --bucket "$BUCKET" --key manual.bin --upload-id "$id" \
+			--query 'Parts[].[PartNumber, Size]' --output text) &&
+		echo "$parts" &&
+		[[ $parts == "$(printf '1\t%d\n2\t%d' $((5 * 1024 * 1024)) 123457)" ]] &&
+		"$PY" -c 'import json, sys; json.dump({"Parts": [{"PartNumber": i + 1, "ETag": e} for i, e in enumerate(sys.argv[1:])]}, sys.stdout)' \
+			"$e1" "$e2" >"$WORK/parts.json" &&
+		cat "$WORK/parts.json" && echo &&
+		etag=$(aws_ s3api complete-multipart-upload --bucket "$BUCKET" --key manual.bin --upload-id "$id" \
+			--multipart-upload "file://$WORK/parts.json" --query ETag --output text) &&
+		echo "ETag $etag" &&
+		cat "$DATA/part1.bin" "$DATA/part2.bin" >"$WORK/manual.bin" &&
+		[[ $etag == "$(multipartETag "$WORK/manual.bin" $((5 * 1024 * 1024)))" ]] &&
+		count=$(aws_ s3api head-object --bucket "$BUCKET" --key manual.bin --part-number 1 \
+			--query PartsCount --output text) &&
+		echo "PartsCount $count" &&
+		[[ $count == 2 ]] &&
+		aws_ s3api get-object --bucket "$BUCKET" --key manual.bin --part-number 2 "$WORK/down/part2.bin" >/dev/null &&
+		cmp "$DATA/part2.bin" "$WORK/down/part2.bin" &&
+		aws_ s3 cp --only-show-errors "s3://$BUCKET/manual.bin" "$WORK/down/manual.bin" &&
+		cmp "$WORK/manual.bin" "$WORK/down/manual.bin"
+}
+
+# An aborted upload is gone: not listed, its parts unknown and off the disk.
+step_mpu_abort() {
+	local id n out
+	id=$(aws_ s3api create-multipart-upload --bucket "$BUCKET" --key aborted.bin --query UploadId --output text) &&
+		aws_ s3api upload-part --bucket "$BUCKET" --key aborted.bin --upload-id "$id" \
+			--part-number 1 --body "$DATA/part2.bin" >/dev/null &&
+		n=$(aws_ s3api list-multipart-uploads --bucket "$BUCKET" --query 'length(Uploads || `[]`)' --output text) &&
+		echo "uploads in progress before abort: $n" &&
+		[[ $n == 1 ]] &&
+		aws_ s3api abort-multipart-upload --bucket "$BUCKET" --key aborted.bin --upload-id "$id" &&
+		n=$(aws_ s3api list-multipart-uploads --bucket "$BUCKET" --query 'length(Uploads || `[]`)' --output text) &&
+		echo "uploads in progress after abort: $n" &&
+		[[ $n == 0 ]] || return 1
+	if out=$(aws_ s3api list-parts --bucket "$BUCKET" --key aborted.bin --upload-id "$id" 2>&1); then
+		echo "list-parts of an aborted upload succeeds"
+		return 1
+	fi
+	echo "$out"
+	grep -q NoSuchUpload <<<"$out" &&
+		[[ -z $(find "$ROOTDIR/.objectgateway/multipart" -type f 2>/dev/null) ]]
+}
+
 # The objects are plain files under <root>/<bucket>/, byte for byte.
 step_on_disk() {
 	ls -la "$ROOTDIR/$BUCKET" &&
@@ -252,6 +339,42 @@ step_rb() {
 	grep -q '(404)' <<<"$out"
 }
 
+# A bucket made public with the standard public-read policy (or the canned
+# ACL public-read) is readable by plain curl without credentials; a private
+# bucket answers 403; writes stay refused; an unenforceable policy is
+# refused with MalformedPolicy.
+step_public_read() {
+	local pub=e2e-public priv=e2e-private acl=e2e-acl code out
+	aws_ s3 mb "s3://$pub" && aws_ s3 mb "s3://$priv" &&
+		aws_ s3 cp --only-show-errors "$DATA/small.bin" "s3://$pub/site/small.bin" &&
+		aws_ s3 cp --only-show-errors "$DATA/small.bin" "s3://$priv/site/small.bin" &&
+		printf '{"Version":"2012-10-17","Statement":[{"Sid":"PublicRead","Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::%s/*"}]}' "$pub" >"$WORK/policy.json" &&
+		aws_ s3api put-bucket-policy --bucket "$pub" --policy "file://$WORK/policy.json" &&
+		aws_ s3api get-bucket-policy --bucket "$pub" --query Policy --output text | grep -q PublicRead &&
+		curl -sS --fail --max-time 30 -o "$WORK/down/public.bin" "$EP/$pub/site/small.bin" &&
+		cmp "$DATA/small.bin" "$WORK/down/public.bin" &&
+		code=$(curl -sS --max-time 30 -o "$WORK/private.xml" -w '%{http_code}' "$EP/$priv/site/small.bin") &&
+		echo "private bucket: $code $(cat "$WORK/private.xml")" &&
+		[[ $code == 403 ]] && grep -q '<Code>AccessDenied</Code>' "$WORK/private.xml" &&
+		code=$(curl -sS --max-time 30 -o /dev/null -w '%{http_code}' -X PUT --data-binary x "$EP/$pub/site/new.bin") &&
+		echo "anonymous PUT on the public bucket: $code" &&
+		[[ $code == 403 ]] || return 1
+	if out=$(aws_ s3api put-bucket-policy --bucket "$pub" --policy "$(sed 's/"Allow"/"Deny"/' "$WORK/policy.json")" 2>&1); then
+		echo "a Deny policy was accepted"
+		return 1
+	fi
+	echo "$out"
+	grep -q MalformedPolicy <<<"$out" &&
+		aws_ s3api create-bucket --bucket "$acl" --acl public-read >/dev/null &&
+		aws_ s3 cp --only-show-errors "$DATA/small.bin" "s3://$acl/small.bin" &&
+		curl -sS --fail --max-time 30 -o /dev/null "$EP/$acl/small.bin" &&
+		aws_ s3api put-bucket-acl --bucket "$acl" --acl private &&
+		code=$(curl -sS --max-time 30 -o /dev/null -w '%{http_code}' "$EP/$acl/small.bin") &&
+		echo "after put-bucket-acl private: $code" &&
+		[[ $code == 403 ]] &&
+		aws_ s3 rb --force "s3://$pub" && aws_ s3 rb --force "s3://$priv" && aws_ s3 rb --force "s3://$acl"
+}
+
 check "mb s3://$BUCKET" step_mb
 check "cp up 1 KiB and 5 MiB" step_cp_up
 check "cp down and cmp" step_cp_down
@@ -262,6 +385,10 @@ check "sync again transfers nothing" step_sync_idempotent
 check "presign + curl and cmp" step_presign
 check "s3api head-object size and ETag" step_head_object
 check "objects are plain files on disk" step_on_disk
+check "cp 100 MiB up and down (multipart) and cmp" step_cp_huge
+check "s3api multipart by hand" step_mpu_by_hand
+check "s3api abort-multipart-upload" step_mpu_abort
+check "public-read bucket by plain curl, private 403" step_public_read
 check "boto3 suite" step_boto3
 if [[ -s "$WORK/boto3.log" ]]; then
 	sed 's/^/     /' "$WORK/boto3.log"

@@ -101,7 +101,8 @@ type createBucketConfiguration struct {
 const maxSmallBody = 2 << 20
 
 func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := checkACL(r.Header); err != nil {
+	public, err := bucketCannedACL(r.Header)
+	if err != nil {
 		return err
 	}
 	body, err := s.readBody(r, rq, maxSmallBody)
@@ -121,7 +122,7 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 	if r.Header.Get("X-Amz-Bucket-Object-Lock-Enabled") == "true" {
 		return s3err.Newf(s3err.NotImplemented, "Object Lock is not supported.")
 	}
-	err = s.layer.CreateBucket(object.Bucket{Name: rq.bucket, Owner: rq.accessKey, Region: region})
+	err = s.layer.CreateBucket(object.Bucket{Name: rq.bucket, Owner: rq.accessKey, Region: region, PublicRead: public})
 	if err != nil {
 		return err
 	}
@@ -130,9 +131,9 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 	return nil
 }
 
-// checkACL accepts the canned ACLs that describe what the gateway does
-// (private objects owned by the writer) and refuses the others rather than
-// ignore them.
+// checkACL accepts the canned object ACLs that describe what the gateway
+// does (private objects owned by the writer) and refuses the others rather
+// than ignore them. Buckets take public-read too: see bucketCannedACL.
 func checkACL(h http.Header) error {
 	switch h.Get("X-Amz-Acl") {
 	case "", "private", "bucket-owner-full-control", "bucket-owner-read":
@@ -201,12 +202,22 @@ func (s *Server) getBucketVersioning(w http.ResponseWriter, r *http.Request, rq 
 // readBody reads a whole small request body, decoded and verified like a
 // PUT body, refusing more than limit bytes.
 func (s *Server) readBody(r *http.Request, rq *request, limit int64) ([]byte, error) {
+	return s.readBodyOpt(r, rq, limit, true)
+}
+
+// readBodyOpt is readBody; with headerChecksums false, x-amz-checksum-*
+// headers are left alone because they describe something else than the
+// body (CompleteMultipartUpload's full-object checksum).
+func (s *Server) readBodyOpt(r *http.Request, rq *request, limit int64, headerChecksums bool) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, s3err.New(s3err.MaxMessageLengthExceeded)
 	}
 	body, _, expect, err := payload(r, rq.auth)
 	if err != nil {
 		return nil, err
+	}
+	if !headerChecksums && !expect.InTrailer() {
+		expect.Algorithm, expect.Value = checksum.None, ""
 	}
 	cr, err := checksum.NewReader(body, expect)
 	if err != nil {

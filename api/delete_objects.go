@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"net/http"
 
+	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
@@ -71,7 +72,7 @@ func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *reque
 		case o.VersionID != "" && o.VersionID != "null":
 			err = s3err.Newf(s3err.InvalidArgument, "Invalid version id specified")
 		default:
-			err = s.layer.DeleteObject(rq.bucket, o.Key)
+			err = s.layer.DeleteObject(rq.bucket, o.Key, object.Conditions{})
 		}
 		if err != nil {
 			e := s3err.As(err)

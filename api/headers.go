@@ -63,7 +63,7 @@ func checkStorageClass(h http.Header) error {
 // gateway does not provide, instead of storing the object without it.
 func unsupportedWriteHeaders(h http.Header) error {
 	for _, name := range []string{
-		"X-Amz-Tagging", "X-Amz-Website-Redirect-Location",
+		"X-Amz-Website-Redirect-Location",
 		"X-Amz-Object-Lock-Mode", "X-Amz-Object-Lock-Retain-Until-Date", "X-Amz-Object-Lock-Legal-Hold",
 		"X-Amz-Server-Side-Encryption-Customer-Algorithm", "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id",
 	} {
@@ -104,6 +104,9 @@ func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, whole bo
 	}
 	if o.PartsCount > 0 {
 		h["X-Amz-Mp-Parts-Count"] = []string{itoa(int64(o.PartsCount))}
+	}
+	if len(o.Tags) > 0 {
+		h["X-Amz-Tagging-Count"] = []string{itoa(int64(len(o.Tags)))}
 	}
 	if whole && strings.EqualFold(r.Header.Get("X-Amz-Checksum-Mode"), "ENABLED") {
 		for _, c := range o.Checksums {

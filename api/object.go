@@ -18,10 +18,15 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if err := unsupportedWriteHeaders(r.Header); err != nil {
 		return err
 	}
-	if r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Match") != "" {
-		return s3err.Newf(s3err.NotImplemented, "Conditional writes are not supported yet.")
+	cond, err := writeConditions(r.Header)
+	if err != nil {
+		return err
 	}
 	hdrs, err := objectHeaders(r.Header)
+	if err != nil {
+		return err
+	}
+	tags, err := parseTaggingHeader(r.Header.Get("X-Amz-Tagging"))
 	if err != nil {
 		return err
 	}
@@ -36,7 +41,7 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 		return s3err.New(s3err.EntityTooLarge)
 	}
 	obj, err := s.layer.PutObject(object.PutInput{
-		Bucket: rq.bucket, Key: rq.key, Body: body, Size: size, Expect: expect, Headers: hdrs,
+		Bucket: rq.bucket, Key: rq.key, Body: body, Size: size, Expect: expect, Headers: hdrs, Tags: tags, Conditions: cond,
 	})
 	if err != nil {
 		return err
@@ -81,10 +86,17 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 
 	start, length, status := int64(0), o.Size, http.StatusOK
 	h := w.Header()
-	if pn := q.Get("partNumber"); pn != "" {
-		// Single-part objects have exactly one part: the whole object.
-		if pn != "1" || o.PartsCount > 1 {
-			return s3err.New(s3err.InvalidPartNumber)
+	if _, ok := q["partNumber"]; ok {
+		n, err := partNumber(q)
+		if err != nil {
+			return err
+		}
+		if start, length, err = object.PartRange(o, n); err != nil {
+			return err
+		}
+		if o.PartsCount > 0 {
+			status = http.StatusPartialContent
+			h.Set("Content-Range", byterange.Range{Start: start, Length: length}.ContentRange(o.Size))
 		}
 	} else {
 		rng, ok, err := byterange.Parse(r.Header.Get("Range"), o.Size)
@@ -113,6 +125,16 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	return err
 }
 
+// writeConditions parses the conditional-write headers of PutObject and
+// CompleteMultipartUpload. S3 accepts only "*" in If-None-Match on writes.
+func writeConditions(h http.Header) (object.Conditions, error) {
+	c := object.Conditions{IfNoneMatch: h.Get("If-None-Match"), IfMatch: h.Get("If-Match")}
+	if c.IfNoneMatch != "" && c.IfNoneMatch != "*" {
+		return c, s3err.Newf(s3err.NotImplemented, "If-None-Match on writes only supports \"*\".")
+	}
+	return c, nil
+}
+
 func preconditionHeaders(h http.Header) precondition.Headers {
 	return precondition.Headers{
 		IfMatch:           h.Get("If-Match"),
@@ -135,10 +157,8 @@ func (s *Server) deleteObject(w http.ResponseWriter, r *http.Request, rq *reques
 	if err := checkVersionID(r.URL.Query()); err != nil {
 		return err
 	}
-	if r.Header.Get("If-Match") != "" {
-		return s3err.Newf(s3err.NotImplemented, "Conditional deletes are not supported yet.")
-	}
-	if err := s.layer.DeleteObject(rq.bucket, rq.key); err != nil {
+	cond := object.Conditions{IfMatch: r.Header.Get("If-Match")}
+	if err := s.layer.DeleteObject(rq.bucket, rq.key, cond); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -176,6 +196,16 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 		}
 	default:
 		return s3err.Newf(s3err.InvalidArgument, "Unknown metadata directive.").With("ArgumentName", "x-amz-metadata-directive")
+	}
+	switch d := r.Header.Get("X-Amz-Tagging-Directive"); d {
+	case "", "COPY":
+	case "REPLACE":
+		in.ReplaceTags = true
+		if in.Tags, err = parseTaggingHeader(r.Header.Get("X-Amz-Tagging")); err != nil {
+			return err
+		}
+	default:
+		return s3err.Newf(s3err.InvalidArgument, "Unknown tagging directive.").With("ArgumentName", "x-amz-tagging-directive")
 	}
 	if r.Header.Get("X-Amz-Checksum-Algorithm") != "" {
 		return s3err.Newf(s3err.NotImplemented, "Changing the checksum algorithm on copy is not supported.")

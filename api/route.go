@@ -49,6 +49,9 @@ func subresource(q url.Values) string {
 // whole S3 dispatch table is tested without a server.
 func (s *Server) route(method string, lv level, q url.Values, h http.Header) operation {
 	sub := subresource(q)
+	if op, ok := s.routeAccess(method, lv, sub, h); ok {
+		return op
+	}
 	switch lv {
 	case levelService:
 		if method == http.MethodGet && sub == "" {
@@ -67,6 +70,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"GetBucketLocation", s.getBucketLocation}
 			case "versioning":
 				return operation{"GetBucketVersioning", s.getBucketVersioning}
+			case "uploads":
+				return operation{"ListMultipartUploads", s.listMultipartUploads}
 			}
 		case http.MethodHead:
 			if sub == "" {
@@ -86,8 +91,18 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 			}
 		}
 	case levelObject:
+		_, upload := q["uploadId"]
 		switch method {
 		case http.MethodGet:
+			if upload && (sub == "uploadId" || sub == "partNumber") {
+				return operation{"ListParts", s.listParts}
+			}
+			switch sub {
+			case "tagging":
+				return operation{"GetObjectTagging", s.getObjectTagging}
+			case "attributes":
+				return operation{"GetObjectAttributes", s.getObjectAttributes}
+			}
 			if sub == "" || sub == "partNumber" || sub == "versionId" {
 				return operation{"GetObject", s.getObject}
 			}
@@ -96,6 +111,15 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"HeadObject", s.getObject}
 			}
 		case http.MethodPut:
+			if upload && (sub == "partNumber" || sub == "uploadId") {
+				if h.Get("X-Amz-Copy-Source") != "" {
+					return operation{"UploadPartCopy", s.uploadPartCopy}
+				}
+				return operation{"UploadPart", s.uploadPart}
+			}
+			if sub == "tagging" {
+				return operation{"PutObjectTagging", s.putObjectTagging}
+			}
 			if sub == "" {
 				if h.Get("X-Amz-Copy-Source") != "" {
 					return operation{"CopyObject", s.copyObject}
@@ -103,8 +127,21 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"PutObject", s.putObject}
 			}
 		case http.MethodDelete:
+			if upload && sub == "uploadId" {
+				return operation{"AbortMultipartUpload", s.abortMultipartUpload}
+			}
+			if sub == "tagging" {
+				return operation{"DeleteObjectTagging", s.deleteObjectTagging}
+			}
 			if sub == "" || sub == "versionId" {
 				return operation{"DeleteObject", s.deleteObject}
+			}
+		case http.MethodPost:
+			if sub == "uploads" {
+				return operation{"CreateMultipartUpload", s.createMultipartUpload}
+			}
+			if upload && sub == "uploadId" {
+				return operation{"CompleteMultipartUpload", s.completeMultipartUpload}
 			}
 		}
 	}

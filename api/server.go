@@ -46,6 +46,9 @@ type Server struct {
 	// ids makes request ids: a random start, then a counter, so ids are
 	// unique per process without a syscall per request.
 	ids atomic.Uint64
+
+	// access caches parsed bucket policies and CORS configurations.
+	access accessCache
 }
 
 // New returns the S3 handler for a layer.
@@ -96,6 +99,9 @@ type request struct {
 	key       string
 	accessKey string
 	auth      *sigv4.Auth
+	// bkt is the bucket's record once read (anonymous and CORS requests);
+	// see bucketRecord.
+	bkt *object.Bucket
 }
 
 // handlerFunc is an S3 operation. It returns an error instead of writing
@@ -137,15 +143,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, lv l
 	q := r.URL.Query()
 	op := s.route(r.Method, lv, q, r.Header)
 	rq.op = op.name
+	if len(r.Header["Origin"]) > 0 && rq.bucket != "" && op.name != opCORSPreflight {
+		s.corsActual(w, r, rq)
+	}
+	if selfAuthenticated(op.name) {
+		return op.handler(w, r, rq)
+	}
 
 	auth, err := s.verify.Verify(r)
 	if err != nil {
 		return err
 	}
-	if auth.Anonymous {
-		return s3err.New(s3err.AccessDenied)
-	}
 	rq.auth = auth
+	if auth.Anonymous {
+		return s.serveAnonymous(w, r, rq, op)
+	}
 	rq.accessKey = auth.AccessKeyID
 	return op.handler(w, r, rq)
 }

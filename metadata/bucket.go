@@ -16,6 +16,14 @@ type Bucket struct {
 	// Owner is the access key id of the creator; it may be empty.
 	Owner  string
 	Region string
+	// Policy is the bucket policy document as the client sent it (JSON),
+	// or "" for none. The api validates it before it is stored.
+	Policy string
+	// CORS is the bucket's CORS configuration (S3 XML), or "" for none.
+	CORS string
+	// PublicRead is set by the canned ACL public-read: everyone may read
+	// and list the bucket's objects.
+	PublicRead bool
 }
 
 // CreateBucket records a new, empty bucket. It returns ErrBucketExists if
@@ -100,6 +108,9 @@ func (ix *Index) DeleteBucket(name string) error {
 			if err := objects.DeleteBucket(key); err != nil {
 				return written(err)
 			}
+		}
+		if err := dropUploads(tx, key); err != nil {
+			return err
 		}
 		return written(records.Delete(key))
 	})

@@ -31,6 +31,14 @@ type KV struct{ Key, Value string }
 // {"CRC64NVME", "<base64>", "FULL_OBJECT"}.
 type Checksum struct{ Algorithm, Value, Type string }
 
+// PartInfo describes one part of a completed multipart object.
+type PartInfo struct {
+	Size int64
+	// Checksum is the part's checksum value (base64) in the object's
+	// algorithm, "" when none was kept.
+	Checksum string
+}
+
 // Object is the record of one object.
 type Object struct {
 	// Key is the object key. It is the record's bbolt key and is not part
@@ -65,6 +73,9 @@ type Object struct {
 	// PartsCount is the number of parts of a multipart object, 0 for a
 	// single-part one.
 	PartsCount int
+	// Parts are the sizes and checksums of a multipart object's parts, in
+	// order (GetObject with partNumber, GetObjectAttributes).
+	Parts []PartInfo
 	// StorageClass is empty for STANDARD.
 	StorageClass string
 }

@@ -53,6 +53,7 @@ const (
 	tagObjFileInode          = 15
 	tagObjPartsCount         = 16
 	tagObjStorageClass       = 17
+	tagObjPart               = 18
 )
 
 // Bucket field tags.
@@ -60,6 +61,10 @@ const (
 	tagBktCreated = 1
 	tagBktOwner   = 2
 	tagBktRegion  = 3
+	tagBktPolicy  = 4
+	tagBktCORS    = 5
+	// tagBktPublicRead is present (payload uvarint 1) when PublicRead is set.
+	tagBktPublicRead = 6
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -118,6 +123,16 @@ func (o *Object) MarshalBinary() ([]byte, error) {
 	e.uint(tagObjFileInode, o.FileInode)
 	e.uint(tagObjPartsCount, uint64(o.PartsCount))
 	e.str(tagObjStorageClass, o.StorageClass)
+	for _, p := range o.Parts {
+		if p.Size < 0 {
+			return nil, fmt.Errorf("metadata: negative part size %d", p.Size)
+		}
+		var n [binary.MaxVarintLen64]byte
+		m := binary.PutUvarint(n[:], uint64(p.Size))
+		e.header(tagObjPart, m+len(p.Checksum))
+		e.b = append(e.b, n[:m]...)
+		e.b = append(e.b, p.Checksum...)
+	}
 	return e.b, nil
 }
 
@@ -185,6 +200,13 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 			r.PartsCount = int(v)
 		case tagObjStorageClass:
 			r.StorageClass = string(p)
+		case tagObjPart:
+			size, n := binary.Uvarint(p)
+			if n <= 0 || size > math.MaxInt64 {
+				err = fmt.Errorf("bad part size")
+				break
+			}
+			r.Parts = append(r.Parts, PartInfo{Size: int64(size), Checksum: string(p[n:])})
 		}
 		return err
 	})
@@ -207,6 +229,11 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	e.time(tagBktCreated, b.Created)
 	e.str(tagBktOwner, b.Owner)
 	e.str(tagBktRegion, b.Region)
+	e.str(tagBktPolicy, b.Policy)
+	e.str(tagBktCORS, b.CORS)
+	if b.PublicRead {
+		e.uint(tagBktPublicRead, 1)
+	}
 	return e.b, nil
 }
 
@@ -225,6 +252,17 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.Owner = string(p)
 		case tagBktRegion:
 			r.Region = string(p)
+		case tagBktPolicy:
+			r.Policy = string(p)
+		case tagBktCORS:
+			r.CORS = string(p)
+		case tagBktPublicRead:
+			var v uint64
+			v, err = parseUint(p)
+			if err == nil && v != 1 {
+				err = fmt.Errorf("public-read flag %d", v)
+			}
+			r.PublicRead = err == nil
 		}
 		return err
 	})

@@ -20,8 +20,9 @@ import (
 const StateDir = ".objectgateway"
 
 const (
-	stagingDir = StateDir + "/staging"
-	shadowDir  = StateDir + "/shadow"
+	stagingDir   = StateDir + "/staging"
+	shadowDir    = StateDir + "/shadow"
+	multipartDir = StateDir + "/multipart"
 )
 
 // ErrNotFound is returned when an object's file or a bucket's directory is
@@ -88,7 +89,7 @@ func Open(root string, o Options) (*FS, error) {
 func (fs *FS) init() error {
 	// The state directory holds credentials, so only the gateway's user may
 	// read it.
-	for _, d := range []string{stagingDir, shadowDir} {
+	for _, d := range []string{stagingDir, shadowDir, multipartDir} {
 		if err := fs.root.MkdirAll(d, 0o700); err != nil {
 			return err
 		}

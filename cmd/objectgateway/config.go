@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // config is the serve command's configuration.
@@ -16,6 +17,8 @@ type config struct {
 	logLevel  string
 	logFormat string
 	fsync     bool
+	// multipartExpiry is how long an unfinished multipart upload is kept.
+	multipartExpiry time.Duration
 }
 
 // parseConfig reads flags, falling back to OBJECTGATEWAY_<NAME> for every
@@ -31,6 +34,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or console")
 	fs.BoolVar(&c.fsync, "fsync", true, "fsync data, directories and the index before acknowledging a write (false: faster, writes may be lost on power failure)")
+	fs.DurationVar(&c.multipartExpiry, "multipart-expiry", 7*24*time.Hour, "remove multipart uploads not completed within this time, with their parts")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -53,6 +57,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	})
 	if err != nil {
 		return c, err
+	}
+	if c.multipartExpiry <= 0 {
+		return c, fmt.Errorf("--multipart-expiry must be positive")
 	}
 	switch c.logFormat {
 	case "json", "console":

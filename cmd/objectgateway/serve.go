@@ -81,6 +81,12 @@ func serve(ctx context.Context, args []string, e env) error {
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	sweepDone := make(chan struct{})
+	go func() {
+		defer close(sweepDone)
+		sweepUploads(ctx, layer, cfg.multipartExpiry, log)
+	}()
+	defer func() { <-sweepDone }()
 	select {
 	case err := <-errc:
 		return err
@@ -108,4 +114,27 @@ func newLogger(cfg config, stderr io.Writer) (zerolog.Logger, error) {
 		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.RFC3339}
 	}
 	return zerolog.New(out).Level(level).With().Timestamp().Logger(), nil
+}
+
+// sweepInterval is how often abandoned multipart uploads are looked for.
+const sweepInterval = time.Hour
+
+// sweepUploads removes multipart uploads older than expiry, at start and
+// then every sweepInterval, until ctx ends.
+func sweepUploads(ctx context.Context, layer *object.Layer, expiry time.Duration, log zerolog.Logger) {
+	t := time.NewTicker(sweepInterval)
+	defer t.Stop()
+	for {
+		n, err := layer.SweepUploads(expiry)
+		if err != nil {
+			log.Error().Err(err).Msg("sweeping abandoned multipart uploads")
+		} else if n > 0 {
+			log.Info().Int("aborted", n).Dur("expiry", expiry).Msg("removed abandoned multipart uploads")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

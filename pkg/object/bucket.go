@@ -65,6 +65,17 @@ func (l *Layer) DeleteBucket(name string) error {
 	if len(page.Objects)+len(page.CommonPrefixes) > 0 {
 		return s3err.New(s3err.BucketNotEmpty).With("BucketName", name)
 	}
+	// Uploads in progress die with the bucket: their parts go first, their
+	// records with the bucket's record.
+	uploads, err := l.ix.ListUploads(name, metadata.UploadQuery{Limit: MaxParts})
+	if err != nil {
+		return bucketErr(err, name)
+	}
+	for _, u := range uploads.Uploads {
+		if err := l.fs.RemoveParts(u.ID); err != nil {
+			return mapErr(err)
+		}
+	}
 	if err := l.fs.RemoveBucket(name); err != nil {
 		if errors.Is(err, syscall.ENOTEMPTY) {
 			return s3err.Wrap(s3err.BucketNotEmpty, err).With("BucketName", name)
@@ -78,6 +89,9 @@ func (l *Layer) DeleteBucket(name string) error {
 }
 
 func bucketErr(err error, name string) error {
+	if err == nil {
+		return nil
+	}
 	e := s3err.As(mapErr(err))
 	if e.Code == s3err.NoSuchBucket || e.Code == s3err.BucketNotEmpty {
 		return e.With("BucketName", name)

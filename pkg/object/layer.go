@@ -95,6 +95,8 @@ func mapErr(err error) error {
 		return s3err.Wrap(s3err.NoSuchKey, err)
 	case errors.Is(err, metadata.ErrBucketExists):
 		return s3err.Wrap(s3err.BucketAlreadyOwnedByYou, err)
+	case errors.Is(err, metadata.ErrNoSuchUpload):
+		return s3err.Wrap(s3err.NoSuchUpload, err)
 	case errors.Is(err, metadata.ErrBucketNotEmpty):
 		return s3err.Wrap(s3err.BucketNotEmpty, err)
 	case errors.Is(err, storage.ErrEscape), errors.Is(err, os.ErrPermission):

@@ -3,6 +3,8 @@ package object
 import (
 	"io"
 
+	"github.com/objectgateway/objectgateway/metadata"
+
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/s3name"
 )
@@ -15,6 +17,10 @@ type CopyInput struct {
 	// source's. With COPY (false) the source's headers are kept.
 	Replace bool
 	Headers Headers
+	// ReplaceTags selects the REPLACE tagging directive: Tags replace the
+	// source's tags.
+	ReplaceTags bool
+	Tags        []metadata.KV
 	// Check, when set, is called with the source's record before any byte
 	// is copied (the x-amz-copy-source-if-* preconditions).
 	Check func(src *Object) error
@@ -50,11 +56,14 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if in.Replace {
 		in.Headers.apply(&rec)
 	}
+	if in.ReplaceTags {
+		rec.Tags = in.Tags
+	}
 	if in.SrcBucket == in.DstBucket && in.SrcKey == in.DstKey {
-		if !in.Replace {
+		if !in.Replace && !in.ReplaceTags {
 			return Object{}, s3err.Newf(s3err.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 		}
-		return l.replaceHeaders(in.DstBucket, src.Object, in.Headers)
+		return l.replaceHeaders(in.DstBucket, src.Object, rec)
 	}
 	up, err := l.fs.NewUpload()
 	if err != nil {
@@ -72,12 +81,12 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 			return Object{}, s3err.Newf(s3err.InternalError, "source changed during copy")
 		}
 	}
-	return l.commit(in.DstBucket, up, rec)
+	return l.commit(in.DstBucket, up, rec, publish{store: l.putRecord(in.DstBucket)})
 }
 
-// replaceHeaders rewrites the metadata of an object in place, as long as it
-// is still the version that was checked.
-func (l *Layer) replaceHeaders(bucket string, src Object, h Headers) (Object, error) {
+// replaceHeaders rewrites the metadata and tags of an object in place (to
+// those of rec), as long as it is still the version that was checked.
+func (l *Layer) replaceHeaders(bucket string, src, rec Object) (Object, error) {
 	unlock := l.locks.lock(bucket, src.Key)
 	defer unlock()
 	var out Object
@@ -85,7 +94,8 @@ func (l *Layer) replaceHeaders(bucket string, src Object, h Headers) (Object, er
 		if o.ETag != src.ETag || o.FileInode != src.FileInode {
 			return s3err.New(s3err.ConditionalRequestConflict)
 		}
-		h.apply(o)
+		HeadersOf(&rec).apply(o)
+		o.Tags = rec.Tags
 		o.LastModified = l.now().UTC()
 		out = *o
 		return nil

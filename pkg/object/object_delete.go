@@ -8,9 +8,10 @@ import (
 )
 
 // DeleteObject removes an object. Deleting a key that does not exist
-// succeeds, as in S3. The file goes first: a crash in between leaves a
-// record whose file is missing, which the next read drops.
-func (l *Layer) DeleteObject(bucket, key string) error {
+// succeeds, as in S3, unless an If-Match condition asks for it to exist.
+// The file goes first: a crash in between leaves a record whose file is
+// missing, which the next read drops.
+func (l *Layer) DeleteObject(bucket, key string, cond Conditions) error {
 	if _, err := l.Bucket(bucket); err != nil {
 		return err
 	}
@@ -18,10 +19,13 @@ func (l *Layer) DeleteObject(bucket, key string) error {
 	defer unlock()
 	rec, err := l.ix.Object(bucket, key)
 	if errors.Is(err, metadata.ErrNoSuchKey) {
-		return nil
+		return keyErr(cond.check(nil), bucket, key)
 	}
 	if err != nil {
 		return keyErr(err, bucket, key)
+	}
+	if err := cond.check(&rec); err != nil {
+		return err
 	}
 	if err := l.fs.Remove(bucket, key, toStorage(rec.Location)); err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return mapErr(err)

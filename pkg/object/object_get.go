@@ -128,6 +128,9 @@ func FileETag(fi storage.FileInfo) string {
 }
 
 func keyErr(err error, bucket, key string) error {
+	if err == nil {
+		return nil
+	}
 	e := s3err.As(mapErr(err))
 	switch e.Code {
 	case s3err.NoSuchKey:

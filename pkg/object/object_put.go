@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/objectgateway/objectgateway/metadata"
@@ -53,6 +54,10 @@ type PutInput struct {
 	// stored) when one does not match.
 	Expect  checksum.Expect
 	Headers Headers
+	// Tags are the object's tags (x-amz-tagging), already validated.
+	Tags []metadata.KV
+	// Conditions make the write conditional (If-None-Match, If-Match).
+	Conditions Conditions
 }
 
 // copyBufs holds the buffers PUT copies through, so a PUT allocates no
@@ -96,7 +101,8 @@ func (l *Layer) PutObject(in PutInput) (Object, error) {
 		rec.Checksums = []metadata.Checksum{{Algorithm: alg.String(), Value: sum, Type: "FULL_OBJECT"}}
 	}
 	in.Headers.apply(&rec)
-	return l.commit(in.Bucket, up, rec)
+	rec.Tags = in.Tags
+	return l.commit(in.Bucket, up, rec, publish{cond: in.Conditions, store: l.putRecord(in.Bucket)})
 }
 
 // copyBody copies r into the upload through a pooled buffer and checks the
@@ -140,15 +146,83 @@ func bodyErr(err error) error {
 	return s3err.Wrap(s3err.IncompleteBody, err)
 }
 
+// Conditions are the preconditions of a conditional write, checked under
+// the key's lock against the current record, so no other writer of the key
+// can slip in between the check and the write.
+type Conditions struct {
+	// IfNoneMatch "*" writes only if the key does not exist.
+	IfNoneMatch string
+	// IfMatch writes (or deletes) only if the current ETag matches.
+	IfMatch string
+}
+
+// check evaluates the conditions against the current record (nil when
+// the key does not exist), as S3 does: 412 PreconditionFailed, or
+// NoSuchKey for If-Match on a missing key.
+func (c Conditions) check(cur *Object) error {
+	if c.IfNoneMatch != "" && cur != nil {
+		if c.IfNoneMatch == "*" || etagIn(cur.ETag, c.IfNoneMatch) {
+			return s3err.New(s3err.PreconditionFailed)
+		}
+	}
+	if c.IfMatch != "" {
+		if cur == nil {
+			return s3err.New(s3err.NoSuchKey)
+		}
+		if c.IfMatch != "*" && !etagIn(cur.ETag, c.IfMatch) {
+			return s3err.New(s3err.PreconditionFailed)
+		}
+	}
+	return nil
+}
+
+// etagIn reports whether etag is in a header's comma-separated list of
+// (quoted or bare) entity tags.
+func etagIn(etag, list string) bool {
+	for _, t := range strings.Split(list, ",") {
+		t = strings.TrimSpace(t)
+		t = strings.TrimPrefix(t, "W/")
+		if strings.Trim(t, `"`) == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// publish says how commit checks and records a new version.
+type publish struct {
+	cond Conditions
+	// pre, when set, runs under the key's lock before the rename.
+	pre func() error
+	// store writes the index record (a PUT's, or a multipart completion's).
+	store func(rec Object) error
+}
+
 // commit publishes a finished upload under rec.Key: it takes the key's
-// lock, renames the file into place and records it in the index.
-func (l *Layer) commit(bucket string, up *storage.Upload, rec Object) (Object, error) {
+// lock, checks the conditions, renames the file into place and records it
+// with p.store.
+func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish) (Object, error) {
 	unlock := l.locks.lock(bucket, rec.Key)
 	defer unlock()
+	if p.pre != nil {
+		if err := p.pre(); err != nil {
+			return Object{}, err
+		}
+	}
+	cond := p.cond
 	prev := storage.Natural
-	if old, err := l.ix.Object(bucket, rec.Key); err == nil {
+	old, err := l.ix.Object(bucket, rec.Key)
+	switch {
+	case err == nil:
 		prev = toStorage(old.Location)
-	} else if !errors.Is(err, metadata.ErrNoSuchKey) {
+		if err := cond.check(&old); err != nil {
+			return Object{}, err
+		}
+	case errors.Is(err, metadata.ErrNoSuchKey):
+		if err := cond.check(nil); err != nil {
+			return Object{}, err
+		}
+	default:
 		return Object{}, bucketErr(err, bucket)
 	}
 	loc, fi, err := up.Commit(bucket, rec.Key, prev)
@@ -159,7 +233,7 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object) (Object, e
 	rec.FileMtime = fi.Mtime
 	rec.FileInode = fi.Inode
 	rec.LastModified = l.now().UTC()
-	if err := l.ix.PutObject(bucket, rec); err != nil {
+	if err := p.store(rec); err != nil {
 		if errors.Is(err, metadata.ErrNoSuchBucket) {
 			// The bucket was deleted while the body was uploading: take the
 			// bytes back out rather than leave an unlisted file.
@@ -168,4 +242,9 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object) (Object, e
 		return Object{}, bucketErr(err, bucket)
 	}
 	return rec, nil
+}
+
+// putRecord is the store of a plain PUT or copy.
+func (l *Layer) putRecord(bucket string) func(Object) error {
+	return func(rec Object) error { return l.ix.PutObject(bucket, rec) }
 }

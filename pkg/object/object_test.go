@@ -82,7 +82,7 @@ func TestPutGetDelete(t *testing.T) {
 	if len(got.Checksums) != 1 || got.Checksums[0].Algorithm != "CRC64NVME" {
 		t.Fatalf("a default CRC64NVME checksum must be stored: %+v", got.Checksums)
 	}
-	if err := l.DeleteObject("bkt", "dir/file.txt"); err != nil {
+	if err := l.DeleteObject("bkt", "dir/file.txt", Conditions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "bkt", "dir")); !errors.Is(err, os.ErrNotExist) {
@@ -94,10 +94,10 @@ func TestPutGetDelete(t *testing.T) {
 	if _, err := l.OpenObject("bkt", "dir/file.txt"); code(err) != s3err.NoSuchKey {
 		t.Fatalf("after delete: %v", err)
 	}
-	if err := l.DeleteObject("bkt", "dir/file.txt"); err != nil {
+	if err := l.DeleteObject("bkt", "dir/file.txt", Conditions{}); err != nil {
 		t.Fatalf("deleting a missing key must succeed: %v", err)
 	}
-	if err := l.DeleteObject("nope", "k"); code(err) != s3err.NoSuchBucket {
+	if err := l.DeleteObject("nope", "k", Conditions{}); code(err) != s3err.NoSuchBucket {
 		t.Fatalf("delete in a missing bucket: %v", err)
 	}
 }
@@ -168,7 +168,7 @@ func TestCollidingKeysUseShadowArea(t *testing.T) {
 		t.Fatalf("listing: %d objects, %v", len(page.Objects), err)
 	}
 	for k := range keys {
-		if err := l.DeleteObject("bkt", k); err != nil {
+		if err := l.DeleteObject("bkt", k, Conditions{}); err != nil {
 			t.Fatalf("delete %q: %v", k, err)
 		}
 	}
@@ -301,7 +301,7 @@ func TestBuckets(t *testing.T) {
 	if err := l.DeleteBucket("bkt"); code(err) != s3err.BucketNotEmpty {
 		t.Fatalf("delete non-empty: %v", err)
 	}
-	l.DeleteObject("bkt", "k")
+	l.DeleteObject("bkt", "k", Conditions{})
 	// A file written behind the gateway's back makes the bucket non-empty too.
 	os.WriteFile(filepath.Join(root, "bkt", "stray"), []byte("x"), 0o644)
 	if err := l.DeleteBucket("bkt"); code(err) != s3err.BucketNotEmpty {

@@ -62,6 +62,14 @@ const (
 	UnexpectedContent
 	InvalidObjectState
 	MaxMessageLengthExceeded
+	AccessForbidden
+	BadRequest
+	IncorrectNumberOfFilesInPostRequest
+	InvalidPolicyDocument
+	MalformedPolicy
+	MalformedPOSTRequest
+	NoSuchBucketPolicy
+	NoSuchCORSConfiguration
 
 	numCodes // keep last: the table test checks every code below it has a row.
 )
@@ -125,6 +133,17 @@ var table = [numCodes]row{
 	UnexpectedContent:                  {"UnexpectedContent", http.StatusBadRequest, "This request does not support content."},
 	InvalidObjectState:                 {"InvalidObjectState", http.StatusForbidden, "The operation is not valid for the current state of the object."},
 	MaxMessageLengthExceeded:           {"MaxMessageLengthExceeded", http.StatusBadRequest, "Your request was too big."},
+
+	// Access for clients without credentials: bucket policies, CORS and
+	// browser POST uploads.
+	AccessForbidden:                     {"AccessForbidden", http.StatusForbidden, "CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec."},
+	BadRequest:                          {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},
+	IncorrectNumberOfFilesInPostRequest: {"IncorrectNumberOfFilesInPostRequest", http.StatusBadRequest, "POST requires exactly one file upload per request."},
+	InvalidPolicyDocument:               {"InvalidPolicyDocument", http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
+	MalformedPolicy:                     {"MalformedPolicy", http.StatusBadRequest, "This policy contains invalid Json"},
+	MalformedPOSTRequest:                {"MalformedPOSTRequest", http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
+	NoSuchBucketPolicy:                  {"NoSuchBucketPolicy", http.StatusNotFound, "The bucket policy does not exist"},
+	NoSuchCORSConfiguration:             {"NoSuchCORSConfiguration", http.StatusNotFound, "The CORS configuration does not exist"},
 }
 
 // String returns the code as S3 spells it in the <Code> element.

@@ -1,0 +1,201 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/objectgateway/objectgateway/pkg/cors"
+	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/policy"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// This file decides what requests without credentials may do, and routes
+// the operations of the access features (bucket policy, ACL, CORS, browser
+// POST upload).
+
+// Operation names of requests that carry their own authentication (or
+// none) and therefore bypass SigV4 header/query verification.
+const (
+	opPostObject    = "PostObject"
+	opCORSPreflight = "CORSPreflight"
+)
+
+// routeAccess names the operations of bucket policies, ACLs, CORS and
+// browser POST uploads; ok is false for every other request. It is pure,
+// and part of route's table.
+func (s *Server) routeAccess(method string, lv level, sub string, h http.Header) (operation, bool) {
+	switch {
+	case method == http.MethodOptions && (lv == levelBucket || lv == levelObject):
+		return operation{opCORSPreflight, s.corsPreflight}, true
+	case lv != levelBucket:
+		return operation{}, false
+	case sub == "":
+		if method == http.MethodPost && isFormData(h.Get("Content-Type")) {
+			return operation{opPostObject, s.postObject}, true
+		}
+		return operation{}, false
+	}
+	switch sub {
+	case "policy":
+		switch method {
+		case http.MethodGet:
+			return operation{"GetBucketPolicy", s.getBucketPolicy}, true
+		case http.MethodPut:
+			return operation{"PutBucketPolicy", s.putBucketPolicy}, true
+		case http.MethodDelete:
+			return operation{"DeleteBucketPolicy", s.deleteBucketPolicy}, true
+		}
+	case "policyStatus":
+		if method == http.MethodGet {
+			return operation{"GetBucketPolicyStatus", s.getBucketPolicyStatus}, true
+		}
+	case "acl":
+		switch method {
+		case http.MethodGet:
+			return operation{"GetBucketAcl", s.getBucketACL}, true
+		case http.MethodPut:
+			return operation{"PutBucketAcl", s.putBucketACL}, true
+		}
+	case "cors":
+		switch method {
+		case http.MethodGet:
+			return operation{"GetBucketCors", s.getBucketCORS}, true
+		case http.MethodPut:
+			return operation{"PutBucketCors", s.putBucketCORS}, true
+		case http.MethodDelete:
+			return operation{"DeleteBucketCors", s.deleteBucketCORS}, true
+		}
+	}
+	return operation{}, false
+}
+
+// isFormData reports whether a Content-Type is multipart/form-data.
+func isFormData(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "multipart/form-data")
+}
+
+// selfAuthenticated reports whether an operation is served without SigV4
+// verification: a CORS preflight (browsers never sign it) and a browser
+// POST upload (whose signature is a form field, checked by the handler).
+func selfAuthenticated(op string) bool {
+	return op == opPostObject || op == opCORSPreflight
+}
+
+// bucketRecord returns the record of the addressed bucket, reading the
+// index at most once per request.
+func (s *Server) bucketRecord(rq *request) (object.Bucket, error) {
+	if rq.bkt != nil {
+		return *rq.bkt, nil
+	}
+	b, err := s.layer.Bucket(rq.bucket)
+	if err != nil {
+		return b, err
+	}
+	rq.bkt = &b
+	return b, nil
+}
+
+// serveAnonymous runs a request without credentials if the bucket's
+// policy or canned ACL grants it; anything else is AccessDenied. The cost
+// over a signed request is one read of the bucket record (plus a policy
+// parse the first time a policy text is seen).
+func (s *Server) serveAnonymous(w http.ResponseWriter, r *http.Request, rq *request, op operation) error {
+	var action string
+	switch op.name {
+	case "GetObject", "HeadObject":
+		action = policy.GetObject
+	case "ListObjects", "ListObjectsV2":
+		action = policy.ListBucket
+	default:
+		return s3err.New(s3err.AccessDenied)
+	}
+	b, err := s.bucketRecord(rq)
+	if err != nil {
+		return s3err.Wrap(s3err.AccessDenied, err)
+	}
+	p := s.access.policyOf(b)
+	if !p.Allows(action, rq.key) {
+		return s3err.New(s3err.AccessDenied)
+	}
+	if action == policy.GetObject {
+		for k := range r.URL.Query() {
+			if strings.HasPrefix(k, "response-") {
+				return s3err.Newf(s3err.InvalidRequest, "Request specific response headers cannot be used for anonymous GET requests.")
+			}
+		}
+	}
+	err = op.handler(w, r, rq)
+	if action == policy.GetObject && !p.Allows(policy.ListBucket, "") {
+		// Like S3: without s3:ListBucket, a missing key must not be told
+		// apart from a forbidden one.
+		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchKey {
+			return s3err.Wrap(s3err.AccessDenied, err)
+		}
+	}
+	return err
+}
+
+// accessCache keeps parsed policies and CORS configurations, keyed by the
+// bucket and the stored text, so that a request pays for parsing only the
+// first time a document is seen. A changed document has a new key, so
+// entries never go stale; the maps are dropped when they grow past
+// maxAccessCache (old documents of deleted or reconfigured buckets).
+type accessCache struct {
+	mu       sync.Mutex
+	policies map[string]*policy.Policy
+	cors     map[string]*cors.Config
+}
+
+const maxAccessCache = 1024
+
+// policyOf returns the evaluator of a bucket's grants to everyone: the
+// canned ACL public-read, or the bucket policy, or nil (nothing).
+func (c *accessCache) policyOf(b object.Bucket) *policy.Policy {
+	if b.PublicRead {
+		return policy.PublicRead()
+	}
+	if b.Policy == "" {
+		return nil
+	}
+	key := b.Name + "\x00" + b.Policy
+	c.mu.Lock()
+	p, ok := c.policies[key]
+	c.mu.Unlock()
+	if ok {
+		return p
+	}
+	// The text was validated before it was stored; a parse failure here
+	// (a record written by another version) grants nothing.
+	p, _ = policy.Parse([]byte(b.Policy), b.Name)
+	c.mu.Lock()
+	if c.policies == nil || len(c.policies) >= maxAccessCache {
+		c.policies = make(map[string]*policy.Policy)
+	}
+	c.policies[key] = p
+	c.mu.Unlock()
+	return p
+}
+
+// corsOf returns a bucket's parsed CORS configuration, or nil.
+func (c *accessCache) corsOf(b object.Bucket) *cors.Config {
+	if b.CORS == "" {
+		return nil
+	}
+	c.mu.Lock()
+	cfg, ok := c.cors[b.CORS]
+	c.mu.Unlock()
+	if ok {
+		return cfg
+	}
+	cfg, _ = cors.Parse([]byte(b.CORS))
+	c.mu.Lock()
+	if c.cors == nil || len(c.cors) >= maxAccessCache {
+		c.cors = make(map[string]*cors.Config)
+	}
+	c.cors[b.CORS] = cfg
+	c.mu.Unlock()
+	return cfg
+}

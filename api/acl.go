@@ -1,0 +1,178 @@
+package api
+
+import (
+	"encoding/xml"
+	"net/http"
+	"strings"
+
+	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// allUsers is the grantee URI of S3's everyone group.
+const allUsers = "http://acs.amazonaws.com/groups/global/AllUsers"
+
+const xsiNS = "http://www.w3.org/2001/XMLSchema-instance"
+
+// bucketCannedACL reads the canned ACL of CreateBucket or PutBucketAcl:
+// public-read makes the bucket readable by everyone (the same grant as the
+// standard public-read bucket policy); private and the bucket-owner ACLs
+// grant nothing beyond the owner. Every ACL the gateway would not enforce
+// is NotImplemented.
+func bucketCannedACL(h http.Header) (public bool, err error) {
+	if h.Get("X-Amz-Acl") != "public-read" {
+		return false, checkACL(h)
+	}
+	for _, g := range []string{"X-Amz-Grant-Read", "X-Amz-Grant-Write", "X-Amz-Grant-Read-Acp", "X-Amz-Grant-Write-Acp", "X-Amz-Grant-Full-Control"} {
+		if h.Get(g) != "" {
+			return false, s3err.Newf(s3err.InvalidRequest, "Specifying both Canned ACLs and Header Grants is not allowed")
+		}
+	}
+	return true, nil
+}
+
+// bucketOwner is the access key that owns a bucket: its creator, or the
+// caller for a bucket imported from the filesystem, which has none.
+func bucketOwner(b object.Bucket, rq *request) string {
+	if b.Owner != "" {
+		return b.Owner
+	}
+	return rq.accessKey
+}
+
+type aclGrantee struct {
+	XMLNSXSI    string `xml:"xmlns:xsi,attr"`
+	Type        string `xml:"xsi:type,attr"`
+	ID          string `xml:"ID,omitempty"`
+	DisplayName string `xml:"DisplayName,omitempty"`
+	URI         string `xml:"URI,omitempty"`
+}
+
+type aclGrant struct {
+	Grantee    aclGrantee `xml:"Grantee"`
+	Permission string     `xml:"Permission"`
+}
+
+type accessControlPolicy struct {
+	XMLName xml.Name   `xml:"AccessControlPolicy"`
+	NS      string     `xml:"xmlns,attr"`
+	Owner   owner      `xml:"Owner"`
+	Grants  []aclGrant `xml:"AccessControlList>Grant"`
+}
+
+// getBucketACL answers GetBucketAcl: the owner has FULL_CONTROL and, on a
+// public-read bucket, everyone has READ.
+func (s *Server) getBucketACL(w http.ResponseWriter, r *http.Request, rq *request) error {
+	b, err := s.layer.Bucket(rq.bucket)
+	if err != nil {
+		return err
+	}
+	o := ownerOf(bucketOwner(b, rq))
+	out := accessControlPolicy{NS: s3NS, Owner: o, Grants: []aclGrant{{
+		Grantee:    aclGrantee{XMLNSXSI: xsiNS, Type: "CanonicalUser", ID: o.ID, DisplayName: o.DisplayName},
+		Permission: "FULL_CONTROL",
+	}}}
+	if b.PublicRead {
+		out.Grants = append(out.Grants, aclGrant{
+			Grantee:    aclGrantee{XMLNSXSI: xsiNS, Type: "Group", URI: allUsers},
+			Permission: "READ",
+		})
+	}
+	return writeXML(w, http.StatusOK, out)
+}
+
+// aclPolicyIn is the AccessControlPolicy body of PutBucketAcl.
+type aclPolicyIn struct {
+	XMLName xml.Name `xml:"AccessControlPolicy"`
+	Owner   *struct {
+		ID string `xml:"ID"`
+	} `xml:"Owner"`
+	Grants []struct {
+		Grantee struct {
+			Attrs []xml.Attr `xml:",any,attr"`
+			ID    string     `xml:"ID"`
+			URI   string     `xml:"URI"`
+			Email string     `xml:"EmailAddress"`
+		} `xml:"Grantee"`
+		Permission string `xml:"Permission"`
+	} `xml:"AccessControlList>Grant"`
+}
+
+// parseACLBody reads an AccessControlPolicy that grants ownerID
+// FULL_CONTROL and, optionally, AllUsers READ. It reports whether the
+// bucket is then public; every other grant is NotImplemented, because the
+// gateway could not enforce it.
+func parseACLBody(body []byte, ownerID string) (public bool, err error) {
+	var in aclPolicyIn
+	if err := xml.Unmarshal(body, &in); err != nil {
+		return false, s3err.Wrap(s3err.MalformedXML, err)
+	}
+	if in.Owner != nil && in.Owner.ID != "" && in.Owner.ID != ownerID {
+		return false, s3err.Newf(s3err.NotImplemented, "Changing the owner of a bucket is not supported.")
+	}
+	ownerFull := false
+	for _, g := range in.Grants {
+		typ := ""
+		for _, a := range g.Grantee.Attrs {
+			if a.Name.Local == "type" {
+				typ = a.Value
+			}
+		}
+		switch {
+		case typ == "CanonicalUser" && g.Grantee.ID == ownerID && g.Permission == "FULL_CONTROL":
+			ownerFull = true
+		case typ == "Group" && g.Grantee.URI == allUsers && g.Permission == "READ":
+			public = true
+		case typ == "":
+			return false, s3err.Newf(s3err.MalformedXML, "A Grantee must have an xsi:type.")
+		default:
+			who := g.Grantee.ID + g.Grantee.URI + g.Grantee.Email
+			return false, s3err.Newf(s3err.NotImplemented, "The grant of %s to %s %s is not supported; only the owner's FULL_CONTROL and AllUsers READ are.", g.Permission, typ, who)
+		}
+	}
+	if !ownerFull {
+		return false, s3err.Newf(s3err.NotImplemented, "Removing the bucket owner's FULL_CONTROL grant is not supported.")
+	}
+	return public, nil
+}
+
+// putBucketACL answers PutBucketAcl, from the x-amz-acl header or an
+// AccessControlPolicy body (not both).
+func (s *Server) putBucketACL(w http.ResponseWriter, r *http.Request, rq *request) error {
+	b, err := s.layer.Bucket(rq.bucket)
+	if err != nil {
+		return err
+	}
+	body, err := s.readBody(r, rq, maxSmallBody)
+	if err != nil {
+		return err
+	}
+	hasBody := len(strings.TrimSpace(string(body))) > 0
+	var public bool
+	switch {
+	case r.Header.Get("X-Amz-Acl") != "" && hasBody:
+		return s3err.New(s3err.UnexpectedContent)
+	case hasBody:
+		if public, err = parseACLBody(body, ownerOf(bucketOwner(b, rq)).ID); err != nil {
+			return err
+		}
+	case r.Header.Get("X-Amz-Acl") != "":
+		if public, err = bucketCannedACL(r.Header); err != nil {
+			return err
+		}
+	default:
+		if err := checkACL(r.Header); err != nil {
+			return err
+		}
+		return s3err.New(s3err.MissingSecurityHeader).With("MissingHeaderName", "x-amz-acl")
+	}
+	err = s.layer.UpdateBucket(rq.bucket, func(b *object.Bucket) error {
+		b.PublicRead = public
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}

@@ -1,0 +1,672 @@
+package api_test
+
+// Conformance of access for clients without credentials: bucket policies,
+// canned ACLs, CORS and browser POST uploads.
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/objectgateway/objectgateway/pkg/sigv4"
+)
+
+// publicReadPolicy is the standard public-read policy for bucket, limited
+// to keys under prefix ("" for all), plus s3:ListBucket when list is set.
+func publicReadPolicy(bucket, prefix string, list bool) string {
+	stmts := []string{fmt.Sprintf(`{"Sid":"PublicRead","Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::%s/%s*"}`, bucket, prefix)}
+	if list {
+		stmts = append(stmts, fmt.Sprintf(`{"Effect":"Allow","Principal":{"AWS":["*"]},"Action":["s3:ListBucket"],"Resource":"arn:aws:s3:::%s"}`, bucket))
+	}
+	return `{"Version":"2012-10-17","Statement":[` + strings.Join(stmts, ",") + `]}`
+}
+
+// anon sends a request without credentials and returns the response and
+// its body.
+func (g *gateway) anon(method, path, rawQuery string, hdr map[string]string, body []byte) (*http.Response, []byte) {
+	g.t.Helper()
+	req := g.rawRequest(method, path, rawQuery, body)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	return g.do(req, body, false)
+}
+
+func mustPut(t *testing.T, c *s3.Client, bucket, key, body string) {
+	t.Helper()
+	_, err := c.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(body)})
+	if err != nil {
+		t.Fatalf("PutObject(%s/%s): %v", bucket, key, err)
+	}
+}
+
+func TestConformanceBucketPolicySDK(t *testing.T) {
+	g := startGateway(t)
+	for _, c := range g.sdkClients() {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := t.Context()
+			bucket := uniqueBucket("policy")
+			if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := c.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String(bucket)})
+			wantCode(t, "GetBucketPolicy(none)", err, 404, "NoSuchBucketPolicy")
+			_, err = c.GetBucketPolicyStatus(ctx, &s3.GetBucketPolicyStatusInput{Bucket: aws.String(bucket)})
+			wantCode(t, "GetBucketPolicyStatus(none)", err, 404, "NoSuchBucketPolicy")
+
+			doc := publicReadPolicy(bucket, "", true)
+			if _, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+				t.Fatalf("PutBucketPolicy: %v", err)
+			}
+			got, err := c.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String(bucket)})
+			if err != nil {
+				t.Fatalf("GetBucketPolicy: %v", err)
+			}
+			if aws.ToString(got.Policy) != doc {
+				t.Errorf("GetBucketPolicy = %q, want %q", aws.ToString(got.Policy), doc)
+			}
+			st, err := c.GetBucketPolicyStatus(ctx, &s3.GetBucketPolicyStatusInput{Bucket: aws.String(bucket)})
+			if err != nil || st.PolicyStatus == nil || !aws.ToBool(st.PolicyStatus.IsPublic) {
+				t.Errorf("GetBucketPolicyStatus = %+v, %v; want IsPublic", st, err)
+			}
+
+			for name, bad := range map[string]string{
+				"Deny":          strings.Replace(doc, `"Allow"`, `"Deny"`, 1),
+				"Condition":     `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::` + bucket + `/*","Condition":{"IpAddress":{"aws:SourceIp":"192.0.2.0/24"}}}]}`,
+				"PutObject":     strings.Replace(doc, "s3:GetObject", "s3:PutObject", 1),
+				"other bucket":  publicReadPolicy("someone-else", "", false),
+				"specific user": strings.Replace(doc, `"Principal":"*"`, `"Principal":{"AWS":"arn:aws:iam::111122223333:root"}`, 1),
+				"not json":      `Version: 2012-10-17`,
+			} {
+				_, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(bad)})
+				wantCode(t, "PutBucketPolicy("+name+")", err, 400, "MalformedPolicy")
+			}
+			// A rejected policy leaves the stored one alone.
+			if got, err := c.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String(bucket)}); err != nil || aws.ToString(got.Policy) != doc {
+				t.Errorf("policy after rejected puts: %v", err)
+			}
+
+			if _, err := c.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: aws.String(bucket)}); err != nil {
+				t.Fatalf("DeleteBucketPolicy: %v", err)
+			}
+			_, err = c.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String(bucket)})
+			wantCode(t, "GetBucketPolicy(deleted)", err, 404, "NoSuchBucketPolicy")
+			_, err = c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String("no-such-bucket-x"), Policy: aws.String(doc)})
+			wantCode(t, "PutBucketPolicy(missing bucket)", err, 404, "NoSuchBucket")
+		})
+	}
+}
+
+func TestConformanceAnonymousAccess(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	pub, priv := uniqueBucket("public"), uniqueBucket("private")
+	for _, b := range []string{pub, priv} {
+		if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+			t.Fatal(err)
+		}
+		mustPut(t, c, b, "index.html", "<h1>hello</h1>")
+		mustPut(t, c, b, "public/a.txt", "aaa")
+	}
+	setPolicy := func(doc string) {
+		t.Helper()
+		if _, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(pub), Policy: aws.String(doc)}); err != nil {
+			t.Fatalf("PutBucketPolicy: %v", err)
+		}
+	}
+
+	// Before any policy, both buckets are private.
+	resp, body := g.anon("GET", "/"+pub+"/index.html", "", nil, nil)
+	wantXMLError(t, "anonymous GET before policy", resp, body, 403, "AccessDenied")
+
+	setPolicy(publicReadPolicy(pub, "", false))
+
+	resp, body = g.anon("GET", "/"+pub+"/index.html", "", nil, nil)
+	if resp.StatusCode != 200 || string(body) != "<h1>hello</h1>" {
+		t.Fatalf("anonymous GET public object: %d %q", resp.StatusCode, body)
+	}
+	etag, lastMod := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	if etag == "" || lastMod == "" {
+		t.Errorf("anonymous GET lacks validators: ETag %q Last-Modified %q", etag, lastMod)
+	}
+	resp, _ = g.anon("HEAD", "/"+pub+"/index.html", "", nil, nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Length") != "14" {
+		t.Errorf("anonymous HEAD: %d, Content-Length %q", resp.StatusCode, resp.Header.Get("Content-Length"))
+	}
+	// What an edge cache does: revalidate, and fetch ranges.
+	resp, _ = g.anon("GET", "/"+pub+"/index.html", "", map[string]string{"If-None-Match": etag}, nil)
+	if resp.StatusCode != 304 {
+		t.Errorf("anonymous revalidation with If-None-Match: %d, want 304", resp.StatusCode)
+	}
+	resp, body = g.anon("GET", "/"+pub+"/index.html", "", map[string]string{"Range": "bytes=1-2"}, nil)
+	if resp.StatusCode != 206 || string(body) != "h1" {
+		t.Errorf("anonymous range: %d %q", resp.StatusCode, body)
+	}
+	resp, body = g.anon("GET", "/"+pub+"/index.html", "response-content-type=text/plain", nil, nil)
+	wantXMLError(t, "anonymous GET with response override", resp, body, 400, "InvalidRequest")
+
+	resp, body = g.anon("GET", "/"+priv+"/index.html", "", nil, nil)
+	wantXMLError(t, "anonymous GET private object", resp, body, 403, "AccessDenied")
+	resp, _ = g.anon("HEAD", "/"+priv+"/index.html", "", nil, nil)
+	if resp.StatusCode != 403 {
+		t.Errorf("anonymous HEAD private object: %d, want 403", resp.StatusCode)
+	}
+	resp, body = g.anon("GET", "/no-such-bucket-anon/index.html", "", nil, nil)
+	wantXMLError(t, "anonymous GET in a missing bucket", resp, body, 403, "AccessDenied")
+
+	resp, body = g.anon("PUT", "/"+pub+"/new.txt", "", nil, []byte("x"))
+	wantXMLError(t, "anonymous PUT on public bucket", resp, body, 403, "AccessDenied")
+	resp, body = g.anon("DELETE", "/"+pub+"/index.html", "", nil, nil)
+	wantXMLError(t, "anonymous DELETE on public bucket", resp, body, 403, "AccessDenied")
+	resp, body = g.anon("GET", "/"+pub, "policy", nil, nil)
+	wantXMLError(t, "anonymous GetBucketPolicy", resp, body, 403, "AccessDenied")
+	if _, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(pub), Key: aws.String("index.html")}); err != nil {
+		t.Errorf("object gone after anonymous DELETE: %v", err)
+	}
+
+	// Without s3:ListBucket, a missing key is indistinguishable from a
+	// forbidden one, and listing is denied.
+	resp, body = g.anon("GET", "/"+pub+"/missing", "", nil, nil)
+	wantXMLError(t, "anonymous GET missing key without ListBucket", resp, body, 403, "AccessDenied")
+	resp, body = g.anon("GET", "/"+pub, "list-type=2", nil, nil)
+	wantXMLError(t, "anonymous ListObjectsV2 without ListBucket", resp, body, 403, "AccessDenied")
+
+	setPolicy(publicReadPolicy(pub, "", true))
+	for _, q := range []string{"list-type=2", ""} {
+		resp, body = g.anon("GET", "/"+pub, q, nil, nil)
+		if resp.StatusCode != 200 || !bytes.Contains(body, []byte("<Key>public/a.txt</Key>")) {
+			t.Errorf("anonymous list ?%s with ListBucket: %d %q", q, resp.StatusCode, body)
+		}
+	}
+	resp, body = g.anon("GET", "/"+pub+"/missing", "", nil, nil)
+	wantXMLError(t, "anonymous GET missing key with ListBucket", resp, body, 404, "NoSuchKey")
+	resp, body = g.anon("GET", "/"+priv, "list-type=2", nil, nil)
+	wantXMLError(t, "anonymous list of private bucket", resp, body, 403, "AccessDenied")
+
+	// A prefix grant.
+	setPolicy(publicReadPolicy(pub, "public/", false))
+	resp, body = g.anon("GET", "/"+pub+"/public/a.txt", "", nil, nil)
+	if resp.StatusCode != 200 || string(body) != "aaa" {
+		t.Errorf("anonymous GET under granted prefix: %d %q", resp.StatusCode, body)
+	}
+	resp, body = g.anon("GET", "/"+pub+"/index.html", "", nil, nil)
+	wantXMLError(t, "anonymous GET outside granted prefix", resp, body, 403, "AccessDenied")
+
+	// Deleting the policy makes the bucket private again.
+	if _, err := c.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: aws.String(pub)}); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = g.anon("GET", "/"+pub+"/public/a.txt", "", nil, nil)
+	wantXMLError(t, "anonymous GET after DeleteBucketPolicy", resp, body, 403, "AccessDenied")
+
+	// Signed requests are unaffected by all of this.
+	out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(priv), Key: aws.String("index.html")})
+	if err != nil {
+		t.Fatalf("signed GET: %v", err)
+	}
+	out.Body.Close()
+}
+
+func TestConformanceCannedACL(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := uniqueBucket("acl")
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket), ACL: types.BucketCannedACLPublicRead}); err != nil {
+		t.Fatalf("CreateBucket(public-read): %v", err)
+	}
+	mustPut(t, c, bucket, "k", "v")
+
+	wantPublic := func(what string, public bool) {
+		t.Helper()
+		resp, body := g.anon("GET", "/"+bucket+"/k", "", nil, nil)
+		listResp, _ := g.anon("GET", "/"+bucket, "list-type=2", nil, nil)
+		if public && (resp.StatusCode != 200 || string(body) != "v" || listResp.StatusCode != 200) {
+			t.Errorf("%s: anonymous GET %d, list %d; want 200, 200", what, resp.StatusCode, listResp.StatusCode)
+		}
+		if !public {
+			wantXMLError(t, what+": anonymous GET", resp, body, 403, "AccessDenied")
+		}
+		acl, err := c.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: aws.String(bucket)})
+		if err != nil {
+			t.Fatalf("%s: GetBucketAcl: %v", what, err)
+		}
+		var owner, everyone bool
+		for _, gr := range acl.Grants {
+			switch {
+			case gr.Grantee.Type == types.TypeCanonicalUser && aws.ToString(gr.Grantee.ID) == aws.ToString(acl.Owner.ID) && gr.Permission == types.PermissionFullControl:
+				owner = true
+			case gr.Grantee.Type == types.TypeGroup && aws.ToString(gr.Grantee.URI) == "http://acs.amazonaws.com/groups/global/AllUsers" && gr.Permission == types.PermissionRead:
+				everyone = true
+			default:
+				t.Errorf("%s: unexpected grant %+v", what, gr)
+			}
+		}
+		if !owner || everyone != public || len(acl.Grants) != map[bool]int{false: 1, true: 2}[public] {
+			t.Errorf("%s: GetBucketAcl grants %+v (owner %v, everyone %v)", what, acl.Grants, owner, everyone)
+		}
+	}
+	wantPublic("created public-read", true)
+
+	if _, err := c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket), ACL: types.BucketCannedACLPrivate}); err != nil {
+		t.Fatalf("PutBucketAcl(private): %v", err)
+	}
+	wantPublic("after private", false)
+	if _, err := c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket), ACL: types.BucketCannedACLPublicRead}); err != nil {
+		t.Fatalf("PutBucketAcl(public-read): %v", err)
+	}
+	wantPublic("after public-read", true)
+
+	// An AccessControlPolicy body: GetBucketAcl's own output without the
+	// AllUsers grant, then with it.
+	acl, err := c.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ownerOnly []types.Grant
+	for _, gr := range acl.Grants {
+		if gr.Grantee.Type == types.TypeCanonicalUser {
+			ownerOnly = append(ownerOnly, gr)
+		}
+	}
+	_, err = c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket), AccessControlPolicy: &types.AccessControlPolicy{Owner: acl.Owner, Grants: ownerOnly}})
+	if err != nil {
+		t.Fatalf("PutBucketAcl(owner-only body): %v", err)
+	}
+	wantPublic("after owner-only body", false)
+	_, err = c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket), AccessControlPolicy: &types.AccessControlPolicy{Owner: acl.Owner, Grants: acl.Grants}})
+	if err != nil {
+		t.Fatalf("PutBucketAcl(AllUsers READ body): %v", err)
+	}
+	wantPublic("after AllUsers READ body", true)
+
+	other := append(ownerOnly, types.Grant{
+		Grantee:    &types.Grantee{Type: types.TypeCanonicalUser, ID: aws.String(strings.Repeat("ab", 32))},
+		Permission: types.PermissionRead,
+	})
+	_, err = c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket), AccessControlPolicy: &types.AccessControlPolicy{Owner: acl.Owner, Grants: other}})
+	wantCode(t, "PutBucketAcl(grant to another user)", err, 501, "NotImplemented")
+	_, err = c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket), AccessControlPolicy: &types.AccessControlPolicy{Owner: acl.Owner, Grants: []types.Grant{{
+		Grantee:    &types.Grantee{Type: types.TypeGroup, URI: aws.String("http://acs.amazonaws.com/groups/global/AllUsers")},
+		Permission: types.PermissionWrite,
+	}}}})
+	wantCode(t, "PutBucketAcl(AllUsers WRITE)", err, 501, "NotImplemented")
+	for _, canned := range []types.BucketCannedACL{types.BucketCannedACLPublicReadWrite, types.BucketCannedACLAuthenticatedRead} {
+		_, err := c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket), ACL: canned})
+		wantCode(t, "PutBucketAcl("+string(canned)+")", err, 501, "NotImplemented")
+		_, err = c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(uniqueBucket("acl")), ACL: canned})
+		wantCode(t, "CreateBucket("+string(canned)+")", err, 501, "NotImplemented")
+	}
+	wantPublic("after refused ACLs", true)
+}
+
+const corsConfigXML = `<CORSConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">` +
+	`<CORSRule><ID>app</ID><AllowedHeader>content-type</AllowedHeader><AllowedHeader>x-amz-*</AllowedHeader>` +
+	`<AllowedMethod>PUT</AllowedMethod><AllowedMethod>GET</AllowedMethod><AllowedOrigin>https://*.example.com</AllowedOrigin>` +
+	`<ExposeHeader>ETag</ExposeHeader><MaxAgeSeconds>600</MaxAgeSeconds></CORSRule>` +
+	`<CORSRule><AllowedMethod>GET</AllowedMethod><AllowedOrigin>*</AllowedOrigin></CORSRule></CORSConfiguration>`
+
+func TestConformanceCORS(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := uniqueBucket("cors")
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket), ACL: types.BucketCannedACLPublicRead}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, c, bucket, "obj", "data")
+
+	_, err := c.GetBucketCors(ctx, &s3.GetBucketCorsInput{Bucket: aws.String(bucket)})
+	wantCode(t, "GetBucketCors(none)", err, 404, "NoSuchCORSConfiguration")
+	preflight := func(path, origin, method, headers string) (*http.Response, []byte) {
+		h := map[string]string{"Origin": origin, "Access-Control-Request-Method": method}
+		if headers != "" {
+			h["Access-Control-Request-Headers"] = headers
+		}
+		return g.anon("OPTIONS", path, "", h, nil)
+	}
+	resp, body := preflight("/"+bucket+"/obj", "https://app.example.com", "PUT", "")
+	wantXMLError(t, "preflight without configuration", resp, body, 403, "AccessForbidden")
+
+	cfg := &types.CORSConfiguration{CORSRules: []types.CORSRule{
+		{ID: aws.String("app"), AllowedHeaders: []string{"content-type", "x-amz-*"}, AllowedMethods: []string{"PUT", "GET"},
+			AllowedOrigins: []string{"https://*.example.com"}, ExposeHeaders: []string{"ETag"}, MaxAgeSeconds: aws.Int32(600)},
+		{AllowedMethods: []string{"GET"}, AllowedOrigins: []string{"*"}},
+	}}
+	if _, err := c.PutBucketCors(ctx, &s3.PutBucketCorsInput{Bucket: aws.String(bucket), CORSConfiguration: cfg}); err != nil {
+		t.Fatalf("PutBucketCors: %v", err)
+	}
+	got, err := c.GetBucketCors(ctx, &s3.GetBucketCorsInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		t.Fatalf("GetBucketCors: %v", err)
+	}
+	if len(got.CORSRules) != 2 || aws.ToString(got.CORSRules[0].ID) != "app" || aws.ToInt32(got.CORSRules[0].MaxAgeSeconds) != 600 ||
+		strings.Join(got.CORSRules[0].AllowedHeaders, ",") != "content-type,x-amz-*" || got.CORSRules[1].AllowedOrigins[0] != "*" {
+		t.Errorf("GetBucketCors = %+v", got.CORSRules)
+	}
+	// The raw document is the canonical XML.
+	req := g.rawRequest("GET", "/"+bucket, "cors", nil)
+	resp, body = g.do(req, nil, true)
+	if resp.StatusCode != 200 || string(body) != corsConfigXML {
+		t.Errorf("raw GetBucketCors: %d\n%s\nwant\n%s", resp.StatusCode, body, corsConfigXML)
+	}
+
+	for name, bad := range map[string]*types.CORSConfiguration{
+		"PATCH":           {CORSRules: []types.CORSRule{{AllowedMethods: []string{"PATCH"}, AllowedOrigins: []string{"*"}}}},
+		"two wildcards":   {CORSRules: []types.CORSRule{{AllowedMethods: []string{"GET"}, AllowedOrigins: []string{"*.*"}}}},
+		"expose wildcard": {CORSRules: []types.CORSRule{{AllowedMethods: []string{"GET"}, AllowedOrigins: []string{"*"}, ExposeHeaders: []string{"*"}}}},
+		"too many rules":  {CORSRules: make([]types.CORSRule, 101)},
+	} {
+		if name == "too many rules" {
+			for i := range bad.CORSRules {
+				bad.CORSRules[i] = types.CORSRule{AllowedMethods: []string{"GET"}, AllowedOrigins: []string{"*"}}
+			}
+		}
+		_, err := c.PutBucketCors(ctx, &s3.PutBucketCorsInput{Bucket: aws.String(bucket), CORSConfiguration: bad})
+		code := "InvalidRequest"
+		if name == "too many rules" {
+			code = "MalformedXML"
+		}
+		wantCode(t, "PutBucketCors("+name+")", err, 400, code)
+	}
+
+	// Documents the SDK refuses to send: raw signed requests.
+	for name, doc := range map[string]string{
+		"no origin": `<CORSConfiguration><CORSRule><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>`,
+		"no rules":  `<CORSConfiguration></CORSConfiguration>`,
+		"not xml":   `{"CORSRules":[]}`,
+		"misspelt":  `<CORSConfiguration><CORSRule><AllowedOrigins>*</AllowedOrigins><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>`,
+	} {
+		req := g.rawRequest("PUT", "/"+bucket, "cors", []byte(doc))
+		resp, body := g.do(req, []byte(doc), true)
+		wantXMLError(t, "raw PutBucketCors("+name+")", resp, body, 400, "MalformedXML")
+	}
+
+	// An allowed preflight, on an object and on the bucket.
+	for _, path := range []string{"/" + bucket + "/obj", "/" + bucket} {
+		resp, body = preflight(path, "https://app.example.com", "PUT", "Content-Type, X-Amz-Date")
+		if resp.StatusCode != 200 {
+			t.Fatalf("allowed preflight %s: %d %s", path, resp.StatusCode, body)
+		}
+		for k, want := range map[string]string{
+			"Access-Control-Allow-Origin":      "https://app.example.com",
+			"Access-Control-Allow-Methods":     "PUT, GET",
+			"Access-Control-Allow-Headers":     "content-type, x-amz-date",
+			"Access-Control-Expose-Headers":    "ETag",
+			"Access-Control-Max-Age":           "600",
+			"Access-Control-Allow-Credentials": "true",
+		} {
+			if got := resp.Header.Get(k); got != want {
+				t.Errorf("preflight %s: %s = %q, want %q", path, k, got, want)
+			}
+		}
+		if !strings.Contains(resp.Header.Get("Vary"), "Origin") {
+			t.Errorf("preflight: Vary %q lacks Origin", resp.Header.Get("Vary"))
+		}
+	}
+	resp, _ = preflight("/"+bucket+"/obj", "https://anywhere.test", "GET", "")
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "*" || resp.Header.Get("Access-Control-Allow-Credentials") != "" {
+		t.Errorf("wildcard preflight: %d, Allow-Origin %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+
+	// Refused preflights.
+	for name, args := range map[string][3]string{
+		"origin":  {"https://evil.test", "PUT", ""},
+		"method":  {"https://app.example.com", "DELETE", ""},
+		"headers": {"https://app.example.com", "PUT", "authorization"},
+	} {
+		resp, body := preflight("/"+bucket+"/obj", args[0], args[1], args[2])
+		wantXMLError(t, "refused preflight ("+name+")", resp, body, 403, "AccessForbidden")
+		if resp.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("refused preflight (%s) carries Access-Control-Allow-Origin", name)
+		}
+	}
+	resp, body = preflight("/no-such-bucket-cors/obj", "https://app.example.com", "GET", "")
+	wantXMLError(t, "preflight on missing bucket", resp, body, 403, "AccessForbidden")
+	resp, body = g.anon("OPTIONS", "/"+bucket+"/obj", "", map[string]string{"Access-Control-Request-Method": "GET"}, nil)
+	wantXMLError(t, "preflight without Origin", resp, body, 400, "BadRequest")
+
+	// CORS headers on actual requests: anonymous and signed.
+	resp, body = g.anon("GET", "/"+bucket+"/obj", "", map[string]string{"Origin": "https://app.example.com"}, nil)
+	if resp.StatusCode != 200 || string(body) != "data" || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" ||
+		resp.Header.Get("Access-Control-Expose-Headers") != "ETag" {
+		t.Errorf("actual anonymous GET with Origin: %d, headers %v", resp.StatusCode, resp.Header)
+	}
+	req = g.rawRequest("GET", "/"+bucket+"/obj", "", nil)
+	req.Header.Set("Origin", "https://other.test")
+	resp, _ = g.do(req, nil, true)
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("actual signed GET with Origin: %d, Allow-Origin %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+	resp, _ = g.anon("GET", "/"+bucket+"/obj", "", nil, nil)
+	if resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Error("a request without Origin got CORS headers")
+	}
+
+	if _, err := c.DeleteBucketCors(ctx, &s3.DeleteBucketCorsInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatalf("DeleteBucketCors: %v", err)
+	}
+	_, err = c.GetBucketCors(ctx, &s3.GetBucketCorsInput{Bucket: aws.String(bucket)})
+	wantCode(t, "GetBucketCors(deleted)", err, 404, "NoSuchCORSConfiguration")
+	resp, body = preflight("/"+bucket+"/obj", "https://app.example.com", "GET", "")
+	wantXMLError(t, "preflight after DeleteBucketCors", resp, body, 403, "AccessForbidden")
+}
+
+// postField is one form field of a browser POST upload, in order.
+type postField struct{ name, value string }
+
+// postUpload builds and sends a browser-style POST upload: the fields in
+// order, then the file. It does not follow redirects.
+func (g *gateway) postUpload(bucket string, fields []postField, filename string, file []byte) (*http.Response, []byte) {
+	g.t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, f := range fields {
+		if err := mw.WriteField(f.name, f.value); err != nil {
+			g.t.Fatal(err)
+		}
+	}
+	fw, err := mw.CreateFormFile("file", filename)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	fw.Write(file)
+	mw.WriteField("x-ignore-after-file", "ignored")
+	mw.Close()
+	req := g.rawRequest("POST", "/"+bucket, "", buf.Bytes())
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	client := g.httpClient()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Do(req)
+	if err != nil {
+		g.t.Fatalf("POST upload: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return resp, body
+}
+
+// postPolicy is a browser upload policy the test signs itself.
+type postPolicy struct {
+	expiration time.Time
+	conditions []any
+}
+
+// sign returns the form fields of a SigV4-signed POST policy (policy,
+// x-amz-algorithm, x-amz-credential, x-amz-date, x-amz-signature) and adds
+// their conditions to p first.
+func (g *gateway) signPost(p postPolicy, accessKey, secret string, now time.Time) []postField {
+	g.t.Helper()
+	date := now.UTC().Format("20060102")
+	cred := accessKey + "/" + date + "/" + g.Region + "/s3/aws4_request"
+	amzDate := now.UTC().Format("20060102T150405Z")
+	conds := append([]any{
+		map[string]string{"x-amz-algorithm": "AWS4-HMAC-SHA256"},
+		map[string]string{"x-amz-credential": cred},
+		map[string]string{"x-amz-date": amzDate},
+	}, p.conditions...)
+	doc, err := json.Marshal(map[string]any{"expiration": p.expiration.UTC().Format("2006-01-02T15:04:05.000Z"), "conditions": conds})
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	b64 := base64.StdEncoding.EncodeToString(doc)
+	m := hmac.New(sha256.New, sigv4.SigningKey(secret, date, g.Region, "s3"))
+	m.Write([]byte(b64))
+	return []postField{
+		{"Policy", b64},
+		{"X-Amz-Algorithm", "AWS4-HMAC-SHA256"},
+		{"X-Amz-Credential", cred},
+		{"X-Amz-Date", amzDate},
+		{"X-Amz-Signature", hex.EncodeToString(m.Sum(nil))},
+	}
+}
+
+func TestConformancePostObject(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := uniqueBucket("post")
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	base := postPolicy{expiration: now.Add(time.Hour), conditions: []any{
+		map[string]string{"bucket": bucket},
+		[]any{"starts-with", "$key", "uploads/"},
+		[]any{"starts-with", "$Content-Type", "image/"},
+		[]any{"content-length-range", 1, 1024},
+		map[string]string{"x-amz-meta-owner": "eric"},
+		[]any{"starts-with", "$success_action_status", ""},
+		[]any{"starts-with", "$success_action_redirect", ""},
+		[]any{"starts-with", "$tagging", ""},
+	}}
+	form := func(p postPolicy, extra ...postField) []postField {
+		fields := []postField{{"key", "uploads/${filename}"}, {"Content-Type", "image/png"}, {"x-amz-meta-owner", "eric"}}
+		fields = append(fields, extra...)
+		return append(fields, g.signPost(p, g.AccessKey, g.SecretKey, now)...)
+	}
+	png := []byte("\x89PNG fake image bytes")
+
+	t.Run("204", func(t *testing.T) {
+		resp, body := g.postUpload(bucket, form(base), "a.png", png)
+		if resp.StatusCode != 204 || resp.Header.Get("ETag") == "" {
+			t.Fatalf("POST: %d %s", resp.StatusCode, body)
+		}
+		out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("uploads/a.png")})
+		if err != nil {
+			t.Fatalf("GetObject after POST: %v", err)
+		}
+		got, _ := io.ReadAll(out.Body)
+		out.Body.Close()
+		if !bytes.Equal(got, png) || aws.ToString(out.ContentType) != "image/png" || out.Metadata["owner"] != "eric" ||
+			aws.ToString(out.ETag) != resp.Header.Get("ETag") {
+			t.Errorf("stored object: %q, type %q, meta %v, ETag %q vs %q", got, aws.ToString(out.ContentType), out.Metadata, aws.ToString(out.ETag), resp.Header.Get("ETag"))
+		}
+	})
+	t.Run("201", func(t *testing.T) {
+		resp, body := g.postUpload(bucket, form(base, postField{"success_action_status", "201"}), "b.png", png)
+		if resp.StatusCode != 201 {
+			t.Fatalf("POST: %d %s", resp.StatusCode, body)
+		}
+		var pr struct {
+			Location, Bucket, Key, ETag string
+		}
+		if err := xml.Unmarshal(body, &pr); err != nil {
+			t.Fatalf("PostResponse %q: %v", body, err)
+		}
+		if pr.Bucket != bucket || pr.Key != "uploads/b.png" || pr.ETag != resp.Header.Get("ETag") || !strings.HasSuffix(pr.Location, "/"+bucket+"/uploads/b.png") {
+			t.Errorf("PostResponse = %+v", pr)
+		}
+	})
+	t.Run("tagging", func(t *testing.T) {
+		tagging := `<Tagging><TagSet><Tag><Key>team</Key><Value>web</Value></Tag></TagSet></Tagging>`
+		resp, body := g.postUpload(bucket, form(base, postField{"tagging", tagging}), "e.png", png)
+		if resp.StatusCode != 204 {
+			t.Fatalf("POST: %d %s", resp.StatusCode, body)
+		}
+		out, err := c.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String("uploads/e.png")})
+		if err != nil || len(out.TagSet) != 1 || aws.ToString(out.TagSet[0].Key) != "team" || aws.ToString(out.TagSet[0].Value) != "web" {
+			t.Errorf("GetObjectTagging after POST with tagging: %+v, %v", out, err)
+		}
+		resp, body = g.postUpload(bucket, form(base, postField{"tagging", "team=web"}), "f.png", png)
+		wantXMLError(t, "POST with a non-XML tagging field", resp, body, 400, "MalformedXML")
+	})
+	t.Run("200", func(t *testing.T) {
+		resp, body := g.postUpload(bucket, form(base, postField{"success_action_status", "200"}), "c.png", png)
+		if resp.StatusCode != 200 || len(body) != 0 {
+			t.Fatalf("POST: %d %s", resp.StatusCode, body)
+		}
+	})
+	t.Run("redirect", func(t *testing.T) {
+		resp, body := g.postUpload(bucket, form(base, postField{"success_action_redirect", "https://app.example.com/done?x=1"}), "d.png", png)
+		if resp.StatusCode != 303 {
+			t.Fatalf("POST: %d %s", resp.StatusCode, body)
+		}
+		u, err := url.Parse(resp.Header.Get("Location"))
+		if err != nil || u.Host != "app.example.com" || u.Query().Get("bucket") != bucket || u.Query().Get("key") != "uploads/d.png" ||
+			u.Query().Get("etag") != resp.Header.Get("ETag") || u.Query().Get("x") != "1" {
+			t.Errorf("redirect Location %q", resp.Header.Get("Location"))
+		}
+	})
+
+	failures := []struct {
+		name   string
+		fields []postField
+		file   []byte
+		status int
+		code   string
+		msg    string
+	}{
+		{"expired", form(postPolicy{expiration: now.Add(-time.Minute), conditions: base.conditions}), png, 403, "AccessDenied", "Policy expired."},
+		{"key outside starts-with", append([]postField{{"key", "elsewhere/x.png"}, {"Content-Type", "image/png"}, {"x-amz-meta-owner", "eric"}}, g.signPost(base, g.AccessKey, g.SecretKey, now)...), png, 403, "AccessDenied", "$key"},
+		{"over content-length-range", form(base), bytes.Repeat([]byte("x"), 1025), 400, "EntityTooLarge", ""},
+		{"far over content-length-range", form(base), bytes.Repeat([]byte("x"), 8<<20), 400, "EntityTooLarge", ""},
+		{"under content-length-range", form(base), nil, 400, "EntityTooSmall", ""},
+		{"extra field", form(base, postField{"x-amz-meta-unlisted", "1"}), png, 403, "AccessDenied", "Extra input fields: x-amz-meta-unlisted"},
+		{"content type", append([]postField{{"key", "uploads/x"}, {"Content-Type", "text/html"}, {"x-amz-meta-owner", "eric"}}, g.signPost(base, g.AccessKey, g.SecretKey, now)...), png, 403, "AccessDenied", "$Content-Type"},
+		{"wrong signature", append(form(base)[:3], g.signPost(base, g.AccessKey, "not-the-secret", now)...), png, 403, "SignatureDoesNotMatch", ""},
+		{"unknown access key", append(form(base)[:3], g.signPost(base, "AKIDUNKNOWN", g.SecretKey, now)...), png, 403, "InvalidAccessKeyId", ""},
+		{"no signature", []postField{{"key", "uploads/x"}}, png, 403, "AccessDenied", ""},
+	}
+	for _, f := range failures {
+		t.Run(f.name, func(t *testing.T) {
+			resp, body := g.postUpload(bucket, f.fields, "fail.png", f.file)
+			wantXMLError(t, f.name, resp, body, f.status, f.code)
+			if f.msg != "" && !bytes.Contains(body, []byte(f.msg)) {
+				t.Errorf("%s: body %s lacks %q", f.name, body, f.msg)
+			}
+		})
+	}
+	// Nothing of the failed uploads was stored.
+	list, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, o := range list.Contents {
+		keys = append(keys, aws.ToString(o.Key))
+	}
+	if strings.Join(keys, ",") != "uploads/a.png,uploads/b.png,uploads/c.png,uploads/d.png,uploads/e.png" {
+		t.Errorf("keys after POST uploads: %v", keys)
+	}
+}

@@ -1,0 +1,442 @@
+package api
+
+import (
+	"encoding/xml"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/checksum"
+	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/precondition"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// checksumFields are the Checksum* elements of S3's multipart documents.
+type checksumFields struct {
+	ChecksumCRC32     string `xml:"ChecksumCRC32,omitempty"`
+	ChecksumCRC32C    string `xml:"ChecksumCRC32C,omitempty"`
+	ChecksumCRC64NVME string `xml:"ChecksumCRC64NVME,omitempty"`
+	ChecksumSHA1      string `xml:"ChecksumSHA1,omitempty"`
+	ChecksumSHA256    string `xml:"ChecksumSHA256,omitempty"`
+}
+
+func (c *checksumFields) set(alg, value string) {
+	switch alg {
+	case "CRC32":
+		c.ChecksumCRC32 = value
+	case "CRC32C":
+		c.ChecksumCRC32C = value
+	case "CRC64NVME":
+		c.ChecksumCRC64NVME = value
+	case "SHA1":
+		c.ChecksumSHA1 = value
+	case "SHA256":
+		c.ChecksumSHA256 = value
+	}
+}
+
+// value returns the one checksum the fields hold for alg.
+func (c *checksumFields) value(alg string) string {
+	switch alg {
+	case "CRC32":
+		return c.ChecksumCRC32
+	case "CRC32C":
+		return c.ChecksumCRC32C
+	case "CRC64NVME":
+		return c.ChecksumCRC64NVME
+	case "SHA1":
+		return c.ChecksumSHA1
+	case "SHA256":
+		return c.ChecksumSHA256
+	}
+	return ""
+}
+
+type initiateMultipartUploadResult struct {
+	XMLName  xml.Name `xml:"InitiateMultipartUploadResult"`
+	NS       string   `xml:"xmlns,attr"`
+	Bucket   string   `xml:"Bucket"`
+	Key      string   `xml:"Key"`
+	UploadID string   `xml:"UploadId"`
+}
+
+// createMultipartUpload answers CreateMultipartUpload.
+func (s *Server) createMultipartUpload(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := unsupportedWriteHeaders(r.Header); err != nil {
+		return err
+	}
+	hdrs, err := objectHeaders(r.Header)
+	if err != nil {
+		return err
+	}
+	tags, err := parseTaggingHeader(r.Header.Get("X-Amz-Tagging"))
+	if err != nil {
+		return err
+	}
+	in := object.CreateUploadInput{Bucket: rq.bucket, Key: rq.key, Owner: rq.accessKey, Headers: hdrs, Tags: tags, Type: r.Header.Get("X-Amz-Checksum-Type")}
+	if v := r.Header.Get("X-Amz-Checksum-Algorithm"); v != "" {
+		alg, ok := checksum.ParseAlgorithm(v)
+		if !ok {
+			return s3err.Newf(s3err.InvalidRequest, "Checksum algorithm provided is unsupported. Please try again with any of the valid types: [CRC32, CRC32C, CRC64NVME, SHA1, SHA256]")
+		}
+		in.Algorithm = alg
+	}
+	u, err := s.layer.CreateMultipartUpload(in)
+	if err != nil {
+		return err
+	}
+	if u.ChecksumAlgorithm != "" {
+		w.Header().Set("X-Amz-Checksum-Algorithm", u.ChecksumAlgorithm)
+		w.Header().Set("X-Amz-Checksum-Type", u.ChecksumType)
+	}
+	return writeXML(w, http.StatusOK, initiateMultipartUploadResult{NS: s3NS, Bucket: rq.bucket, Key: rq.key, UploadID: u.ID})
+}
+
+// partNumber parses the partNumber query parameter.
+func partNumber(q url.Values) (int, error) {
+	n, err := strconv.Atoi(q.Get("partNumber"))
+	if err != nil || n < 1 || n > object.MaxParts {
+		return 0, s3err.Newf(s3err.InvalidArgument, "Part number must be an integer between 1 and 10000, inclusive").With("ArgumentName", "partNumber")
+	}
+	return n, nil
+}
+
+// uploadPart answers UploadPart.
+func (s *Server) uploadPart(w http.ResponseWriter, r *http.Request, rq *request) error {
+	q := r.URL.Query()
+	n, err := partNumber(q)
+	if err != nil {
+		return err
+	}
+	body, size, expect, err := payload(r, rq.auth)
+	if err != nil {
+		return err
+	}
+	if size < 0 {
+		return s3err.New(s3err.MissingContentLength)
+	}
+	p, err := s.layer.UploadPart(object.PartInput{
+		Bucket: rq.bucket, Key: rq.key, UploadID: q.Get("uploadId"), Number: n, Body: body, Size: size, Expect: expect,
+	})
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("ETag", `"`+p.ETag+`"`)
+	if alg, ok := checksum.ParseAlgorithm(p.Checksum.Algorithm); ok && (expect.Algorithm == alg) {
+		h.Set(alg.Header(), p.Checksum.Value)
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+type copyPartResult struct {
+	XMLName      xml.Name `xml:"CopyPartResult"`
+	ETag         string   `xml:"ETag"`
+	LastModified string   `xml:"LastModified"`
+	checksumFields
+}
+
+// uploadPartCopy answers UploadPartCopy.
+func (s *Server) uploadPartCopy(w http.ResponseWriter, r *http.Request, rq *request) error {
+	q := r.URL.Query()
+	n, err := partNumber(q)
+	if err != nil {
+		return err
+	}
+	srcBucket, srcKey, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
+	if err != nil {
+		return err
+	}
+	in := object.CopyPartInput{Bucket: rq.bucket, Key: rq.key, UploadID: q.Get("uploadId"), Number: n, SrcBucket: srcBucket, SrcKey: srcKey}
+	if v := r.Header.Get("X-Amz-Copy-Source-Range"); v != "" {
+		in.Range = func(size int64) (int64, int64, error) { return copySourceRange(v, size) }
+	}
+	cond := copySourceConditions(r.Header)
+	in.Check = func(src *object.Object) error {
+		return precondition.CheckCopySource(cond, src.ETag, src.LastModified)
+	}
+	p, err := s.layer.UploadPartCopy(in)
+	if err != nil {
+		return err
+	}
+	out := copyPartResult{ETag: `"` + p.ETag + `"`, LastModified: isoTime(p.LastModified)}
+	out.set(p.Checksum.Algorithm, p.Checksum.Value)
+	return writeXML(w, http.StatusOK, out)
+}
+
+// copySourceRange parses x-amz-copy-source-range, which unlike Range must
+// be a complete "bytes=first-last" inside the source.
+func copySourceRange(v string, size int64) (int64, int64, error) {
+	bad := s3err.Newf(s3err.InvalidArgument, "The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy").With("ArgumentName", "x-amz-copy-source-range")
+	spec, ok := strings.CutPrefix(v, "bytes=")
+	if !ok {
+		return 0, 0, bad
+	}
+	a, b, ok := strings.Cut(spec, "-")
+	first, err1 := strconv.ParseInt(a, 10, 64)
+	last, err2 := strconv.ParseInt(b, 10, 64)
+	if !ok || err1 != nil || err2 != nil || first < 0 || last < first {
+		return 0, 0, bad
+	}
+	if last >= size {
+		return 0, 0, s3err.Newf(s3err.InvalidRange, "The requested range is not satisfiable")
+	}
+	return first, last - first + 1, nil
+}
+
+func copySourceConditions(h http.Header) precondition.Headers {
+	return precondition.Headers{
+		IfMatch:           h.Get("X-Amz-Copy-Source-If-Match"),
+		IfNoneMatch:       h.Get("X-Amz-Copy-Source-If-None-Match"),
+		IfModifiedSince:   h.Get("X-Amz-Copy-Source-If-Modified-Since"),
+		IfUnmodifiedSince: h.Get("X-Amz-Copy-Source-If-Unmodified-Since"),
+	}
+}
+
+type completeMultipartUpload struct {
+	XMLName xml.Name `xml:"CompleteMultipartUpload"`
+	Parts   []struct {
+		PartNumber int    `xml:"PartNumber"`
+		ETag       string `xml:"ETag"`
+		checksumFields
+	} `xml:"Part"`
+}
+
+type completeMultipartUploadResult struct {
+	XMLName  xml.Name `xml:"CompleteMultipartUploadResult"`
+	NS       string   `xml:"xmlns,attr"`
+	Location string   `xml:"Location"`
+	Bucket   string   `xml:"Bucket"`
+	Key      string   `xml:"Key"`
+	ETag     string   `xml:"ETag"`
+	checksumFields
+	ChecksumType string `xml:"ChecksumType,omitempty"`
+}
+
+// maxCompleteBody bounds a CompleteMultipartUpload body: 10,000 parts with
+// an ETag and a checksum each.
+const maxCompleteBody = 4 << 20
+
+// parseCompleteRequest decodes a CompleteMultipartUpload body.
+func parseCompleteRequest(body []byte) ([]object.CompletePart, error) {
+	var req completeMultipartUpload
+	if err := xml.Unmarshal(body, &req); err != nil {
+		return nil, s3err.Wrap(s3err.MalformedXML, err)
+	}
+	if len(req.Parts) == 0 {
+		return nil, s3err.Newf(s3err.MalformedXML, "You must specify at least one part")
+	}
+	parts := make([]object.CompletePart, len(req.Parts))
+	for i, p := range req.Parts {
+		parts[i] = object.CompletePart{Number: p.PartNumber, ETag: p.ETag}
+		for _, alg := range checksum.Algorithms() {
+			if v := p.value(alg.String()); v != "" {
+				if parts[i].Checksums == nil {
+					parts[i].Checksums = map[string]string{}
+				}
+				parts[i].Checksums[alg.String()] = v
+			}
+		}
+	}
+	return parts, nil
+}
+
+// completeMultipartUpload answers CompleteMultipartUpload.
+func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request, rq *request) error {
+	id := r.URL.Query().Get("uploadId")
+	cond, err := writeConditions(r.Header)
+	if err != nil {
+		return err
+	}
+	body, err := s.readBodyOpt(r, rq, maxCompleteBody, false)
+	if err != nil {
+		return err
+	}
+	in := object.CompleteInput{Bucket: rq.bucket, Key: rq.key, UploadID: id, ExpectSize: -1, Conditions: cond}
+	for _, alg := range checksum.Algorithms() {
+		if v := r.Header.Get(alg.Header()); v != "" {
+			in.ExpectAlgorithm, in.ExpectValue = alg, v
+		}
+	}
+	if v := r.Header.Get("X-Amz-Mp-Object-Size"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return s3err.Newf(s3err.InvalidArgument, "Invalid x-amz-mp-object-size").With("ArgumentName", "x-amz-mp-object-size")
+		}
+		in.ExpectSize = n
+	}
+	if in.Parts, err = parseCompleteRequest(body); err != nil {
+		return err
+	}
+	o, err := s.layer.CompleteMultipartUpload(in)
+	if err != nil {
+		return err
+	}
+	out := completeMultipartUploadResult{
+		NS: s3NS, Location: "/" + rq.bucket + "/" + urlEncodeKey(rq.key),
+		Bucket: rq.bucket, Key: rq.key, ETag: `"` + o.ETag + `"`,
+	}
+	for _, c := range o.Checksums {
+		out.set(c.Algorithm, c.Value)
+		out.ChecksumType = c.Type
+	}
+	return writeXML(w, http.StatusOK, out)
+}
+
+// abortMultipartUpload answers AbortMultipartUpload.
+func (s *Server) abortMultipartUpload(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := s.layer.AbortMultipartUpload(rq.bucket, rq.key, r.URL.Query().Get("uploadId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type partEntry struct {
+	PartNumber   int    `xml:"PartNumber"`
+	LastModified string `xml:"LastModified"`
+	ETag         string `xml:"ETag"`
+	Size         int64  `xml:"Size"`
+	checksumFields
+}
+
+type listPartsResult struct {
+	XMLName              xml.Name    `xml:"ListPartsResult"`
+	NS                   string      `xml:"xmlns,attr"`
+	Bucket               string      `xml:"Bucket"`
+	Key                  string      `xml:"Key"`
+	UploadID             string      `xml:"UploadId"`
+	Initiator            owner       `xml:"Initiator"`
+	Owner                owner       `xml:"Owner"`
+	StorageClass         string      `xml:"StorageClass"`
+	PartNumberMarker     int         `xml:"PartNumberMarker"`
+	NextPartNumberMarker int         `xml:"NextPartNumberMarker"`
+	MaxParts             int         `xml:"MaxParts"`
+	IsTruncated          bool        `xml:"IsTruncated"`
+	Parts                []partEntry `xml:"Part"`
+	ChecksumAlgorithm    string      `xml:"ChecksumAlgorithm,omitempty"`
+	ChecksumType         string      `xml:"ChecksumType,omitempty"`
+}
+
+// intParam parses an optional non-negative integer query parameter.
+func intParam(q url.Values, name string, def, max int) (int, error) {
+	v, ok := q[name]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v[0])
+	if err != nil || n < 0 {
+		return 0, s3err.Newf(s3err.InvalidArgument, "Provided %s not an integer or within integer range", name).With("ArgumentName", name).With("ArgumentValue", v[0])
+	}
+	return min(n, max), nil
+}
+
+// listParts answers ListParts.
+func (s *Server) listParts(w http.ResponseWriter, r *http.Request, rq *request) error {
+	q := r.URL.Query()
+	maxParts, err := intParam(q, "max-parts", 1000, 1000)
+	if err != nil {
+		return err
+	}
+	marker, err := intParam(q, "part-number-marker", 0, object.MaxParts)
+	if err != nil {
+		return err
+	}
+	id := q.Get("uploadId")
+	u, parts, more, err := s.layer.ListParts(rq.bucket, rq.key, id, marker, max(maxParts, 1))
+	if err != nil {
+		return err
+	}
+	if maxParts == 0 {
+		parts, more = nil, len(parts) > 0
+	}
+	out := listPartsResult{
+		NS: s3NS, Bucket: rq.bucket, Key: rq.key, UploadID: id,
+		Initiator: ownerOf(u.Owner), Owner: ownerOf(u.Owner), StorageClass: "STANDARD",
+		PartNumberMarker: marker, MaxParts: maxParts, IsTruncated: more,
+		ChecksumAlgorithm: u.ChecksumAlgorithm, ChecksumType: u.ChecksumType,
+	}
+	for _, p := range parts {
+		e := partEntry{PartNumber: p.Number, LastModified: isoTime(p.LastModified), ETag: `"` + p.ETag + `"`, Size: p.Size}
+		if u.ChecksumAlgorithm != "" {
+			e.set(p.Checksum.Algorithm, p.Checksum.Value)
+		}
+		out.Parts = append(out.Parts, e)
+		out.NextPartNumberMarker = p.Number
+	}
+	return writeXML(w, http.StatusOK, out)
+}
+
+type uploadEntry struct {
+	Key               string `xml:"Key"`
+	UploadID          string `xml:"UploadId"`
+	Initiator         owner  `xml:"Initiator"`
+	Owner             owner  `xml:"Owner"`
+	StorageClass      string `xml:"StorageClass"`
+	Initiated         string `xml:"Initiated"`
+	ChecksumAlgorithm string `xml:"ChecksumAlgorithm,omitempty"`
+	ChecksumType      string `xml:"ChecksumType,omitempty"`
+}
+
+type listMultipartUploadsResult struct {
+	XMLName            xml.Name       `xml:"ListMultipartUploadsResult"`
+	NS                 string         `xml:"xmlns,attr"`
+	Bucket             string         `xml:"Bucket"`
+	KeyMarker          string         `xml:"KeyMarker"`
+	UploadIDMarker     string         `xml:"UploadIdMarker"`
+	NextKeyMarker      string         `xml:"NextKeyMarker"`
+	NextUploadIDMarker string         `xml:"NextUploadIdMarker"`
+	Prefix             string         `xml:"Prefix"`
+	Delimiter          string         `xml:"Delimiter,omitempty"`
+	MaxUploads         int            `xml:"MaxUploads"`
+	IsTruncated        bool           `xml:"IsTruncated"`
+	Uploads            []uploadEntry  `xml:"Upload"`
+	CommonPrefixes     []commonPrefix `xml:"CommonPrefixes"`
+	EncodingType       string         `xml:"EncodingType,omitempty"`
+}
+
+// listMultipartUploads answers ListMultipartUploads.
+func (s *Server) listMultipartUploads(w http.ResponseWriter, r *http.Request, rq *request) error {
+	q := r.URL.Query()
+	p, err := parseListParams(q)
+	if err != nil {
+		return err
+	}
+	maxUploads, err := intParam(q, "max-uploads", 1000, 1000)
+	if err != nil {
+		return err
+	}
+	uq := metadata.UploadQuery{Prefix: p.prefix, Delimiter: p.delimiter, KeyMarker: q.Get("key-marker"), Limit: maxUploads}
+	if uq.KeyMarker != "" {
+		uq.UploadIDMarker = q.Get("upload-id-marker")
+	}
+	page, err := s.layer.ListUploads(rq.bucket, uq)
+	if err != nil {
+		return err
+	}
+	out := listMultipartUploadsResult{
+		NS: s3NS, Bucket: rq.bucket, KeyMarker: p.encode(uq.KeyMarker), UploadIDMarker: uq.UploadIDMarker,
+		Prefix: p.encode(p.prefix), Delimiter: p.encode(p.delimiter), MaxUploads: maxUploads, IsTruncated: page.Truncated,
+	}
+	if page.Truncated {
+		out.NextKeyMarker, out.NextUploadIDMarker = p.encode(page.NextKeyMarker), page.NextUploadIDMarker
+	}
+	if p.encodeURL {
+		out.EncodingType = "url"
+	}
+	for _, u := range page.Uploads {
+		out.Uploads = append(out.Uploads, uploadEntry{
+			Key: p.encode(u.Key), UploadID: u.ID, Initiator: ownerOf(u.Owner), Owner: ownerOf(u.Owner),
+			StorageClass: "STANDARD", Initiated: isoTime(u.Initiated),
+			ChecksumAlgorithm: u.ChecksumAlgorithm, ChecksumType: u.ChecksumType,
+		})
+	}
+	for _, cp := range page.CommonPrefixes {
+		out.CommonPrefixes = append(out.CommonPrefixes, commonPrefix{Prefix: p.encode(cp)})
+	}
+	return writeXML(w, http.StatusOK, out)
+}

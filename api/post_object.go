@@ -1,0 +1,296 @@
+package api
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/xml"
+	"errors"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/postpolicy"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/sigv4"
+)
+
+// Limits on the form fields that precede the file of a POST upload. S3
+// allows up to 20 KB of policy and a handful of fields; these are
+// generous multiples.
+const (
+	maxPostField  = 64 << 10
+	maxPostFields = 256 << 10
+)
+
+// postForm is what a POST upload's fields say, read up to the file part.
+type postForm struct {
+	// fields maps lower-case field names to values.
+	fields map[string]string
+	// file is the file part, positioned at its first byte; nil if the
+	// form has none.
+	file *multipart.Part
+}
+
+// readPostForm reads the fields of a multipart/form-data body up to and
+// including the header of the file part. Fields after the file are
+// ignored, as S3 does.
+func readPostForm(mr *multipart.Reader) (postForm, error) {
+	f := postForm{fields: map[string]string{}}
+	total := 0
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return f, nil
+		}
+		if err != nil {
+			return f, s3err.Wrap(s3err.MalformedPOSTRequest, err)
+		}
+		name := strings.ToLower(part.FormName())
+		if name == "file" {
+			f.file = part
+			return f, nil
+		}
+		v, err := io.ReadAll(io.LimitReader(part, maxPostField+1))
+		if err != nil {
+			return f, s3err.Wrap(s3err.MalformedPOSTRequest, err)
+		}
+		total += len(name) + len(v)
+		if len(v) > maxPostField || total > maxPostFields {
+			return f, s3err.Newf(s3err.MaxMessageLengthExceeded, "Your POST request fields preceding the upload file were too large.")
+		}
+		if name != "" {
+			f.fields[name] = string(v)
+		}
+	}
+}
+
+// postAuth checks the SigV4 signature of a POST upload: x-amz-signature is
+// the hex HMAC-SHA256 of the base64 policy under the signing key of
+// x-amz-credential. It returns the access key id.
+func (s *Server) postAuth(fields map[string]string) (string, error) {
+	if _, ok := fields["x-amz-signature"]; !ok {
+		if fields["signature"] != "" || fields["awsaccesskeyid"] != "" {
+			return "", s3err.Newf(s3err.InvalidRequest, "Please use AWS4-HMAC-SHA256.")
+		}
+		// No signature: an anonymous upload, which needs a public-write
+		// grant the gateway never gives.
+		return "", s3err.New(s3err.AccessDenied)
+	}
+	if alg := fields["x-amz-algorithm"]; alg != "AWS4-HMAC-SHA256" {
+		return "", s3err.Newf(s3err.InvalidArgument, "X-Amz-Algorithm only supports \"AWS4-HMAC-SHA256\"").With("ArgumentName", "x-amz-algorithm").With("ArgumentValue", alg)
+	}
+	if fields["policy"] == "" {
+		return "", s3err.Newf(s3err.InvalidArgument, "Bucket POST must contain a field named 'policy'.  If it is specified, please check the order of the fields.").With("ArgumentName", "policy")
+	}
+	cred := fields["x-amz-credential"]
+	parts := strings.Split(cred, "/")
+	if len(parts) != 5 || parts[0] == "" || len(parts[1]) != 8 || parts[3] != "s3" || parts[4] != "aws4_request" {
+		return "", s3err.Newf(s3err.InvalidArgument, "Invalid credential %q; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\".", cred).With("ArgumentName", "x-amz-credential")
+	}
+	if parts[2] != s.opts.Region {
+		return "", s3err.Newf(s3err.InvalidArgument, "Error parsing the X-Amz-Credential parameter; the region '%s' is wrong; expecting '%s'", parts[2], s.opts.Region).With("ArgumentName", "x-amz-credential")
+	}
+	var secret string
+	ok := false
+	if s.opts.Credentials != nil {
+		secret, ok = s.opts.Credentials.SecretKey(parts[0])
+	}
+	if !ok {
+		return "", s3err.New(s3err.InvalidAccessKeyID).With("AWSAccessKeyId", parts[0])
+	}
+	got, err := hex.DecodeString(fields["x-amz-signature"])
+	m := hmac.New(sha256.New, sigv4.SigningKey(secret, parts[1], parts[2], "s3"))
+	m.Write([]byte(fields["policy"]))
+	if err != nil || !hmac.Equal(got, m.Sum(nil)) {
+		return "", s3err.New(s3err.SignatureDoesNotMatch)
+	}
+	return parts[0], nil
+}
+
+// postHeaders maps the form fields that S3 stores with the object (or
+// refuses) to the request headers of an equivalent PutObject. The tagging
+// field is an XML document, not x-amz-tagging's query form: see
+// postObject.
+func postHeaders(fields map[string]string) http.Header {
+	h := http.Header{}
+	for name, v := range fields {
+		switch {
+		case name == "acl":
+			h.Set("X-Amz-Acl", v)
+		case name == "content-type", name == "cache-control", name == "content-disposition",
+			name == "content-encoding", name == "content-language", name == "expires",
+			strings.HasPrefix(name, "x-amz-meta-"), name == "x-amz-storage-class",
+			name == "x-amz-website-redirect-location", strings.HasPrefix(name, "x-amz-server-side-encryption"),
+			strings.HasPrefix(name, "x-amz-object-lock-"), strings.HasPrefix(name, "x-amz-checksum-"):
+			h.Set(name, v)
+		}
+	}
+	return h
+}
+
+// sizeLimit counts the file part of a POST upload and enforces the
+// policy's content-length-range while it streams: more than max bytes is
+// EntityTooLarge as soon as it is seen, fewer than min is EntityTooSmall
+// at EOF, so nothing outside the range is ever committed.
+type sizeLimit struct {
+	r        io.Reader
+	min, max int64
+	n        int64
+}
+
+func (l *sizeLimit) Read(p []byte) (int, error) {
+	if rest := l.max + 1 - l.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	if l.n > l.max {
+		return n, s3err.Newf(s3err.EntityTooLarge, "Your proposed upload exceeds the maximum allowed size").
+			With("ProposedSize", strconv.FormatInt(l.n, 10)).With("MaxSizeAllowed", strconv.FormatInt(l.max, 10))
+	}
+	if err == io.EOF && l.n < l.min {
+		return n, s3err.Newf(s3err.EntityTooSmall, "Your proposed upload is smaller than the minimum allowed size").
+			With("ProposedSize", strconv.FormatInt(l.n, 10)).With("MinSizeAllowed", strconv.FormatInt(l.min, 10))
+	}
+	if err != nil && err != io.EOF {
+		var e *s3err.Error
+		if !errors.As(err, &e) {
+			err = s3err.Wrap(s3err.IncompleteBody, err)
+		}
+	}
+	return n, err
+}
+
+type postResponse struct {
+	XMLName  xml.Name `xml:"PostResponse"`
+	Location string   `xml:"Location"`
+	Bucket   string   `xml:"Bucket"`
+	Key      string   `xml:"Key"`
+	ETag     string   `xml:"ETag"`
+}
+
+// postObject answers PostObject, a browser upload: a multipart/form-data
+// body whose fields carry the key, the metadata, a policy and its SigV4
+// signature, followed by the file.
+func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request) error {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return s3err.Wrap(s3err.MalformedPOSTRequest, err)
+	}
+	form, err := readPostForm(mr)
+	if err != nil {
+		return err
+	}
+	if form.file == nil {
+		return s3err.New(s3err.IncorrectNumberOfFilesInPostRequest)
+	}
+	if rq.accessKey, err = s.postAuth(form.fields); err != nil {
+		return err
+	}
+	doc, err := base64.StdEncoding.DecodeString(form.fields["policy"])
+	if err != nil {
+		return s3err.Newf(s3err.InvalidPolicyDocument, "Invalid Policy: Invalid Base64 Encoding.")
+	}
+	pol, err := postpolicy.Parse(doc)
+	if err != nil {
+		return err
+	}
+	check := make(map[string]string, len(form.fields)+1)
+	for k, v := range form.fields {
+		check[k] = v
+	}
+	check["bucket"] = rq.bucket
+	if err := pol.Check(s.now(), check, "bucket"); err != nil {
+		return err
+	}
+	key, ok := form.fields["key"]
+	if !ok || key == "" {
+		return s3err.Newf(s3err.InvalidArgument, "Bucket POST must contain a field named 'key'.  If it is specified, please check the order of the fields.").With("ArgumentName", "key")
+	}
+	key = strings.ReplaceAll(key, "${filename}", path.Base("/"+form.file.FileName()))
+	rq.key = key
+
+	ph := postHeaders(form.fields)
+	if err := unsupportedWriteHeaders(ph); err != nil {
+		return err
+	}
+	if err := checkStorageClass(ph); err != nil {
+		return err
+	}
+	for name := range ph {
+		if strings.HasPrefix(strings.ToLower(name), "x-amz-checksum-") {
+			return s3err.Newf(s3err.NotImplemented, "Checksums in POST uploads are not supported.")
+		}
+	}
+	hdrs, err := objectHeaders(ph)
+	if err != nil {
+		return err
+	}
+	var tags []metadata.KV
+	if v := form.fields["tagging"]; v != "" {
+		if tags, err = parseTaggingBody([]byte(v)); err != nil {
+			return err
+		}
+	}
+	lim := &sizeLimit{r: form.file, max: object.MaxPutSize}
+	if lo, hi, ok := pol.Range(); ok {
+		lim.min, lim.max = lo, min(hi, object.MaxPutSize)
+	}
+	obj, err := s.layer.PutObject(object.PutInput{Bucket: rq.bucket, Key: key, Body: lim, Size: -1, Headers: hdrs, Tags: tags})
+	if err != nil {
+		return err
+	}
+	etag := `"` + obj.ETag + `"`
+	loc := objectURL(r, rq.bucket, key)
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Location", loc)
+
+	redirect := form.fields["success_action_redirect"]
+	if redirect == "" {
+		redirect = form.fields["redirect"]
+	}
+	if u, err := url.Parse(redirect); redirect != "" && err == nil && u.Scheme != "" && u.Host != "" {
+		q := u.Query()
+		q.Set("bucket", rq.bucket)
+		q.Set("key", key)
+		q.Set("etag", etag)
+		u.RawQuery = q.Encode()
+		h.Set("Location", u.String())
+		h.Set("Content-Length", "0")
+		w.WriteHeader(http.StatusSeeOther)
+		return nil
+	}
+	switch form.fields["success_action_status"] {
+	case "200":
+		h.Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
+		return nil
+	case "201":
+		return writeXML(w, http.StatusCreated, postResponse{Location: loc, Bucket: rq.bucket, Key: key, ETag: etag})
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// objectURL is the URL of an object as addressed by this request's host,
+// path-style unless the request itself was virtual-hosted.
+func objectURL(r *http.Request, bucket, key string) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	p := "/" + urlEncodeKey(key)
+	if strings.HasPrefix(r.URL.EscapedPath(), "/"+bucket) {
+		p = "/" + bucket + p
+	}
+	return scheme + "://" + r.Host + p
+}

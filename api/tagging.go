@@ -1,0 +1,161 @@
+package api
+
+import (
+	"encoding/xml"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// S3's object tag limits.
+const (
+	maxTags        = 10
+	maxTagKeyLen   = 128
+	maxTagValueLen = 256
+)
+
+type tagging struct {
+	XMLName xml.Name `xml:"Tagging"`
+	NS      string   `xml:"xmlns,attr,omitempty"`
+	TagSet  []tagXML `xml:"TagSet>Tag"`
+}
+
+type tagXML struct {
+	Key   string `xml:"Key"`
+	Value string `xml:"Value"`
+}
+
+// validTags checks tags against S3's rules: at most 10, unique keys of 1
+// to 128 characters, values of up to 256, letters, digits, spaces and
+// _ . : / = + - @ only, and no "aws:" prefix.
+func validTags(tags []metadata.KV) error {
+	if len(tags) > maxTags {
+		return s3err.Newf(s3err.InvalidTag, "Object tags cannot be greater than %d", maxTags)
+	}
+	seen := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		switch {
+		case t.Key == "" || utf8.RuneCountInString(t.Key) > maxTagKeyLen || !tagChars(t.Key):
+			return s3err.Newf(s3err.InvalidTag, "The TagKey you have provided is invalid")
+		case utf8.RuneCountInString(t.Value) > maxTagValueLen || !tagChars(t.Value):
+			return s3err.Newf(s3err.InvalidTag, "The TagValue you have provided is invalid")
+		case strings.HasPrefix(t.Key, "aws:"):
+			return s3err.Newf(s3err.InvalidTag, "Your TagKey cannot be prefixed with aws:")
+		case seen[t.Key]:
+			return s3err.Newf(s3err.InvalidTag, "Cannot provide multiple Tags with the same key")
+		}
+		seen[t.Key] = true
+	}
+	return nil
+}
+
+func tagChars(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsSpace(r) || strings.ContainsRune("_.:/=+-@", r) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// parseTaggingHeader parses x-amz-tagging (URL query encoding).
+func parseTaggingHeader(v string) ([]metadata.KV, error) {
+	if v == "" {
+		return nil, nil
+	}
+	q, err := url.ParseQuery(v)
+	if err != nil {
+		return nil, s3err.Newf(s3err.InvalidArgument, "The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates.")
+	}
+	var tags []metadata.KV
+	for k, vs := range q {
+		if len(vs) > 1 {
+			return nil, s3err.Newf(s3err.InvalidTag, "Cannot provide multiple Tags with the same key")
+		}
+		tags = append(tags, metadata.KV{Key: k, Value: vs[0]})
+	}
+	sortKVs(tags)
+	return tags, validTags(tags)
+}
+
+// parseTaggingBody parses a PutObjectTagging body.
+func parseTaggingBody(body []byte) ([]metadata.KV, error) {
+	var t tagging
+	if err := xml.Unmarshal(body, &t); err != nil {
+		return nil, s3err.Wrap(s3err.MalformedXML, err)
+	}
+	tags := make([]metadata.KV, 0, len(t.TagSet))
+	for _, x := range t.TagSet {
+		tags = append(tags, metadata.KV{Key: x.Key, Value: x.Value})
+	}
+	if err := validTags(tags); err != nil {
+		return nil, err
+	}
+	sortKVs(tags)
+	return tags, nil
+}
+
+func sortKVs(kvs []metadata.KV) {
+	for i := 1; i < len(kvs); i++ {
+		for j := i; j > 0 && kvs[j].Key < kvs[j-1].Key; j-- {
+			kvs[j], kvs[j-1] = kvs[j-1], kvs[j]
+		}
+	}
+}
+
+// getObjectTagging answers GetObjectTagging.
+func (s *Server) getObjectTagging(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := checkVersionID(r.URL.Query()); err != nil {
+		return err
+	}
+	tags, err := s.layer.ObjectTagging(rq.bucket, rq.key)
+	if err != nil {
+		return err
+	}
+	out := tagging{NS: s3NS, TagSet: []tagXML{}}
+	for _, t := range tags {
+		out.TagSet = append(out.TagSet, tagXML{t.Key, t.Value})
+	}
+	return writeXML(w, http.StatusOK, out)
+}
+
+// putObjectTagging answers PutObjectTagging.
+func (s *Server) putObjectTagging(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := checkVersionID(r.URL.Query()); err != nil {
+		return err
+	}
+	body, err := s.readBody(r, rq, maxSmallBody)
+	if err != nil {
+		return err
+	}
+	tags, err := parseTaggingBody(body)
+	if err != nil {
+		return err
+	}
+	if err := s.layer.PutObjectTagging(rq.bucket, rq.key, tags); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// deleteObjectTagging answers DeleteObjectTagging.
+func (s *Server) deleteObjectTagging(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := checkVersionID(r.URL.Query()); err != nil {
+		return err
+	}
+	if err := s.layer.PutObjectTagging(rq.bucket, rq.key, nil); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

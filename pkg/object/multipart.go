@@ -1,0 +1,591 @@
+package object
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/checksum"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/s3name"
+	"github.com/objectgateway/objectgateway/storage"
+)
+
+// S3's multipart limits.
+const (
+	MinPartSize = 5 << 20
+	MaxPartSize = 5 << 30
+	MaxParts    = 10000
+)
+
+// Upload is a multipart upload in progress.
+type Upload = metadata.Upload
+
+// Part is one uploaded part.
+type Part = metadata.Part
+
+// The checksum types of a multipart object.
+const (
+	ChecksumComposite  = "COMPOSITE"
+	ChecksumFullObject = "FULL_OBJECT"
+)
+
+// CreateUploadInput is one CreateMultipartUpload.
+type CreateUploadInput struct {
+	Bucket, Key string
+	Owner       string
+	Headers     Headers
+	Tags        []metadata.KV
+	// Algorithm and Type are x-amz-checksum-algorithm and
+	// x-amz-checksum-type; Type "" takes the algorithm's default.
+	Algorithm checksum.Algorithm
+	Type      string
+}
+
+// CreateMultipartUpload starts a multipart upload. The checksum type
+// follows S3: CRC64NVME is always FULL_OBJECT, the SHAs are always
+// COMPOSITE, CRC32 and CRC32C default to COMPOSITE and may be FULL_OBJECT.
+func (l *Layer) CreateMultipartUpload(in CreateUploadInput) (Upload, error) {
+	if err := s3name.ValidKey(in.Key); err != nil {
+		return Upload{}, err
+	}
+	if _, err := l.Bucket(in.Bucket); err != nil {
+		return Upload{}, err
+	}
+	typ, err := checksumType(in.Algorithm, in.Type)
+	if err != nil {
+		return Upload{}, err
+	}
+	now := l.now().UTC()
+	u := Upload{
+		Key: in.Key, ID: newUploadID(now), Initiated: now, Owner: in.Owner,
+		ContentType: in.Headers.ContentType, ContentEncoding: in.Headers.ContentEncoding,
+		ContentDisposition: in.Headers.ContentDisposition, ContentLanguage: in.Headers.ContentLanguage,
+		CacheControl: in.Headers.CacheControl, Expires: in.Headers.Expires,
+		UserMeta: in.Headers.User, Tags: in.Tags, ChecksumType: typ,
+	}
+	if in.Algorithm != checksum.None {
+		u.ChecksumAlgorithm = in.Algorithm.String()
+	}
+	if err := l.ix.CreateUpload(in.Bucket, u); err != nil {
+		return Upload{}, bucketErr(err, in.Bucket)
+	}
+	return u, nil
+}
+
+// checksumType applies S3's rules for x-amz-checksum-type.
+func checksumType(alg checksum.Algorithm, typ string) (string, error) {
+	switch typ {
+	case "", ChecksumComposite, ChecksumFullObject:
+	default:
+		return "", s3err.Newf(s3err.InvalidRequest, "Value for x-amz-checksum-type header is invalid.")
+	}
+	switch alg {
+	case checksum.None:
+		if typ != "" {
+			return "", s3err.Newf(s3err.InvalidRequest, "The x-amz-checksum-type header can only be used with the x-amz-checksum-algorithm header.")
+		}
+		return "", nil
+	case checksum.CRC64NVME:
+		if typ == ChecksumComposite {
+			return "", s3err.Newf(s3err.InvalidRequest, "The COMPOSITE checksum type cannot be used with the crc64nvme checksum algorithm.")
+		}
+		return ChecksumFullObject, nil
+	case checksum.SHA1, checksum.SHA256:
+		if typ == ChecksumFullObject {
+			return "", s3err.Newf(s3err.InvalidRequest, "The FULL_OBJECT checksum type cannot be used with the %s checksum algorithm.", strings.ToLower(alg.String()))
+		}
+		return ChecksumComposite, nil
+	}
+	if typ == "" {
+		return ChecksumComposite, nil
+	}
+	return typ, nil
+}
+
+// newUploadID returns an unguessable upload id, safe as a path segment,
+// that sorts by initiation time (S3 lists the uploads of one key in that
+// order): the time in hex, then 18 random bytes.
+func newUploadID(now time.Time) string {
+	var b [18]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%016x", uint64(now.UnixNano())) + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// upload returns an upload in progress, or NoSuchUpload.
+func (l *Layer) upload(bucket, key, id string) (Upload, error) {
+	u, err := l.ix.Upload(bucket, key, id)
+	if err != nil {
+		if errors.Is(err, metadata.ErrNoSuchUpload) {
+			return Upload{}, s3err.New(s3err.NoSuchUpload).With("UploadId", id)
+		}
+		return Upload{}, bucketErr(err, bucket)
+	}
+	return u, nil
+}
+
+// PartInput is one UploadPart.
+type PartInput struct {
+	Bucket, Key, UploadID string
+	Number                int
+	Body                  io.Reader
+	Size                  int64
+	Expect                checksum.Expect
+}
+
+func checkPartNumber(n int) error {
+	if n < 1 || n > MaxParts {
+		return s3err.Newf(s3err.InvalidArgument, "Part number must be an integer between 1 and 10000, inclusive").With("ArgumentName", "partNumber")
+	}
+	return nil
+}
+
+// partExpect reconciles a part's checksum with the upload's algorithm:
+// the part is hashed with the upload's algorithm, and a part that names
+// another one is refused, as S3 does.
+func partExpect(u *Upload, e checksum.Expect) (checksum.Expect, error) {
+	if u.ChecksumAlgorithm == "" {
+		return e, nil
+	}
+	alg, _ := checksum.ParseAlgorithm(u.ChecksumAlgorithm)
+	switch e.Algorithm {
+	case checksum.None:
+		e.Algorithm = alg
+	case alg:
+	default:
+		return e, s3err.Newf(s3err.InvalidRequest, "Checksum Type mismatch occurred, expected checksum Type: %s, actual checksum Type: %s",
+			strings.ToLower(alg.String()), strings.ToLower(e.Algorithm.String()))
+	}
+	return e, nil
+}
+
+// UploadPart stores one part of a multipart upload, replacing an earlier
+// upload of the same number.
+func (l *Layer) UploadPart(in PartInput) (Part, error) {
+	if err := checkPartNumber(in.Number); err != nil {
+		return Part{}, err
+	}
+	u, err := l.upload(in.Bucket, in.Key, in.UploadID)
+	if err != nil {
+		return Part{}, err
+	}
+	if in.Size > MaxPartSize {
+		return Part{}, s3err.New(s3err.EntityTooLarge)
+	}
+	expect, err := partExpect(&u, in.Expect)
+	if err != nil {
+		return Part{}, err
+	}
+	cr, err := checksum.NewReader(in.Body, expect)
+	if err != nil {
+		return Part{}, err
+	}
+	up, err := l.fs.NewUpload()
+	if err != nil {
+		return Part{}, mapErr(err)
+	}
+	defer up.Abort()
+	n, err := copyBody(up, cr, in.Size)
+	if err != nil {
+		return Part{}, err
+	}
+	alg, sum := cr.Checksum()
+	p := Part{Number: in.Number, Size: n, ETag: hex.EncodeToString(cr.MD5()), LastModified: l.now().UTC()}
+	if alg != checksum.None {
+		p.Checksum = metadata.Checksum{Algorithm: alg.String(), Value: sum}
+	}
+	return l.storePart(in.Bucket, in.Key, in.UploadID, up.CommitPart, p)
+}
+
+// storePart commits a part's file and then its record. If the upload was
+// aborted meanwhile, the part's files are removed again.
+func (l *Layer) storePart(bucket, key, id string, commit func(string, int) (storage.FileInfo, error), p Part) (Part, error) {
+	if _, err := commit(id, p.Number); err != nil {
+		if !l.ix.UploadExists(id) {
+			// An abort removed the upload's directory under our feet.
+			_ = l.fs.RemoveParts(id)
+			return Part{}, s3err.New(s3err.NoSuchUpload).With("UploadId", id)
+		}
+		return Part{}, mapErr(err)
+	}
+	if err := l.ix.PutPart(bucket, key, id, p); err != nil {
+		if errors.Is(err, metadata.ErrNoSuchUpload) {
+			_ = l.fs.RemoveParts(id)
+			return Part{}, s3err.New(s3err.NoSuchUpload).With("UploadId", id)
+		}
+		return Part{}, bucketErr(err, bucket)
+	}
+	return p, nil
+}
+
+// CopyPartInput is one UploadPartCopy.
+type CopyPartInput struct {
+	Bucket, Key, UploadID string
+	Number                int
+	SrcBucket, SrcKey     string
+	// Range selects a byte range of the source (x-amz-copy-source-range);
+	// nil copies the whole source.
+	Range func(size int64) (start, length int64, err error)
+	// Check is called with the source's record before copying
+	// (x-amz-copy-source-if-*).
+	Check func(src *Object) error
+}
+
+// UploadPartCopy makes a part from a range of an existing object. The
+// bytes are hashed as they are copied: a part's ETag is its MD5.
+func (l *Layer) UploadPartCopy(in CopyPartInput) (Part, error) {
+	if err := checkPartNumber(in.Number); err != nil {
+		return Part{}, err
+	}
+	u, err := l.upload(in.Bucket, in.Key, in.UploadID)
+	if err != nil {
+		return Part{}, err
+	}
+	src, err := l.OpenObject(in.SrcBucket, in.SrcKey)
+	if err != nil {
+		return Part{}, err
+	}
+	defer src.Close()
+	if in.Check != nil {
+		if err := in.Check(&src.Object); err != nil {
+			return Part{}, err
+		}
+	}
+	start, length := int64(0), src.Size
+	if in.Range != nil {
+		if start, length, err = in.Range(src.Size); err != nil {
+			return Part{}, err
+		}
+	}
+	if length > MaxPartSize {
+		return Part{}, s3err.New(s3err.EntityTooLarge)
+	}
+	expect, _ := partExpect(&u, checksum.Expect{})
+	var body io.Reader = strings.NewReader("")
+	if src.File != nil {
+		body = io.NewSectionReader(src.File, start, length)
+	}
+	cr, err := checksum.NewReader(body, expect)
+	if err != nil {
+		return Part{}, err
+	}
+	up, err := l.fs.NewUpload()
+	if err != nil {
+		return Part{}, mapErr(err)
+	}
+	defer up.Abort()
+	n, err := copyBody(up, cr, length)
+	if err != nil {
+		return Part{}, err
+	}
+	alg, sum := cr.Checksum()
+	p := Part{Number: in.Number, Size: n, ETag: hex.EncodeToString(cr.MD5()), LastModified: l.now().UTC()}
+	if alg != checksum.None {
+		p.Checksum = metadata.Checksum{Algorithm: alg.String(), Value: sum}
+	}
+	return l.storePart(in.Bucket, in.Key, in.UploadID, up.CommitPart, p)
+}
+
+// ListParts returns up to max parts after marker, and whether more follow.
+func (l *Layer) ListParts(bucket, key, id string, marker, max int) (Upload, []Part, bool, error) {
+	u, err := l.upload(bucket, key, id)
+	if err != nil {
+		return Upload{}, nil, false, err
+	}
+	parts, more, err := l.ix.Parts(bucket, key, id, marker, max)
+	if err != nil {
+		if errors.Is(err, metadata.ErrNoSuchUpload) {
+			return Upload{}, nil, false, s3err.New(s3err.NoSuchUpload).With("UploadId", id)
+		}
+		return Upload{}, nil, false, bucketErr(err, bucket)
+	}
+	return u, parts, more, nil
+}
+
+// ListUploads lists the uploads in progress of a bucket.
+func (l *Layer) ListUploads(bucket string, q metadata.UploadQuery) (metadata.UploadPage, error) {
+	if _, err := l.Bucket(bucket); err != nil {
+		return metadata.UploadPage{}, err
+	}
+	page, err := l.ix.ListUploads(bucket, q)
+	return page, bucketErr(err, bucket)
+}
+
+// AbortMultipartUpload removes an upload and its parts. The record goes
+// first, so a completion racing with the abort fails cleanly.
+func (l *Layer) AbortMultipartUpload(bucket, key, id string) error {
+	if _, err := l.Bucket(bucket); err != nil {
+		return err
+	}
+	unlock := l.locks.lock(bucket, key)
+	defer unlock()
+	if err := l.ix.DeleteUpload(bucket, key, id); err != nil {
+		if errors.Is(err, metadata.ErrNoSuchUpload) {
+			return s3err.New(s3err.NoSuchUpload).With("UploadId", id)
+		}
+		return bucketErr(err, bucket)
+	}
+	return mapErr(l.fs.RemoveParts(id))
+}
+
+// CompletePart is one entry of a CompleteMultipartUpload request.
+type CompletePart struct {
+	Number int
+	ETag   string
+	// Checksums are the part checksums the client states, by algorithm.
+	Checksums map[string]string
+}
+
+// CompleteInput is one CompleteMultipartUpload.
+type CompleteInput struct {
+	Bucket, Key, UploadID string
+	Parts                 []CompletePart
+	// Expect, when set, is the full-object checksum the client states
+	// (x-amz-checksum-<alg> on the request).
+	ExpectAlgorithm checksum.Algorithm
+	ExpectValue     string
+	// ExpectSize is x-amz-mp-object-size, or -1.
+	ExpectSize int64
+	Conditions Conditions
+}
+
+// CompleteMultipartUpload assembles the listed parts into the object. The
+// parts are copied file to file inside the kernel, then published like a
+// single PUT (fsync, rename, index), and the upload's record and parts go
+// in the same index transaction as the new object's record. Completing an
+// upload that was already completed answers as the first completion did.
+func (l *Layer) CompleteMultipartUpload(in CompleteInput) (Object, error) {
+	u, err := l.upload(in.Bucket, in.Key, in.UploadID)
+	if err != nil {
+		if done, ok := l.ix.Completed(in.UploadID); ok && done.Bucket == in.Bucket && done.Key == in.Key {
+			if cur, err := l.ix.Object(in.Bucket, in.Key); err == nil && cur.ETag == done.ETag {
+				return cur, nil
+			}
+		}
+		return Object{}, err
+	}
+	stored, _, err := l.ix.Parts(in.Bucket, in.Key, in.UploadID, 0, 0)
+	if err != nil {
+		return Object{}, keyErr(err, in.Bucket, in.Key)
+	}
+	chosen, err := choosePartsFrom(stored, in.Parts)
+	if err != nil {
+		return Object{}, err
+	}
+	rec := Object{Key: in.Key, PartsCount: len(chosen)}
+	Headers{u.ContentType, u.ContentEncoding, u.ContentDisposition, u.ContentLanguage, u.CacheControl, u.Expires, u.UserMeta}.apply(&rec)
+	rec.Tags = u.Tags
+	etags := make([]string, len(chosen))
+	for i, p := range chosen {
+		etags[i] = p.ETag
+		rec.Size += p.Size
+		rec.Parts = append(rec.Parts, metadata.PartInfo{Size: p.Size, Checksum: p.Checksum.Value})
+	}
+	if in.ExpectSize >= 0 && in.ExpectSize != rec.Size {
+		return Object{}, s3err.Newf(s3err.InvalidRequest, "The provided 'x-amz-mp-object-size' header value %d does not match what was computed: %d", in.ExpectSize, rec.Size)
+	}
+	if rec.ETag, err = checksum.MultipartETag(etags); err != nil {
+		return Object{}, err
+	}
+	sum, err := objectChecksum(&u, chosen)
+	if err != nil {
+		return Object{}, err
+	}
+	if sum != nil {
+		if in.ExpectAlgorithm != checksum.None {
+			// Clients state a composite checksum with or without its
+			// "-N" part count; the digest is what must match.
+			suffix := "-" + itoa(len(chosen))
+			if in.ExpectAlgorithm.String() != sum.Algorithm || strings.TrimSuffix(in.ExpectValue, suffix) != strings.TrimSuffix(sum.Value, suffix) {
+				return Object{}, s3err.Newf(s3err.BadDigest, "The %s you specified did not match the calculated checksum.", strings.ToLower(in.ExpectAlgorithm.String()))
+			}
+		}
+		rec.Checksums = []metadata.Checksum{*sum}
+	}
+
+	up, err := l.fs.NewUpload()
+	if err != nil {
+		return Object{}, mapErr(err)
+	}
+	defer up.Abort()
+	for _, p := range chosen {
+		if err := l.appendPart(up.File(), in.UploadID, p); err != nil {
+			return Object{}, err
+		}
+	}
+	out, err := l.commit(in.Bucket, up, rec, publish{
+		cond: in.Conditions,
+		// An abort takes the key's lock too: once the upload is seen
+		// under the lock, it is still there when the index commits.
+		pre: func() error {
+			_, err := l.upload(in.Bucket, in.Key, in.UploadID)
+			return err
+		},
+		store: func(rec Object) error {
+			return l.ix.CompleteUpload(in.Bucket, in.UploadID, rec, l.now().UTC(), nil)
+		},
+	})
+	if err != nil {
+		return Object{}, err
+	}
+	_ = l.fs.RemoveParts(in.UploadID)
+	return out, nil
+}
+
+// appendPart copies a part's file to the end of dst. Between two files
+// io.Copy uses copy_file_range: the bytes never pass through user space.
+func (l *Layer) appendPart(dst io.Writer, id string, p Part) error {
+	f, err := l.fs.OpenPart(id, p.Number)
+	if err != nil {
+		return s3err.Wrap(s3err.InvalidPart, err)
+	}
+	defer f.Close()
+	n, err := io.Copy(dst, io.LimitReader(f, p.Size))
+	if err != nil {
+		return mapErr(err)
+	}
+	if n != p.Size {
+		return s3err.Newf(s3err.InternalError, "part %d is shorter on disk than recorded", p.Number)
+	}
+	return nil
+}
+
+// choosePartsFrom checks a completion's part list against the stored parts
+// with S3's rules: ascending numbers, every part present with its ETag,
+// every part but the last at least 5 MiB.
+func choosePartsFrom(stored []Part, req []CompletePart) ([]Part, error) {
+	if len(req) == 0 {
+		return nil, s3err.Newf(s3err.MalformedXML, "You must specify at least one part")
+	}
+	if len(req) > MaxParts {
+		return nil, s3err.Newf(s3err.InvalidArgument, "Part number must be an integer between 1 and 10000, inclusive")
+	}
+	byNumber := make(map[int]Part, len(stored))
+	for _, p := range stored {
+		byNumber[p.Number] = p
+	}
+	out := make([]Part, 0, len(req))
+	for i, r := range req {
+		if i > 0 && r.Number <= req[i-1].Number {
+			return nil, s3err.New(s3err.InvalidPartOrder)
+		}
+		p, ok := byNumber[r.Number]
+		if !ok || strings.Trim(strings.TrimSpace(r.ETag), `"`) != p.ETag {
+			return nil, s3err.New(s3err.InvalidPart).With("PartNumber", itoa(r.Number))
+		}
+		if v, ok := r.Checksums[p.Checksum.Algorithm]; ok && v != p.Checksum.Value {
+			return nil, s3err.New(s3err.InvalidPart).With("PartNumber", itoa(r.Number))
+		}
+		out = append(out, p)
+	}
+	for i, p := range out[:len(out)-1] {
+		if p.Size < MinPartSize {
+			return nil, s3err.New(s3err.EntityTooSmall).
+				With("ProposedSize", itoa(int(p.Size))).With("MinSizeAllowed", itoa(MinPartSize)).
+				With("PartNumber", itoa(out[i].Number)).With("ETag", p.ETag)
+		}
+	}
+	return out, nil
+}
+
+// objectChecksum computes the multipart object's checksum from its parts'
+// checksums: composite (a digest of the part digests, "-N") or full-object
+// (the CRCs combined). An upload that named no algorithm gets S3's
+// default, a full-object CRC64NVME, when every part carries one.
+func objectChecksum(u *Upload, parts []Part) (*metadata.Checksum, error) {
+	algName, typ := u.ChecksumAlgorithm, u.ChecksumType
+	if algName == "" {
+		algName, typ = checksum.CRC64NVME.String(), ChecksumFullObject
+	}
+	alg, ok := checksum.ParseAlgorithm(algName)
+	if !ok {
+		return nil, nil
+	}
+	values := make([]string, len(parts))
+	for i, p := range parts {
+		if p.Checksum.Algorithm != alg.String() || p.Checksum.Value == "" {
+			return nil, nil
+		}
+		values[i] = p.Checksum.Value
+	}
+	if typ == ChecksumFullObject {
+		c, err := checksum.NewCombiner(alg)
+		if err != nil {
+			return nil, s3err.Wrap(s3err.InvalidRequest, err)
+		}
+		for i, p := range parts {
+			if err := c.Add(values[i], p.Size); err != nil {
+				return nil, s3err.Wrap(s3err.InvalidPart, err)
+			}
+		}
+		return &metadata.Checksum{Algorithm: alg.String(), Value: c.Sum(), Type: ChecksumFullObject}, nil
+	}
+	v, err := checksum.Composite(alg, values)
+	if err != nil {
+		return nil, s3err.Wrap(s3err.InvalidPart, err)
+	}
+	return &metadata.Checksum{Algorithm: alg.String(), Value: v, Type: ChecksumComposite}, nil
+}
+
+// PartRange returns the byte range of part n (1-based) of an object: a
+// single-part object has one part, the whole object.
+func PartRange(o *Object, n int) (start, length int64, err error) {
+	if len(o.Parts) == 0 {
+		if n != 1 {
+			return 0, 0, s3err.New(s3err.InvalidPartNumber)
+		}
+		return 0, o.Size, nil
+	}
+	if n < 1 || n > len(o.Parts) {
+		return 0, 0, s3err.New(s3err.InvalidPartNumber)
+	}
+	for _, p := range o.Parts[:n-1] {
+		start += p.Size
+	}
+	return start, o.Parts[n-1].Size, nil
+}
+
+// SweepUploads aborts uploads initiated more than maxAge ago and removes
+// part directories whose upload no longer exists (left by a crash between
+// an abort's index commit and its file removal). It returns how many
+// uploads it aborted.
+func (l *Layer) SweepUploads(maxAge time.Duration) (int, error) {
+	cutoff := l.now().Add(-maxAge)
+	stale, err := l.ix.StaleUploads(cutoff, 1000)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, u := range stale {
+		err := l.AbortMultipartUpload(u.Bucket, u.Key, u.ID)
+		if err == nil {
+			n++
+		} else if s3err.As(err).Code != s3err.NoSuchUpload {
+			return n, err
+		}
+	}
+	// A part directory without an upload record is garbage: records are
+	// created before any part is written and removed before the parts
+	// are, so only a crash (or a lost race with an abort) leaves one.
+	ids, err := l.fs.PartDirs()
+	if err != nil {
+		return n, mapErr(err)
+	}
+	for _, id := range ids {
+		if !l.ix.UploadExists(id) {
+			if err := l.fs.RemoveParts(id); err != nil {
+				return n, mapErr(err)
+			}
+		}
+	}
+	return n, nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
