@@ -33,6 +33,8 @@ type Options struct {
 	Logger zerolog.Logger
 	// Now is the clock, used for signature skew and expiry; nil is time.Now.
 	Now func() time.Time
+	// Metrics, when set, records Prometheus metrics of every request.
+	Metrics *Metrics
 }
 
 // Server is the S3 HTTP handler.
@@ -119,10 +121,12 @@ func (s *Server) at(lv level) http.Handler {
 		h["X-Amz-Id-2"] = []string{rq.id}
 		h["Server"] = []string{"ObjectGateway"}
 
+		s.opts.Metrics.begin()
 		err := s.serve(w, r, rq, lv)
 		if err != nil {
 			s.writeError(w, r, rq, err)
 		}
+		s.opts.Metrics.end(rq.op, w.status, r.ContentLength, w.written, s.now().Sub(start))
 		s.logAccess(r, rq, w, err, start)
 	})
 }

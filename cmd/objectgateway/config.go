@@ -19,6 +19,8 @@ type config struct {
 	fsync     bool
 	// multipartExpiry is how long an unfinished multipart upload is kept.
 	multipartExpiry time.Duration
+	adminListen     string
+	pprof           bool
 }
 
 // parseConfig reads flags, falling back to OBJECTGATEWAY_<NAME> for every
@@ -35,6 +37,8 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or console")
 	fs.BoolVar(&c.fsync, "fsync", true, "fsync data, directories and the index before acknowledging a write (false: faster, writes may be lost on power failure)")
 	fs.DurationVar(&c.multipartExpiry, "multipart-expiry", 7*24*time.Hour, "remove multipart uploads not completed within this time, with their parts")
+	fs.StringVar(&c.adminListen, "admin-listen", "", "address of the admin listener (/metrics, /healthz, /readyz); empty: off")
+	fs.BoolVar(&c.pprof, "pprof", false, "serve /debug/pprof/ on the admin listener")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

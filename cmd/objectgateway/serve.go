@@ -22,6 +22,8 @@ type env struct {
 	// ready, when set, receives the listening address once the gateway
 	// accepts requests (tests use it instead of polling).
 	ready func(addr string)
+	// adminReady, when set, receives the admin listener's address.
+	adminReady func(addr string)
 }
 
 // shutdownGrace bounds how long in-flight requests may take to finish after
@@ -37,6 +39,18 @@ func serve(ctx context.Context, args []string, e env) error {
 	log, err := newLogger(cfg, e.stderr)
 	if err != nil {
 		return err
+	}
+	adm := newAdmin(cfg.pprof)
+	if cfg.adminListen != "" {
+		addr, err := adm.serve(cfg.adminListen)
+		if err != nil {
+			return fmt.Errorf("--admin-listen: %w", err)
+		}
+		defer adm.srv.Close()
+		log.Info().Str("admin_listen", addr.String()).Bool("pprof", cfg.pprof).Msg("admin listener: /metrics /healthz /readyz")
+		if e.adminReady != nil {
+			e.adminReady(addr.String())
+		}
 	}
 	layer, err := object.Open(object.Options{Root: cfg.root, NoSync: !cfg.fsync})
 	if err != nil {
@@ -60,11 +74,13 @@ func serve(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	adm.indexSize(layer.StatePath(object.IndexFile))
 	handler := api.New(layer, api.Options{
 		Region:      cfg.region,
 		Domain:      cfg.domain,
 		Credentials: creds,
 		Logger:      log,
+		Metrics:     api.NewMetrics(adm.reg),
 	})
 	srv := &http.Server{
 		Handler:           handler,
@@ -75,6 +91,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	log.Info().Str("listen", ln.Addr().String()).Str("root", cfg.root).Str("region", cfg.region).
 		Str("access_key", creds.Access).Bool("fsync", cfg.fsync).Msg("ObjectGateway serving S3")
+	adm.ready.Store(true)
 	if e.ready != nil {
 		e.ready(ln.Addr().String())
 	}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// admin is the operator-facing listener: /metrics, /healthz, /readyz and,
+// when enabled, /debug/pprof/. It is separate from the S3 listener, so
+// none of its paths can be mistaken for a bucket (a bucket may well be
+// called "healthz") and none of it is reachable by S3 clients.
+type admin struct {
+	reg   *prometheus.Registry
+	ready atomic.Bool
+	srv   *http.Server
+}
+
+func newAdmin(pprofOn bool) *admin {
+	a := &admin{reg: prometheus.NewRegistry()}
+	a.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !a.ready.Load() {
+			http.Error(w, "index not open yet", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ready\n"))
+	})
+	if pprofOn {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	return a
+}
+
+// serve starts the admin listener in the background.
+func (a *admin) serve(addr string) (net.Addr, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	go a.srv.Serve(ln)
+	return ln.Addr(), nil
+}
+
+// indexSize reports the size of the index file at scrape time.
+func (a *admin) indexSize(path string) {
+	a.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "objectgateway_index_bytes",
+		Help: "Size of the bbolt index file.",
+	}, func() float64 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return 0
+		}
+		return float64(fi.Size())
+	}))
+}
