@@ -47,6 +47,21 @@ func objectHeaders(h http.Header) (object.Headers, error) {
 	return out, nil
 }
 
+// newObjectHeaders parses what a request creating an object (PutObject,
+// CreateMultipartUpload) says about it: unsupported headers are refused,
+// then the stored headers and the tags are parsed.
+func newObjectHeaders(h http.Header) (object.Headers, []metadata.KV, error) {
+	if err := unsupportedWriteHeaders(h); err != nil {
+		return object.Headers{}, nil, err
+	}
+	hdrs, err := objectHeaders(h)
+	if err != nil {
+		return hdrs, nil, err
+	}
+	tags, err := parseTaggingHeader(h.Get("X-Amz-Tagging"))
+	return hdrs, tags, err
+}
+
 // checkStorageClass accepts the one storage class the gateway has.
 func checkStorageClass(h http.Header) error {
 	switch c := h.Get("X-Amz-Storage-Class"); c {

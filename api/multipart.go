@@ -65,14 +65,7 @@ type initiateMultipartUploadResult struct {
 
 // createMultipartUpload answers CreateMultipartUpload.
 func (s *Server) createMultipartUpload(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := unsupportedWriteHeaders(r.Header); err != nil {
-		return err
-	}
-	hdrs, err := objectHeaders(r.Header)
-	if err != nil {
-		return err
-	}
-	tags, err := parseTaggingHeader(r.Header.Get("X-Amz-Tagging"))
+	hdrs, tags, err := newObjectHeaders(r.Header)
 	if err != nil {
 		return err
 	}

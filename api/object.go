@@ -15,18 +15,11 @@ import (
 
 // putObject answers PutObject.
 func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := unsupportedWriteHeaders(r.Header); err != nil {
-		return err
-	}
 	cond, err := writeConditions(r.Header)
 	if err != nil {
 		return err
 	}
-	hdrs, err := objectHeaders(r.Header)
-	if err != nil {
-		return err
-	}
-	tags, err := parseTaggingHeader(r.Header.Get("X-Amz-Tagging"))
+	hdrs, tags, err := newObjectHeaders(r.Header)
 	if err != nil {
 		return err
 	}

@@ -183,7 +183,13 @@ func (l *Layer) UploadPart(in PartInput) (Part, error) {
 	if err != nil {
 		return Part{}, err
 	}
-	cr, err := checksum.NewReader(in.Body, expect)
+	return l.writePart(in.Bucket, in.Key, in.UploadID, in.Number, in.Body, in.Size, expect)
+}
+
+// writePart hashes body into a staged file while copying it, then stores
+// it as part number n of an upload.
+func (l *Layer) writePart(bucket, key, id string, n int, body io.Reader, size int64, expect checksum.Expect) (Part, error) {
+	cr, err := checksum.NewReader(body, expect)
 	if err != nil {
 		return Part{}, err
 	}
@@ -192,16 +198,16 @@ func (l *Layer) UploadPart(in PartInput) (Part, error) {
 		return Part{}, mapErr(err)
 	}
 	defer up.Abort()
-	n, err := copyBody(up, cr, in.Size)
+	written, err := copyBody(up, cr, size)
 	if err != nil {
 		return Part{}, err
 	}
 	alg, sum := cr.Checksum()
-	p := Part{Number: in.Number, Size: n, ETag: hex.EncodeToString(cr.MD5()), LastModified: l.now().UTC()}
+	p := Part{Number: n, Size: written, ETag: hex.EncodeToString(cr.MD5()), LastModified: l.now().UTC()}
 	if alg != checksum.None {
 		p.Checksum = metadata.Checksum{Algorithm: alg.String(), Value: sum}
 	}
-	return l.storePart(in.Bucket, in.Key, in.UploadID, up.CommitPart, p)
+	return l.storePart(bucket, key, id, up.CommitPart, p)
 }
 
 // storePart commits a part's file and then its record. If the upload was
@@ -272,25 +278,7 @@ func (l *Layer) UploadPartCopy(in CopyPartInput) (Part, error) {
 	if src.File != nil {
 		body = io.NewSectionReader(src.File, start, length)
 	}
-	cr, err := checksum.NewReader(body, expect)
-	if err != nil {
-		return Part{}, err
-	}
-	up, err := l.fs.NewUpload()
-	if err != nil {
-		return Part{}, mapErr(err)
-	}
-	defer up.Abort()
-	n, err := copyBody(up, cr, length)
-	if err != nil {
-		return Part{}, err
-	}
-	alg, sum := cr.Checksum()
-	p := Part{Number: in.Number, Size: n, ETag: hex.EncodeToString(cr.MD5()), LastModified: l.now().UTC()}
-	if alg != checksum.None {
-		p.Checksum = metadata.Checksum{Algorithm: alg.String(), Value: sum}
-	}
-	return l.storePart(in.Bucket, in.Key, in.UploadID, up.CommitPart, p)
+	return l.writePart(in.Bucket, in.Key, in.UploadID, in.Number, body, length, expect)
 }
 
 // ListParts returns up to max parts after marker, and whether more follow.
