@@ -35,6 +35,11 @@ type Options struct {
 	Now func() time.Time
 	// Metrics, when set, records Prometheus metrics of every request.
 	Metrics *Metrics
+	// MaxInFlight bounds the requests served at once; the ones beyond it
+	// are refused at once with 503 SlowDown, which SDKs retry with
+	// backoff, instead of piling up until the process falls over. Zero
+	// means no bound.
+	MaxInFlight int
 }
 
 // Server is the S3 HTTP handler.
@@ -48,6 +53,8 @@ type Server struct {
 	// ids makes request ids: a random start, then a counter, so ids are
 	// unique per process without a syscall per request.
 	ids atomic.Uint64
+	// inFlight counts requests being served, for Options.MaxInFlight.
+	inFlight atomic.Int64
 
 	// access caches parsed bucket policies and CORS configurations.
 	access accessCache
@@ -122,7 +129,14 @@ func (s *Server) at(lv level) http.Handler {
 		h["Server"] = []string{"ObjectGateway"}
 
 		s.opts.Metrics.begin()
-		err := s.serve(w, r, rq, lv)
+		var err error
+		if n := s.inFlight.Add(1); s.opts.MaxInFlight > 0 && n > int64(s.opts.MaxInFlight) {
+			rq.op = "SlowDown"
+			err = s3err.New(s3err.SlowDown)
+		} else {
+			err = s.serve(w, r, rq, lv)
+		}
+		s.inFlight.Add(-1)
 		if err != nil {
 			s.writeError(w, r, rq, err)
 		}

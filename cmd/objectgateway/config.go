@@ -21,6 +21,7 @@ type config struct {
 	multipartExpiry time.Duration
 	adminListen     string
 	pprof           bool
+	maxRequests     int
 }
 
 // parseConfig reads flags, falling back to OBJECTGATEWAY_<NAME> for every
@@ -39,6 +40,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.DurationVar(&c.multipartExpiry, "multipart-expiry", 7*24*time.Hour, "remove multipart uploads not completed within this time, with their parts")
 	fs.StringVar(&c.adminListen, "admin-listen", "", "address of the admin listener (/metrics, /healthz, /readyz); empty: off")
 	fs.BoolVar(&c.pprof, "pprof", false, "serve /debug/pprof/ on the admin listener")
+	fs.IntVar(&c.maxRequests, "max-requests", 1024, "S3 requests served at once; more are answered 503 SlowDown (0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

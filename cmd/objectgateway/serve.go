@@ -61,6 +61,9 @@ func serve(ctx context.Context, args []string, e env) error {
 			log.Error().Err(err).Msg("closing the index")
 		}
 	}()
+	if err := autoImport(layer, e.stderr, log); err != nil {
+		return err
+	}
 	creds, created, err := loadCredentials(e.getenv, layer.StatePath(credentialsFile))
 	if err != nil {
 		return err
@@ -81,6 +84,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		Credentials: creds,
 		Logger:      log,
 		Metrics:     api.NewMetrics(adm.reg),
+		MaxInFlight: cfg.maxRequests,
 	})
 	srv := &http.Server{
 		Handler:           handler,
