@@ -16,7 +16,7 @@ type objectPartXML struct {
 }
 
 type objectPartsXML struct {
-	TotalPartsCount      int             `xml:"TotalPartsCount"`
+	TotalPartsCount      int             `xml:"PartsCount"`
 	PartNumberMarker     int             `xml:"PartNumberMarker"`
 	NextPartNumberMarker int             `xml:"NextPartNumberMarker"`
 	MaxParts             int             `xml:"MaxParts"`
