@@ -41,6 +41,7 @@ func (fs *FS) MakeBucket(name string) error {
 // A missing bucket directory returns ErrNotFound, after removing the
 // shadow directory.
 func (fs *FS) RemoveBucket(name string) error {
+	fs.roots.forget(name)
 	br, err := fs.bucketRoot(name)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {

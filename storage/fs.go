@@ -57,6 +57,8 @@ type FS struct {
 
 	prefix string // random per FS, so temp names never collide across processes
 	seq    atomic.Uint64
+
+	roots rootCache // bucket Roots for reads (rootcache.go)
 }
 
 // Open opens the store rooted at root, creating root (0755) and the state
@@ -132,7 +134,7 @@ func (fs *FS) clearStaging() error {
 
 // Close releases the root. Uploads in flight fail afterwards.
 func (fs *FS) Close() error {
-	return errors.Join(fs.staging.Close(), fs.root.Close())
+	return errors.Join(fs.roots.close(), fs.staging.Close(), fs.root.Close())
 }
 
 // StatePath returns the absolute path of name in the state directory, for

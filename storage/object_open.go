@@ -22,11 +22,11 @@ func (fs *FS) Open(bucket, key string, loc Location) (*os.File, FileInfo, error)
 		if _, ok := NaturalPath(bucket, key); !ok {
 			return nil, FileInfo{}, fmt.Errorf("%w: %q has no natural path", ErrNotFound, key)
 		}
-		br, err := fs.bucketRoot(bucket)
+		br, release, err := fs.readRoot(bucket)
 		if err != nil {
 			return nil, FileInfo{}, err
 		}
-		defer br.Close()
+		defer release()
 		return fs.openRegular(br, key)
 	case Shadow:
 		if !validBucket(bucket) {

@@ -1,0 +1,116 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// rootCache keeps the bucket Roots that reads use, so a GET does not open,
+// stat and close its bucket's directory every time: it costs one lstat of
+// the bucket's entry instead, which is what keeps the cached Root honest.
+// A cached Root is used only while the entry under the data root is still
+// a directory with the same device and inode; the cached descriptor keeps
+// that inode alive, so the number cannot be reused by another directory.
+// A bucket directory that was replaced, renamed over or turned into a
+// symbolic link is opened afresh (and refused, for a link), exactly as
+// bucketRoot does.
+type rootCache struct {
+	mu sync.Mutex
+	m  map[string]*cachedRoot
+}
+
+type cachedRoot struct {
+	root     *os.Root
+	dev, ino uint64
+	refs     int  // users of root; guarded by rootCache.mu
+	stale    bool // replaced in the map; closed when refs drops to 0
+}
+
+// readRoot returns the bucket's Root for reading and a function to call
+// when done with it.
+func (fs *FS) readRoot(bucket string) (*os.Root, func(), error) {
+	if !validBucket(bucket) {
+		return nil, nil, &os.PathError{Op: "bucket", Path: bucket, Err: syscall.EINVAL}
+	}
+	entry, err := fs.root.Lstat(bucket)
+	if err != nil {
+		return nil, nil, fs.mapErr(err)
+	}
+	if !entry.IsDir() {
+		return nil, nil, fmt.Errorf("%w: bucket directory %q is not a plain directory", ErrEscape, bucket)
+	}
+	st := entry.Sys().(*syscall.Stat_t)
+	c := &fs.roots
+	c.mu.Lock()
+	if cr := c.m[bucket]; cr != nil && cr.dev == uint64(st.Dev) && cr.ino == st.Ino {
+		cr.refs++
+		c.mu.Unlock()
+		return cr.root, func() { c.release(cr) }, nil
+	}
+	c.mu.Unlock()
+
+	br, err := fs.bucketRoot(bucket)
+	if err != nil {
+		return nil, nil, err
+	}
+	opened, err := br.Stat(".")
+	if err != nil {
+		br.Close()
+		return nil, nil, fs.mapErr(err)
+	}
+	ost := opened.Sys().(*syscall.Stat_t)
+	cr := &cachedRoot{root: br, dev: uint64(ost.Dev), ino: ost.Ino, refs: 1}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*cachedRoot{}
+	}
+	if old := c.m[bucket]; old != nil {
+		old.stale = true
+		if old.refs == 0 {
+			old.root.Close()
+		}
+	}
+	c.m[bucket] = cr
+	c.mu.Unlock()
+	return br, func() { c.release(cr) }, nil
+}
+
+func (c *rootCache) release(cr *cachedRoot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cr.refs--
+	if cr.stale && cr.refs == 0 {
+		cr.root.Close()
+	}
+}
+
+// forget drops a bucket's cached Root (the bucket was removed).
+func (c *rootCache) forget(bucket string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cr := c.m[bucket]; cr != nil {
+		delete(c.m, bucket)
+		cr.stale = true
+		if cr.refs == 0 {
+			cr.root.Close()
+		}
+	}
+}
+
+// close closes every cached Root; reads in flight keep theirs until done.
+func (c *rootCache) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for b, cr := range c.m {
+		delete(c.m, b)
+		cr.stale = true
+		if cr.refs == 0 {
+			errs = append(errs, cr.root.Close())
+		}
+	}
+	return errors.Join(errs...)
+}

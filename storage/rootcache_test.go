@@ -1,0 +1,82 @@
+package storage
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// TestReadRootFollowsTheBucketDirectory checks that the cached bucket Root
+// used by reads never outlives the directory it was opened on: a bucket
+// directory renamed away and replaced serves the new directory's files, and
+// one replaced by a symbolic link is refused.
+func TestReadRootFollowsTheBucketDirectory(t *testing.T) {
+	fs, dir := newTestFS(t, Options{NoSync: true})
+	mustBucket(t, fs, "b")
+	put(t, fs, "b", "k", []byte("first"), Natural)
+	if body, _, err := get(fs, "b", "k", Natural); err != nil || string(body) != "first" {
+		t.Fatalf("first read: %q %v", body, err)
+	}
+
+	// Replace the bucket directory behind the store's back.
+	if err := os.Rename(filepath.Join(dir, "b"), filepath.Join(dir, "old-b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b", "k"), []byte("second"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if body, _, err := get(fs, "b", "k", Natural); err != nil || string(body) != "second" {
+		t.Fatalf("after the directory was replaced: %q %v, want the new file", body, err)
+	}
+
+	// Replace it with a link pointing outside the root.
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "k"), []byte("secret"), 0o644)
+	if err := os.Rename(filepath.Join(dir, "b"), filepath.Join(dir, "older-b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "b")); err != nil {
+		t.Fatal(err)
+	}
+	if body, _, err := get(fs, "b", "k", Natural); !errors.Is(err, ErrEscape) {
+		t.Fatalf("a bucket directory replaced by a link: %q %v, want ErrEscape", body, err)
+	}
+}
+
+// TestReadRootConcurrentReadsAndRemoval reads through the cache while the
+// bucket is removed and recreated, under the race detector.
+func TestReadRootConcurrentReadsAndRemoval(t *testing.T) {
+	fs, _ := newTestFS(t, Options{NoSync: true})
+	mustBucket(t, fs, "b")
+	put(t, fs, "b", "k", []byte("v"), Natural)
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				f, _, err := fs.Open("b", "k", Natural)
+				if err == nil {
+					f.Close()
+				} else if !errors.Is(err, ErrNotFound) {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 20; i++ {
+		fs.Remove("b", "k", Natural)
+		if err := fs.RemoveBucket("b"); err != nil {
+			t.Fatal(err)
+		}
+		mustBucket(t, fs, "b")
+		put(t, fs, "b", "k", []byte("v"), Natural)
+	}
+	wg.Wait()
+}
