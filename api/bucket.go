@@ -73,7 +73,7 @@ func (s *Server) listBuckets(w http.ResponseWriter, r *http.Request, rq *request
 	}
 	out := listAllMyBucketsResult{NS: s3NS, Owner: ownerOf(rq.accessKey), Buckets: []bucketInfo{}, Prefix: prefix}
 	for _, b := range all {
-		if b.Name <= after || !strings.HasPrefix(b.Name, prefix) {
+		if b.Name <= after || !strings.HasPrefix(b.Name, prefix) || !s.owns(rq, b) {
 			continue
 		}
 		if len(out.Buckets) == limit {
@@ -105,7 +105,7 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 	if err != nil {
 		return err
 	}
-	body, err := s.readBody(r, rq, maxSmallBody)
+	body, err := s.readBody(r, rq, maxCreateBucketBody)
 	if err != nil {
 		return err
 	}
@@ -125,6 +125,11 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 	err = s.layer.CreateBucket(object.Bucket{Name: rq.bucket, Owner: rq.accessKey, Region: region, PublicRead: public})
 	if err != nil {
 		return err
+	}
+	if o := s.fileOwner(rq); o != nil {
+		if err := s.layer.ChownBucket(rq.bucket, *o); err != nil {
+			return err
+		}
 	}
 	w.Header().Set("Location", "/"+rq.bucket)
 	w.WriteHeader(http.StatusOK)

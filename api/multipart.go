@@ -249,7 +249,7 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
-	in := object.CompleteInput{Bucket: rq.bucket, Key: rq.key, UploadID: id, ExpectSize: -1, Conditions: cond}
+	in := object.CompleteInput{Bucket: rq.bucket, Key: rq.key, UploadID: id, ExpectSize: -1, Conditions: cond, Chown: s.fileOwner(rq)}
 	for _, alg := range checksum.Algorithms() {
 		if v := r.Header.Get(alg.Header()); v != "" {
 			in.ExpectAlgorithm, in.ExpectValue = alg, v

@@ -35,6 +35,7 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	}
 	obj, err := s.layer.PutObject(object.PutInput{
 		Bucket: rq.bucket, Key: rq.key, Body: body, Size: size, Expect: expect, Headers: hdrs, Tags: tags, Conditions: cond,
+		Chown: s.fileOwner(rq),
 	})
 	if err != nil {
 		return err
@@ -179,7 +180,7 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if err := unsupportedWriteHeaders(r.Header); err != nil {
 		return err
 	}
-	in := object.CopyInput{SrcBucket: srcBucket, SrcKey: srcKey, DstBucket: rq.bucket, DstKey: rq.key}
+	in := object.CopyInput{SrcBucket: srcBucket, SrcKey: srcKey, DstBucket: rq.bucket, DstKey: rq.key, Chown: s.fileOwner(rq)}
 	switch d := r.Header.Get("X-Amz-Metadata-Directive"); d {
 	case "", "COPY":
 	case "REPLACE":

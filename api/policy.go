@@ -16,7 +16,7 @@ func (s *Server) putBucketPolicy(w http.ResponseWriter, r *http.Request, rq *req
 	if _, err := s.layer.Bucket(rq.bucket); err != nil {
 		return err
 	}
-	body, err := s.readBody(r, rq, maxSmallBody)
+	body, err := s.readBody(r, rq, maxPolicyBody)
 	if err != nil {
 		return err
 	}

@@ -195,6 +195,9 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if rq.accessKey, err = s.postAuth(form.fields); err != nil {
 		return err
 	}
+	if err := s.mayPost(rq); err != nil {
+		return err
+	}
 	doc, err := base64.StdEncoding.DecodeString(form.fields["policy"])
 	if err != nil {
 		return s3err.Newf(s3err.InvalidPolicyDocument, "Invalid Policy: Invalid Base64 Encoding.")
@@ -244,7 +247,7 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if lo, hi, ok := pol.Range(); ok {
 		lim.min, lim.max = lo, min(hi, object.MaxPutSize)
 	}
-	obj, err := s.layer.PutObject(object.PutInput{Bucket: rq.bucket, Key: key, Body: lim, Size: -1, Headers: hdrs, Tags: tags})
+	obj, err := s.layer.PutObject(object.PutInput{Bucket: rq.bucket, Key: key, Body: lim, Size: -1, Headers: hdrs, Tags: tags, Chown: s.fileOwner(rq)})
 	if err != nil {
 		return err
 	}

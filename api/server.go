@@ -40,6 +40,10 @@ type Options struct {
 	// backoff, instead of piling up until the process falls over. Zero
 	// means no bound.
 	MaxInFlight int
+	// BodyTimeout is how long a request body may stop arriving before
+	// the request fails with RequestTimeout and nothing is stored; each
+	// byte received restarts it. Zero means no limit.
+	BodyTimeout time.Duration
 }
 
 // Server is the S3 HTTP handler.
@@ -147,6 +151,7 @@ func (s *Server) at(lv level) http.Handler {
 
 // serve resolves, authenticates and runs one request.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, lv level) error {
+	s.watchBody(w, r)
 	vars := mux.Vars(r)
 	var err error
 	if rq.bucket, err = url.PathUnescape(vars["bucket"]); err != nil {
@@ -177,7 +182,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, lv l
 		return s.serveAnonymous(w, r, rq, op)
 	}
 	rq.accessKey = auth.AccessKeyID
-	return op.handler(w, r, rq)
+	return s.serveAuthorized(w, r, rq, op)
 }
 
 func (s *Server) nextID() string {

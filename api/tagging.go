@@ -133,7 +133,7 @@ func (s *Server) putObjectTagging(w http.ResponseWriter, r *http.Request, rq *re
 	if err := checkVersionID(r.URL.Query()); err != nil {
 		return err
 	}
-	body, err := s.readBody(r, rq, maxSmallBody)
+	body, err := s.readBody(r, rq, maxTaggingBody)
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,11 @@ type FS struct {
 	seq    atomic.Uint64
 
 	roots rootCache // bucket Roots for reads (rootcache.go)
+
+	// fault, when set (by tests only), is asked before each write and
+	// fsync of a staged file and fails it with the error it returns: the
+	// seam that injects ENOSPC, EDQUOT and EROFS (fault_test.go).
+	fault func(op string) error
 }
 
 // Open opens the store rooted at root, creating root (0755) and the state

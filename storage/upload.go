@@ -69,7 +69,22 @@ func (fs *FS) NewUpload() (*Upload, error) {
 
 // Write appends p to the upload.
 func (u *Upload) Write(p []byte) (int, error) {
+	if err := u.injected("write"); err != nil {
+		return 0, err
+	}
 	return u.f.Write(p)
+}
+
+// injected returns the test seam's error for op on the staged file, if
+// any (FS.fault).
+func (u *Upload) injected(op string) error {
+	if u.fs.fault == nil {
+		return nil
+	}
+	if err := u.fs.fault(op); err != nil {
+		return &os.PathError{Op: op, Path: u.f.Name(), Err: err}
+	}
+	return nil
 }
 
 // File returns the temp file, so that io.Copy from another *os.File can use
@@ -143,6 +158,9 @@ func (u *Upload) commit(bucket, key string, prev Location) (Location, FileInfo, 
 		return 0, FileInfo{}, err
 	}
 	if !fs.noSync {
+		if err := u.injected("fsync"); err != nil {
+			return 0, FileInfo{}, err
+		}
 		if err := u.f.Sync(); err != nil {
 			return 0, FileInfo{}, err
 		}

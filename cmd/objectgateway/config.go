@@ -22,6 +22,10 @@ type config struct {
 	adminListen     string
 	pprof           bool
 	maxRequests     int
+	// Connection limits against slow and idle clients (httpserver.go).
+	headerTimeout time.Duration
+	bodyTimeout   time.Duration
+	idleTimeout   time.Duration
 }
 
 // parseConfig reads flags, falling back to OBJECTGATEWAY_<NAME> for every
@@ -41,6 +45,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.adminListen, "admin-listen", "", "address of the admin listener (/metrics, /healthz, /readyz); empty: off")
 	fs.BoolVar(&c.pprof, "pprof", false, "serve /debug/pprof/ on the admin listener")
 	fs.IntVar(&c.maxRequests, "max-requests", 1024, "S3 requests served at once; more are answered 503 SlowDown (0: no limit)")
+	fs.DurationVar(&c.headerTimeout, "header-timeout", 30*time.Second, "close a connection whose request headers take longer than this to arrive")
+	fs.DurationVar(&c.bodyTimeout, "body-timeout", 60*time.Second, "fail a request with RequestTimeout when its body stops arriving for this long (0: no limit)")
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", 2*time.Minute, "close keep-alive connections idle for this long")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -63,6 +70,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	})
 	if err != nil {
 		return c, err
+	}
+	if c.headerTimeout <= 0 || c.idleTimeout <= 0 || c.bodyTimeout < 0 {
+		return c, fmt.Errorf("--header-timeout and --idle-timeout must be positive, --body-timeout not negative")
 	}
 	if c.multipartExpiry <= 0 {
 		return c, fmt.Errorf("--multipart-expiry must be positive")

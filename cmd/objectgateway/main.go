@@ -4,6 +4,9 @@
 // Usage:
 //
 //	objectgateway [serve] [flags]   start the gateway (the default)
+//	objectgateway scan [flags]      import or reconcile the tree with the index
+//	objectgateway fsck [--repair]   check (and repair) index, files and state
+//	objectgateway user <command>    add, list, remove or rotate access keys
 //	objectgateway version           print the version
 //
 // Every serve flag has an environment-variable equivalent,
@@ -43,11 +46,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "serve":
 		return serve(ctx, args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
+	case "scan":
+		return scanCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
+	case "fsck":
+		return fsckCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
+	case "bench":
+		return runBench(ctx, args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
+	case "user":
+		return userCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "version":
 		fmt.Fprintln(stdout, "objectgateway", versionString())
 		return nil
 	case "help":
-		fmt.Fprintln(stdout, "usage: objectgateway [serve|version] [flags]; objectgateway serve -h lists the flags")
+		fmt.Fprintln(stdout, "usage: objectgateway [serve|scan|fsck|bench|user|version] [flags]; objectgateway COMMAND -h lists the flags")
 		return nil
 	}
 	return fmt.Errorf("unknown command %q (try serve or version)", cmd)

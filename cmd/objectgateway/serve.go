@@ -81,18 +81,13 @@ func serve(ctx context.Context, args []string, e env) error {
 	handler := api.New(layer, api.Options{
 		Region:      cfg.region,
 		Domain:      cfg.domain,
-		Credentials: creds,
+		Credentials: layer.Users(object.UsersOptions{Root: object.RootUser{AccessKey: creds.Access, SecretKey: creds.Secret}}),
 		Logger:      log,
 		Metrics:     api.NewMetrics(adm.reg),
 		MaxInFlight: cfg.maxRequests,
+		BodyTimeout: cfg.bodyTimeout,
 	})
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
-	}
+	srv := newHTTPServer(cfg, handler)
 	log.Info().Str("listen", ln.Addr().String()).Str("root", cfg.root).Str("region", cfg.region).
 		Str("access_key", creds.Access).Bool("fsync", cfg.fsync).Msg("ObjectGateway serving S3")
 	adm.ready.Store(true)

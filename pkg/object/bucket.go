@@ -7,6 +7,7 @@ import (
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/s3name"
+	"github.com/objectgateway/objectgateway/storage"
 )
 
 // Bucket is a bucket as the API sees it.
@@ -76,7 +77,10 @@ func (l *Layer) DeleteBucket(name string) error {
 			return mapErr(err)
 		}
 	}
-	if err := l.fs.RemoveBucket(name); err != nil {
+	// A missing directory is a DeleteBucket that a crash interrupted
+	// after removing it, or a directory removed behind the gateway's
+	// back: the record goes too, so the retry finishes the job.
+	if err := l.fs.RemoveBucket(name); err != nil && !errors.Is(err, storage.ErrNotFound) {
 		if errors.Is(err, syscall.ENOTEMPTY) {
 			return s3err.Wrap(s3err.BucketNotEmpty, err).With("BucketName", name)
 		}

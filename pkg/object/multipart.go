@@ -23,6 +23,8 @@ const (
 	MinPartSize = 5 << 20
 	MaxPartSize = 5 << 30
 	MaxParts    = 10000
+	// MaxObjectSize is the largest object a completion may assemble.
+	MaxObjectSize = 5 << 40
 )
 
 // Upload is a multipart upload in progress.
@@ -342,6 +344,8 @@ type CompleteInput struct {
 	// ExpectSize is x-amz-mp-object-size, or -1.
 	ExpectSize int64
 	Conditions Conditions
+	// Chown, when set, owns the new file (see ChownBucket).
+	Chown *POSIXOwner
 }
 
 // CompleteMultipartUpload assembles the listed parts into the object. The
@@ -408,6 +412,9 @@ func (l *Layer) CompleteMultipartUpload(in CompleteInput) (Object, error) {
 			return Object{}, err
 		}
 	}
+	if err := chownStaged(up, in.Chown); err != nil {
+		return Object{}, err
+	}
 	out, err := l.commit(in.Bucket, up, rec, publish{
 		cond: in.Conditions,
 		// An abort takes the key's lock too: once the upload is seen
@@ -472,6 +479,12 @@ func choosePartsFrom(stored []Part, req []CompletePart) ([]Part, error) {
 			return nil, s3err.New(s3err.InvalidPart).With("PartNumber", itoa(r.Number))
 		}
 		out = append(out, p)
+	}
+	var total int64
+	for _, p := range out {
+		if total += p.Size; total > MaxObjectSize {
+			return nil, s3err.Newf(s3err.EntityTooLarge, "Your proposed upload exceeds the maximum allowed object size of 5 TiB.")
+		}
 	}
 	for i, p := range out[:len(out)-1] {
 		if p.Size < MinPartSize {

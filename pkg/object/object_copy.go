@@ -24,6 +24,8 @@ type CopyInput struct {
 	// Check, when set, is called with the source's record before any byte
 	// is copied (the x-amz-copy-source-if-* preconditions).
 	Check func(src *Object) error
+	// Chown, when set, owns the new file (see ChownBucket).
+	Chown *POSIXOwner
 }
 
 // CopyObject copies an object. The bytes are copied file to file inside the
@@ -80,6 +82,9 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		if n != src.Size {
 			return Object{}, s3err.Newf(s3err.InternalError, "source changed during copy")
 		}
+	}
+	if err := chownStaged(up, in.Chown); err != nil {
+		return Object{}, err
 	}
 	return l.commit(in.DstBucket, up, rec, publish{store: l.putRecord(in.DstBucket)})
 }

@@ -58,6 +58,8 @@ type PutInput struct {
 	Tags []metadata.KV
 	// Conditions make the write conditional (If-None-Match, If-Match).
 	Conditions Conditions
+	// Chown, when set, owns the new file (see ChownBucket).
+	Chown *POSIXOwner
 }
 
 // copyBufs holds the buffers PUT copies through, so a PUT allocates no
@@ -102,6 +104,9 @@ func (l *Layer) PutObject(in PutInput) (Object, error) {
 	}
 	in.Headers.apply(&rec)
 	rec.Tags = in.Tags
+	if err := chownStaged(up, in.Chown); err != nil {
+		return Object{}, err
+	}
 	return l.commit(in.Bucket, up, rec, publish{cond: in.Conditions, store: l.putRecord(in.Bucket)})
 }
 

@@ -1,0 +1,110 @@
+package bench
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestStaticPath(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		rel    string
+		bucket bool
+		ok     bool
+	}{
+		{"/b/k", "b/k", false, true},
+		{"/b/dir/k", "b/dir/k", false, true},
+		{"/b/", "b", true, true},
+		{"/b", "b", true, true},
+		{"/", "", false, false},
+		{"/b/../x", "", false, false},
+		{"/b//k", "", false, false},
+		{"/.hidden/k", "", false, false},
+		{"/b/.tmp-1", "", false, false},
+	} {
+		rel, bucket, ok := staticPath(c.in)
+		if rel != c.rel || bucket != c.bucket || ok != c.ok {
+			t.Errorf("staticPath(%q) = %q, %v, %v; want %q, %v, %v", c.in, rel, bucket, ok, c.rel, c.bucket, c.ok)
+		}
+	}
+}
+
+// TestStaticServer checks the static server's small protocol: bucket
+// directories, PUT/GET/HEAD/Range/DELETE, listing, and confinement.
+func TestStaticServer(t *testing.T) {
+	url, dir := startStatic(t)
+	do := func(method, path string, body []byte, hdr ...string) (int, string) {
+		t.Helper()
+		r, err := http.NewRequest(method, url+path, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(hdr); i += 2 {
+			r.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	steps := []struct {
+		method, path, body string
+		hdr                []string
+		status             int
+		resp               string
+	}{
+		{"PUT", "/b/", "", nil, 200, ""},
+		{"PUT", "/b/d/k1", "hello", nil, 200, ""},
+		{"PUT", "/b/d/k2", "world!", nil, 200, ""},
+		{"GET", "/b/d/k1", "", nil, 200, "hello"},
+		{"GET", "/b/d/k2", "", []string{"Range", "bytes=1-3"}, 206, "orl"},
+		{"HEAD", "/b/d/k1", "", nil, 200, ""},
+		{"GET", "/b/d", "", nil, 404, "not found\n"},
+		{"GET", "/b/?list&prefix=d/&max-keys=1", "", nil, 200, "truncated\nd/k1"},
+		{"GET", "/b/?list&prefix=d/&start-after=d/k1", "", nil, 200, "complete\nd/k2"},
+		{"GET", "/b/?list&prefix=nope/", "", nil, 200, "complete"},
+		{"GET", "/b/../../etc/passwd", "", nil, 400, "bad path\n"},
+		{"DELETE", "/b/d/k1", "", nil, 200, ""},
+		{"GET", "/b/d/k1", "", nil, 404, "not found\n"},
+		{"DELETE", "/b/", "", nil, 200, ""},
+		{"HEAD", "/b/", "", nil, 404, ""},
+	}
+	for _, s := range steps {
+		status, body := do(s.method, s.path, []byte(s.body), s.hdr...)
+		if status != s.status || body != s.resp {
+			t.Fatalf("%s %s: %d %q, want %d %q", s.method, s.path, status, body, s.status, s.resp)
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 0 {
+		t.Fatalf("static dir after DELETE of the bucket: %v %v", ents, err)
+	}
+	// A symlink inside the served directory must not lead out of it.
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644)
+	os.Mkdir(filepath.Join(dir, "b2"), 0o755)
+	if err := os.Symlink(outside, filepath.Join(dir, "b2", "link")); err != nil {
+		t.Fatal(err)
+	}
+	if status, body := do("GET", "/b2/link/secret", nil); status == 200 || strings.Contains(body, "s") && status == 200 {
+		t.Fatalf("a symlink escaped the static root: %d %q", status, body)
+	}
+}
+
+func TestParseStaticList(t *testing.T) {
+	p := parseStaticList([]byte("truncated\na/1\na/2"))
+	if !p.Truncated || len(p.Keys) != 2 || p.Keys[1] != "a/2" {
+		t.Fatalf("parseStaticList = %+v", p)
+	}
+	if p := parseStaticList([]byte("complete")); p.Truncated || len(p.Keys) != 0 {
+		t.Fatalf("parseStaticList(empty) = %+v", p)
+	}
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startLimited serves ok on 127.0.0.1:0 with the connection limits of
+// cfg and returns its address.
+func startLimited(t *testing.T, cfg config) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newHTTPServer(cfg, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "2")
+		_, _ = w.Write([]byte("ok"))
+	}))
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+// waitClosed reads from conn until the server closes it, failing after
+// limit. Reaching EOF is what the test waits for, so no sleep is needed.
+func waitClosed(t *testing.T, conn net.Conn, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	if err := conn.SetReadDeadline(start.Add(limit)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := io.Copy(io.Discard, conn)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("connection still open after %v", limit)
+	}
+	return time.Since(start)
+}
+
+func testLimitsConfig() config {
+	return config{headerTimeout: 200 * time.Millisecond, idleTimeout: 200 * time.Millisecond, bodyTimeout: time.Second}
+}
+
+// TestHeaderLimit checks that request headers over maxHeaderBytes are
+// refused by net/http with 431 before any handler runs.
+func TestHeaderLimit(t *testing.T) {
+	addr := startLimited(t, testLimitsConfig())
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/b/k", nil)
+	req.Header.Set("X-Amz-Meta-Big", strings.Repeat("h", maxHeaderBytes+4096))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("status %d, want 431", resp.StatusCode)
+	}
+	req.Header.Set("X-Amz-Meta-Big", strings.Repeat("h", 8<<10))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("8 KiB of headers (S3's limit): status %d", resp.StatusCode)
+	}
+}
+
+// TestHeaderTimeout is the slow-loris case: a client that never finishes
+// its request headers is disconnected after headerTimeout.
+func TestHeaderTimeout(t *testing.T) {
+	addr := startLimited(t, testLimitsConfig())
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("GET /b/k HTTP/1.1\r\nHost: x\r\nX-Slow: 1")); err != nil {
+		t.Fatal(err)
+	}
+	if d := waitClosed(t, conn, 10*time.Second); d < 100*time.Millisecond {
+		t.Errorf("closed after %v, before the header timeout", d)
+	}
+}
+
+// TestIdleTimeout checks that a keep-alive connection idle after a
+// response is closed after idleTimeout.
+func TestIdleTimeout(t *testing.T) {
+	addr := startLimited(t, testLimitsConfig())
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("GET /b/k HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Close {
+		t.Fatalf("status %d, close %v: want a kept-alive 200", resp.StatusCode, resp.Close)
+	}
+	waitClosed(t, conn, 10*time.Second)
+}
+
+// TestParseConfigLimits checks the connection-limit flags and their
+// defaults.
+func TestParseConfigLimits(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := parseConfig(nil, io.Discard, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.headerTimeout != 30*time.Second || c.bodyTimeout != time.Minute || c.idleTimeout != 2*time.Minute {
+		t.Fatalf("defaults %v %v %v", c.headerTimeout, c.bodyTimeout, c.idleTimeout)
+	}
+	c, err = parseConfig([]string{"--header-timeout=5s", "--body-timeout=0", "--idle-timeout=1m"}, io.Discard, none)
+	if err != nil || c.headerTimeout != 5*time.Second || c.bodyTimeout != 0 || c.idleTimeout != time.Minute {
+		t.Fatalf("%+v %v", c, err)
+	}
+	for _, bad := range []string{"--header-timeout=0", "--idle-timeout=-1s", "--body-timeout=-1s"} {
+		if _, err := parseConfig([]string{bad}, io.Discard, none); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package metadata
+
+import (
+	bolt "go.etcd.io/bbolt"
+)
+
+// ApplyObjects stores the records in put and removes the records of the
+// keys in del, all in one write transaction, so importing a tree costs one
+// commit (and one fsync) per batch rather than per file. Keys in del that
+// have no record are ignored. It returns ErrNoSuchBucket if the bucket
+// does not exist; on any error nothing is written.
+func (ix *Index) ApplyObjects(bucket string, put []Object, del []string) error {
+	type kv struct{ k, v []byte }
+	enc := make([]kv, 0, len(put))
+	for i := range put {
+		o := put[i]
+		if err := checkKey(o.Key); err != nil {
+			return err
+		}
+		o.UserMeta = sortedKVs(o.UserMeta)
+		v, err := o.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		enc = append(enc, kv{[]byte(o.Key), v})
+	}
+	return ix.update(func(tx *bolt.Tx) error {
+		b, err := objects(tx, bucket)
+		if err != nil {
+			return err
+		}
+		for _, e := range enc {
+			if err := b.Put(e.k, e.v); err != nil {
+				return written(err)
+			}
+		}
+		for _, k := range del {
+			if err := b.Delete([]byte(k)); err != nil {
+				return written(err)
+			}
+		}
+		return nil
+	})
+}
+
+// Uploads returns every multipart upload in progress, across all buckets.
+// Unlike StaleUploads it changes nothing; fsck calls it.
+func (ix *Index) Uploads() ([]UploadRef, error) {
+	var out []UploadRef
+	err := ix.db.View(func(tx *bolt.Tx) error {
+		top := tx.Bucket(uploadsBucket)
+		return top.ForEachBucket(func(bucket []byte) error {
+			return top.Bucket(bucket).ForEach(func(k, v []byte) error {
+				key, id, ok := splitUploadKey(k)
+				if !ok {
+					return nil
+				}
+				var u Upload
+				if err := u.UnmarshalBinary(v); err != nil {
+					return err
+				}
+				out = append(out, UploadRef{Bucket: string(bucket), Key: key, ID: id, Initiated: u.Initiated})
+				return nil
+			})
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

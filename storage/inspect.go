@@ -1,0 +1,158 @@
+package storage
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+)
+
+// This file gives fsck a view of the state directory: staging leftovers
+// and the shadow area, which the request path never enumerates.
+
+// OpenInspect opens the store like Open but leaves StateDir/staging as it
+// is, so that a checker can report leftover temp files before anything
+// removes them. The root must exist; the state directory's areas are
+// created if missing, as Open does. Uploads through an FS opened this way
+// work normally.
+func OpenInspect(root string) (*FS, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, err
+	}
+	fs := &FS{path: abs, root: r}
+	for _, d := range []string{stagingDir, shadowDir, multipartDir} {
+		if err := r.MkdirAll(d, 0o700); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	fs.staging, err = r.OpenFile(stagingDir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	if _, err := r.Stat(".."); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			fs.escape = pe.Err
+		}
+	}
+	fs.prefix = fmt.Sprintf("up-inspect-%d-", os.Getpid())
+	return fs, nil
+}
+
+// StagingFiles returns the names of the entries in StateDir/staging,
+// sorted. Outside a running gateway every one is a leftover of an upload
+// that a crash interrupted.
+func (fs *FS) StagingFiles() ([]string, error) {
+	d, err := openDir(fs.root, stagingDir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	slices.Sort(names)
+	return names, err
+}
+
+// ClearStaging removes every file in StateDir/staging, as Open does. Only
+// call it when no upload through any FS on this root is in flight.
+func (fs *FS) ClearStaging() error {
+	return fs.clearStaging()
+}
+
+// ShadowBuckets returns the bucket names that have a directory in the
+// shadow area, sorted.
+func (fs *FS) ShadowBuckets() ([]string, error) {
+	d, err := openDir(fs.root, shadowDir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	slices.Sort(names)
+	return names, err
+}
+
+// ShadowFiles calls fn with the name (the hex SHA-256 of the key, see
+// ShadowPath) of every entry in a bucket's shadow area. Entries whose name
+// is not a hash, or that sit under the wrong fan-out directory, are passed
+// too, so a checker can report them.
+func (fs *FS) ShadowFiles(bucket string, fn func(name string) error) error {
+	if !validBucket(bucket) {
+		return &os.PathError{Op: "shadow", Path: bucket, Err: syscall.EINVAL}
+	}
+	top, err := openDir(fs.root, shadowBucketDir(bucket))
+	if err != nil {
+		return fs.mapErr(err)
+	}
+	defer top.Close()
+	fans, err := top.Readdirnames(-1)
+	if err != nil {
+		return err
+	}
+	slices.Sort(fans)
+	for _, fan := range fans {
+		d, err := openBelow(top, fan)
+		if err != nil {
+			return err
+		}
+		names, err := d.Readdirnames(-1)
+		d.Close()
+		if err != nil {
+			return err
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			if !validShadowName(n) || n[:2] != fan {
+				n = fan + "/" + n
+			}
+			if err := fn(n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validShadowName reports whether name is a hex SHA-256, as ShadowPath
+// makes them.
+func validShadowName(name string) bool {
+	if len(name) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(name)
+	return err == nil
+}
+
+// ShadowName returns the name ShadowFiles reports for bucket/key.
+func ShadowName(bucket, key string) string {
+	return filepath.Base(ShadowPath(bucket, key))
+}
+
+// RemoveShadowFile removes one entry of a bucket's shadow area, named as
+// ShadowFiles reported it, and fsyncs its directory.
+func (fs *FS) RemoveShadowFile(bucket, name string) error {
+	if !validBucket(bucket) {
+		return &os.PathError{Op: "remove", Path: bucket, Err: syscall.EINVAL}
+	}
+	rel := name
+	if validShadowName(name) {
+		rel = name[:2] + "/" + name
+	}
+	return fs.mapErr(fs.removeIn(fs.root, shadowBucketDir(bucket)+"/"+rel, 0))
+}
+
+// RemoveShadowBucket removes the whole shadow directory of a bucket the
+// index does not know.
+func (fs *FS) RemoveShadowBucket(bucket string) error {
+	return fs.removeShadow(bucket)
+}
