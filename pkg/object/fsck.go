@@ -139,26 +139,21 @@ func (r *FsckReport) Count(k ProblemKind) int {
 // touched, then the root without clearing the staging area, so fsck can
 // report its leftovers. The root and its index must exist.
 func OpenExclusive(o Options) (*Layer, error) {
-	abs, err := filepath.Abs(o.Root)
+	ix, err := openIndex(o)
 	if err != nil {
 		return nil, err
 	}
-	ixPath := filepath.Join(abs, storage.StateDir, IndexFile)
-	ix, err := metadata.Open(ixPath, metadata.Options{NoSync: o.NoSync, Timeout: time.Second})
+	abs, err := filepath.Abs(o.Root)
 	if err != nil {
-		return nil, fmt.Errorf("%w (is a gateway running on this root?)", err)
+		ix.Close()
+		return nil, err
 	}
 	fsys, err := storage.OpenInspect(abs)
 	if err != nil {
 		ix.Close()
 		return nil, err
 	}
-	now := o.Now
-	if now == nil {
-		now = time.Now
-	}
-	l := &Layer{fs: fsys, ix: ix, now: now}
-	return l, nil
+	return assemble(o, fsys, ix), nil
 }
 
 // Fsck checks the index against the files and the state directory:

@@ -2,8 +2,10 @@ package object
 
 import (
 	"errors"
+	"fmt"
 	"hash/maphash"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -36,24 +38,49 @@ type Layer struct {
 }
 
 // Open opens the data root and its index. It never walks the tree, so it is
-// as fast with a million objects as with none.
+// as fast with a million objects as with none. The index is opened first:
+// its file lock makes a second gateway on the same root fail before it
+// could clear the first one's staging area.
 func Open(o Options) (*Layer, error) {
+	ix, err := openIndex(o)
+	if err != nil {
+		return nil, err
+	}
 	fsys, err := storage.Open(o.Root, storage.Options{NoSync: o.NoSync})
 	if err != nil {
+		ix.Close()
 		return nil, err
 	}
-	ix, err := metadata.Open(fsys.StatePath(IndexFile), metadata.Options{NoSync: o.NoSync})
+	return assemble(o, fsys, ix), nil
+}
+
+// openIndex opens (creating it and the state directory if needed) the
+// index of a data root.
+func openIndex(o Options) (*metadata.Index, error) {
+	abs, err := filepath.Abs(o.Root)
 	if err != nil {
-		fsys.Close()
 		return nil, err
 	}
+	state := filepath.Join(abs, storage.StateDir)
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return nil, err
+	}
+	ix, err := metadata.Open(filepath.Join(state, IndexFile), metadata.Options{NoSync: o.NoSync, Timeout: time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("%w (is another gateway running on this root?)", err)
+	}
+	return ix, nil
+}
+
+// assemble builds a Layer over an opened root and index.
+func assemble(o Options, fsys *storage.FS, ix *metadata.Index) *Layer {
 	now := o.Now
 	if now == nil {
 		now = time.Now
 	}
 	l := &Layer{fs: fsys, ix: ix, now: now}
 	l.locks.seed = maphash.MakeSeed()
-	return l, nil
+	return l
 }
 
 // Close closes the index and the root. In-flight requests must have ended.

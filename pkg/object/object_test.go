@@ -345,3 +345,22 @@ func TestReopenKeepsEverything(t *testing.T) {
 		t.Fatalf("after reopen: %+v", r.Object)
 	}
 }
+
+// TestSecondOpenLeavesTheFirstAlone checks that a second gateway on the
+// same root fails on the index lock before it touches anything, in
+// particular the staging area where the first has uploads in flight.
+func TestSecondOpenLeavesTheFirstAlone(t *testing.T) {
+	l, root := newLayer(t)
+	staged := filepath.Join(root, ".objectgateway", "staging", "in-flight")
+	if err := os.WriteFile(staged, []byte("upload in progress"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if second, err := Open(Options{Root: root}); err == nil {
+		second.Close()
+		t.Fatal("a second Open on a root in use must fail")
+	}
+	if _, err := os.Stat(staged); err != nil {
+		t.Fatalf("the second Open touched the first one's staging area: %v", err)
+	}
+	_ = l
+}
