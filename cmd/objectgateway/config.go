@@ -21,7 +21,9 @@ type config struct {
 	multipartExpiry time.Duration
 	adminListen     string
 	pprof           bool
-	maxRequests     int
+	// watch keeps listings in step with out-of-band writes via inotify.
+	watch       bool
+	maxRequests int
 	// Connection limits against slow and idle clients (httpserver.go).
 	headerTimeout time.Duration
 	bodyTimeout   time.Duration
@@ -44,6 +46,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.DurationVar(&c.multipartExpiry, "multipart-expiry", 7*24*time.Hour, "remove multipart uploads not completed within this time, with their parts")
 	fs.StringVar(&c.adminListen, "admin-listen", "", "address of the admin listener (/metrics, /healthz, /readyz); empty: off")
 	fs.BoolVar(&c.pprof, "pprof", false, "serve /debug/pprof/ on the admin listener")
+	fs.BoolVar(&c.watch, "watch", false, "watch bucket directories with inotify so that files changed behind the gateway's back show in listings without a scan (see docs/scan-and-fsck.md)")
 	fs.IntVar(&c.maxRequests, "max-requests", 1024, "S3 requests served at once; more are answered 503 SlowDown (0: no limit)")
 	fs.DurationVar(&c.headerTimeout, "header-timeout", 30*time.Second, "close a connection whose request headers take longer than this to arrive")
 	fs.DurationVar(&c.bodyTimeout, "body-timeout", 60*time.Second, "fail a request with RequestTimeout when its body stops arriving for this long (0: no limit)")

@@ -64,6 +64,16 @@ func serve(ctx context.Context, args []string, e env) error {
 	if err := autoImport(layer, e.stderr, log); err != nil {
 		return err
 	}
+	if cfg.watch {
+		w, err := layer.Watch(object.WatchOptions{Log: log})
+		if err != nil {
+			return fmt.Errorf("--watch: %w", err)
+		}
+		// Deferred after layer.Close, so it runs first: the watcher stops
+		// before the index it writes to is closed.
+		defer w.Close()
+		log.Info().Msg("watch mode: out-of-band changes to bucket directories are indexed as they happen")
+	}
 	creds, created, err := loadCredentials(e.getenv, layer.StatePath(credentialsFile))
 	if err != nil {
 		return err

@@ -34,6 +34,7 @@ func (l *Layer) CreateBucket(b Bucket) error {
 		}
 		return mapErr(err)
 	}
+	l.bucketCreated(b.Name)
 	return nil
 }
 

@@ -35,6 +35,8 @@ type Layer struct {
 	ix    *metadata.Index
 	now   func() time.Time
 	locks keyLocks
+	// watcher is the running watch mode, if any (watch.go).
+	watcher watcherSlot
 }
 
 // Open opens the data root and its index. It never walks the tree, so it is
