@@ -1,6 +1,8 @@
 package object
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/objectgateway/objectgateway/pkg/s3err"
@@ -27,5 +29,24 @@ func TestChoosePartsObjectSize(t *testing.T) {
 	stored, req = mk(1025, 1)
 	if _, err := choosePartsFrom(stored, req); s3err.As(err).Code != s3err.EntityTooLarge {
 		t.Fatalf("5 TiB + 1: %v", err)
+	}
+}
+
+// TestDeleteBucketWithoutDirectory is the retry of a DeleteBucket that a
+// crash interrupted between removing the directory and dropping the
+// record (docs/durability.md): it succeeds and the bucket is gone.
+func TestDeleteBucketWithoutDirectory(t *testing.T) {
+	l, root := newLayer(t)
+	if err := l.CreateBucket(Bucket{Name: "gone"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "gone")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.DeleteBucket("gone"); err != nil {
+		t.Fatalf("DeleteBucket: %v", err)
+	}
+	if _, err := l.Bucket("gone"); s3err.As(err).Code != s3err.NoSuchBucket {
+		t.Fatalf("after DeleteBucket: %v", err)
 	}
 }
