@@ -23,11 +23,15 @@ type config struct {
 	pprof           bool
 	// watch keeps listings in step with out-of-band writes via inotify.
 	watch       bool
+	lazyMD5     bool
 	maxRequests int
 	// Connection limits against slow and idle clients (httpserver.go).
 	headerTimeout time.Duration
 	bodyTimeout   time.Duration
 	idleTimeout   time.Duration
+	// defaultCacheControl is sent with objects stored without
+	// Cache-Control (docs/cdn.md).
+	defaultCacheControl string
 }
 
 // parseConfig reads flags, falling back to OBJECTGATEWAY_<NAME> for every
@@ -46,11 +50,13 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.DurationVar(&c.multipartExpiry, "multipart-expiry", 7*24*time.Hour, "remove multipart uploads not completed within this time, with their parts")
 	fs.StringVar(&c.adminListen, "admin-listen", "", "address of the admin listener (/metrics, /healthz, /readyz); empty: off")
 	fs.BoolVar(&c.pprof, "pprof", false, "serve /debug/pprof/ on the admin listener")
+	fs.BoolVar(&c.lazyMD5, "lazy-md5", false, "after the first read of a file the gateway did not hash (found on disk, changed behind its back), compute its MD5 in the background and make it the ETag")
 	fs.BoolVar(&c.watch, "watch", false, "watch bucket directories with inotify so that files changed behind the gateway's back show in listings without a scan (see docs/scan-and-fsck.md)")
 	fs.IntVar(&c.maxRequests, "max-requests", 1024, "S3 requests served at once; more are answered 503 SlowDown (0: no limit)")
 	fs.DurationVar(&c.headerTimeout, "header-timeout", 30*time.Second, "close a connection whose request headers take longer than this to arrive")
 	fs.DurationVar(&c.bodyTimeout, "body-timeout", 60*time.Second, "fail a request with RequestTimeout when its body stops arriving for this long (0: no limit)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 2*time.Minute, "close keep-alive connections idle for this long")
+	fs.StringVar(&c.defaultCacheControl, "default-cache-control", "", "Cache-Control sent with GET/HEAD of objects stored without one, e.g. \"public, max-age=300\" (empty: none; see docs/cdn.md)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -79,6 +85,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	}
 	if c.multipartExpiry <= 0 {
 		return c, fmt.Errorf("--multipart-expiry must be positive")
+	}
+	if strings.ContainsAny(c.defaultCacheControl, "\r\n") {
+		return c, fmt.Errorf("--default-cache-control must be one header line")
 	}
 	switch c.logFormat {
 	case "json", "console":

@@ -52,7 +52,7 @@ func serve(ctx context.Context, args []string, e env) error {
 			e.adminReady(addr.String())
 		}
 	}
-	layer, err := object.Open(object.Options{Root: cfg.root, NoSync: !cfg.fsync})
+	layer, err := object.Open(object.Options{Root: cfg.root, NoSync: !cfg.fsync, LazyMD5: cfg.lazyMD5})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", cfg.root, err)
 	}
@@ -89,13 +89,14 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	adm.indexSize(layer.StatePath(object.IndexFile))
 	handler := api.New(layer, api.Options{
-		Region:      cfg.region,
-		Domain:      cfg.domain,
-		Credentials: layer.Users(object.UsersOptions{Root: object.RootUser{AccessKey: creds.Access, SecretKey: creds.Secret}}),
-		Logger:      log,
-		Metrics:     api.NewMetrics(adm.reg),
-		MaxInFlight: cfg.maxRequests,
-		BodyTimeout: cfg.bodyTimeout,
+		Region:              cfg.region,
+		Domain:              cfg.domain,
+		Credentials:         layer.Users(object.UsersOptions{Root: object.RootUser{AccessKey: creds.Access, SecretKey: creds.Secret}}),
+		Logger:              log,
+		Metrics:             api.NewMetrics(adm.reg),
+		MaxInFlight:         cfg.maxRequests,
+		BodyTimeout:         cfg.bodyTimeout,
+		DefaultCacheControl: cfg.defaultCacheControl,
 	})
 	srv := newHTTPServer(cfg, handler)
 	log.Info().Str("listen", ln.Addr().String()).Str("root", cfg.root).Str("region", cfg.region).

@@ -27,6 +27,11 @@ type Options struct {
 	NoSync bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// LazyMD5 gives objects the gateway did not hash itself (found on disk
+	// or changed behind its back) their real MD5 as ETag in the background
+	// after their first read. Their ETag changes once, from the
+	// file-identity one to the MD5. Off by default.
+	LazyMD5 bool
 }
 
 // Layer is the object layer over one data root.
@@ -37,6 +42,9 @@ type Layer struct {
 	locks keyLocks
 	// watcher is the running watch mode, if any (watch.go).
 	watcher watcherSlot
+	// md5 hashes files found on disk after their first read, when
+	// Options.LazyMD5 is set (md5_lazy.go); nil otherwise.
+	md5 *lazyMD5
 }
 
 // Open opens the data root and its index. It never walks the tree, so it is
@@ -82,11 +90,15 @@ func assemble(o Options, fsys *storage.FS, ix *metadata.Index) *Layer {
 	}
 	l := &Layer{fs: fsys, ix: ix, now: now}
 	l.locks.seed = maphash.MakeSeed()
+	if o.LazyMD5 {
+		l.md5 = startLazyMD5(l)
+	}
 	return l
 }
 
 // Close closes the index and the root. In-flight requests must have ended.
 func (l *Layer) Close() error {
+	l.md5.stop()
 	return errors.Join(l.ix.Close(), l.fs.Close())
 }
 

@@ -42,6 +42,7 @@ func (l *Layer) OpenObject(bucket, key string) (*Reader, error) {
 	f, fi, err := l.fs.Open(bucket, key, toStorage(rec.Location))
 	if err == nil {
 		if rec.Location == metadata.Directory || matches(&rec, fi) {
+			l.md5.note(bucket, &rec, fi)
 			return &Reader{Object: rec, File: f}, nil
 		}
 		f.Close()

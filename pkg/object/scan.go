@@ -1,11 +1,8 @@
 package object
 
 import (
-	"crypto/md5"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"path"
 	"time"
@@ -353,18 +350,11 @@ func (s *scanner) md5(key string, loc metadata.Location, fi storage.FileInfo) (s
 	if open != fi {
 		return "", false
 	}
-	h := md5.New()
-	bp := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(bp)
-	if _, err := io.CopyBuffer(h, io.LimitReader(f, fi.Size), *bp); err != nil {
-		s.rep.errorf("%s/%s: %v", s.bucketName, key, err)
-		return "", false
+	sum, ok := md5File(f, fi)
+	if !ok {
+		s.rep.errorf("%s/%s: could not hash the file (it changed or could not be read)", s.bucketName, key)
 	}
-	st, err := f.Stat()
-	if err != nil || st.Size() != fi.Size || st.ModTime().UnixNano() != fi.Mtime {
-		return "", false
-	}
-	return hex.EncodeToString(h.Sum(nil)), true
+	return sum, ok
 }
 
 // validImportKey reports whether a file name found on disk can be an S3
