@@ -74,6 +74,7 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 			h["Last-Modified"] = []string{o.LastModified.UTC().Format(http.TimeFormat)}
 			setIf(h, "Cache-Control", o.CacheControl)
 			setIf(h, "Expires", o.Expires)
+			s.setDefaultCacheControl(h)
 		}
 		return err
 	}
@@ -104,6 +105,7 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 		}
 	}
 	setObjectHeaders(h, o, r, status == http.StatusOK)
+	s.setDefaultCacheControl(h)
 	h["Content-Length"] = []string{itoa(length)}
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead || length == 0 || rd.File == nil {

@@ -44,6 +44,10 @@ type Options struct {
 	// the request fails with RequestTimeout and nothing is stored; each
 	// byte received restarts it. Zero means no limit.
 	BodyTimeout time.Duration
+	// DefaultCacheControl is the Cache-Control sent with GET, HEAD and 304
+	// responses of objects stored without one, for edge caches (see
+	// docs/cdn.md). Empty means none: such objects carry no Cache-Control.
+	DefaultCacheControl string
 }
 
 // Server is the S3 HTTP handler.
