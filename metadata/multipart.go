@@ -62,6 +62,10 @@ type Part struct {
 	// Checksum is the part's checksum in the upload's algorithm, or
 	// CRC64NVME when the upload named none.
 	Checksum Checksum
+	// FileInode is the inode of the part's file, so that completion can
+	// tell the file it opens is the one this record describes and not a
+	// re-upload of the same part number that replaced it meanwhile.
+	FileInode uint64
 }
 
 // Completion is what a completed upload produced, kept so that a retried
@@ -96,6 +100,7 @@ const (
 	tagPartETag     = 2
 	tagPartModified = 3
 	tagPartChecksum = 4
+	tagPartInode    = 5
 )
 
 // Completion field tags.
@@ -195,6 +200,7 @@ func (p *Part) MarshalBinary() ([]byte, error) {
 	if p.Checksum != (Checksum{}) {
 		e.checksum(tagPartChecksum, p.Checksum)
 	}
+	e.uint(tagPartInode, p.FileInode)
 	return e.b, nil
 }
 
@@ -217,6 +223,8 @@ func (p *Part) UnmarshalBinary(data []byte) error {
 			r.LastModified, err = parseTime(b)
 		case tagPartChecksum:
 			r.Checksum, err = parseChecksum(b)
+		case tagPartInode:
+			r.FileInode, err = parseUint(b)
 		}
 		return err
 	})

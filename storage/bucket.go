@@ -50,20 +50,7 @@ func (fs *FS) RemoveBucket(name string) error {
 		return err
 	}
 	defer br.Close()
-
-	var dirs []string
-	err = iofs.WalkDir(br.FS(), ".", func(p string, d iofs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			return &os.PathError{Op: "removebucket", Path: path.Join(name, p), Err: syscall.ENOTEMPTY}
-		}
-		if p != "." {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
+	dirs, err := emptyDirs(br, name)
 	if err != nil {
 		return fs.mapErr(err)
 	}
@@ -114,4 +101,36 @@ func (fs *FS) BucketDirs() ([]string, error) {
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// emptyDirs returns the directories under a bucket's Root, parents first,
+// or an error wrapping ENOTEMPTY naming the first file found.
+func emptyDirs(br *os.Root, name string) ([]string, error) {
+	var dirs []string
+	err := iofs.WalkDir(br.FS(), ".", func(p string, d iofs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return &os.PathError{Op: "removebucket", Path: path.Join(name, p), Err: syscall.ENOTEMPTY}
+		}
+		if p != "." {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	return dirs, err
+}
+
+// BucketEmpty reports, without changing anything, whether a bucket's
+// directory holds no file (empty subdirectories are fine): nil, an error
+// wrapping ENOTEMPTY, or ErrNotFound when the directory is missing.
+func (fs *FS) BucketEmpty(name string) error {
+	br, err := fs.bucketRoot(name)
+	if err != nil {
+		return err
+	}
+	defer br.Close()
+	_, err = emptyDirs(br, name)
+	return fs.mapErr(err)
 }

@@ -91,7 +91,7 @@ func openBelow(dir *os.File, name string) (*os.File, error) {
 // rmdir of one component in its parent's descriptor. A file that a
 // concurrent Commit put where a pruned directory was is therefore never
 // deleted, and a deep key costs O(depth) system calls.
-func (fs *FS) prune(br *os.Root, dir string) {
+func (fs *FS) prune(br *os.Root, bucket, dir string) {
 	if dir == "." || dir == "" {
 		return
 	}
@@ -115,6 +115,10 @@ func (fs *FS) prune(br *os.Root, dir string) {
 	}
 	// chain[i] is the parent of segs[i].
 	for i := len(segs) - 1; i >= 0; i-- {
+		if fs.keepDir != nil && fs.keepDir(bucket, strings.Join(segs[:i+1], "/")) {
+			// A folder object: it and everything above it stay.
+			return
+		}
 		if err := fs.unlinkAt(chain[i], segs[i], unix.AT_REMOVEDIR); err != nil {
 			return
 		}

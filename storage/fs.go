@@ -41,6 +41,10 @@ type Options struct {
 	// object may be missing or empty. Readers still never see partial
 	// objects while the system runs, because renames stay atomic.
 	NoSync bool
+	// KeepDir, when set, reports whether a directory (relative to its
+	// bucket) is itself an object — a zero-byte "folder/" marker — which
+	// pruning of empty directories must leave in place.
+	KeepDir func(bucket, dir string) bool
 }
 
 // FS is the byte store under one root directory. It is safe for concurrent
@@ -50,6 +54,7 @@ type FS struct {
 	root    *os.Root // every path operation goes through it
 	staging *os.File // StateDir/staging, the source directory of renames
 	noSync  bool
+	keepDir func(bucket, dir string) bool
 
 	// escape is os.Root's (unexported) error for paths that escape it,
 	// captured once so that isEscape does not depend on its message.
@@ -82,7 +87,7 @@ func Open(root string, o Options) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs := &FS{path: abs, root: r, noSync: o.NoSync}
+	fs := &FS{path: abs, root: r, noSync: o.NoSync, keepDir: o.KeepDir}
 	if err := fs.init(); err != nil {
 		r.Close()
 		if fs.staging != nil {

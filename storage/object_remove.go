@@ -42,7 +42,7 @@ func (fs *FS) Remove(bucket, key string, loc Location) error {
 		if err != nil {
 			return fs.mapErr(err)
 		}
-		fs.prune(br, path.Dir(name))
+		fs.prune(br, bucket, path.Dir(name))
 		return nil
 	case Shadow:
 		if !validBucket(bucket) {

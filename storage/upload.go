@@ -198,11 +198,11 @@ func (u *Upload) commit(bucket, key string, prev Location) (Location, FileInfo, 
 	// natural path may still hold for it.
 	if prev == Directory && dirKey {
 		if err := fs.removeIn(br, key[:len(key)-1], unix.AT_REMOVEDIR); err == nil {
-			fs.prune(br, path.Dir(key[:len(key)-1]))
+			fs.prune(br, bucket, path.Dir(key[:len(key)-1]))
 		}
 	} else if _, ok := NaturalPath(bucket, key); ok {
 		if err := fs.removeIn(br, key, 0); err == nil {
-			fs.prune(br, path.Dir(key))
+			fs.prune(br, bucket, path.Dir(key))
 		}
 	}
 	return Shadow, fi, nil

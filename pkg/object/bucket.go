@@ -78,17 +78,25 @@ func (l *Layer) DeleteBucket(name string) error {
 			return mapErr(err)
 		}
 	}
-	// A missing directory is a DeleteBucket that a crash interrupted
-	// after removing it, or a directory removed behind the gateway's
-	// back: the record goes too, so the retry finishes the job.
-	if err := l.fs.RemoveBucket(name); err != nil && !errors.Is(err, storage.ErrNotFound) {
+	// Files written behind the gateway's back make the bucket non-empty
+	// too. A missing directory is a DeleteBucket that a crash interrupted
+	// after removing it, or a directory removed behind the gateway's back:
+	// the record goes too, so the retry finishes the job.
+	if err := l.fs.BucketEmpty(name); err != nil && !errors.Is(err, storage.ErrNotFound) {
 		if errors.Is(err, syscall.ENOTEMPTY) {
 			return s3err.Wrap(s3err.BucketNotEmpty, err).With("BucketName", name)
 		}
 		return mapErr(err)
 	}
+	// The index decides: its DeleteBucket checks emptiness in the same
+	// transaction. A PUT that commits after it finds no bucket and takes
+	// its bytes back out, so the files are removed only now, when no
+	// acknowledged object can be among them.
 	if err := l.ix.DeleteBucket(name); err != nil {
 		return bucketErr(err, name)
+	}
+	if err := l.fs.RemoveBucket(name); err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, syscall.ENOTEMPTY) {
+		return mapErr(err)
 	}
 	return nil
 }

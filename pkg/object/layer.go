@@ -56,12 +56,21 @@ func Open(o Options) (*Layer, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsys, err := storage.Open(o.Root, storage.Options{NoSync: o.NoSync})
+	fsys, err := storage.Open(o.Root, storage.Options{NoSync: o.NoSync, KeepDir: folderMarker(ix)})
 	if err != nil {
 		ix.Close()
 		return nil, err
 	}
 	return assemble(o, fsys, ix), nil
+}
+
+// folderMarker reports whether a directory is a zero-byte "dir/" object,
+// which pruning must keep.
+func folderMarker(ix *metadata.Index) func(bucket, dir string) bool {
+	return func(bucket, dir string) bool {
+		o, err := ix.Object(bucket, dir+"/")
+		return err == nil && o.Location == metadata.Directory
+	}
 }
 
 // openIndex opens (creating it and the state directory if needed) the

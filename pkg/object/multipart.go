@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/objectgateway/objectgateway/metadata"
@@ -215,7 +216,8 @@ func (l *Layer) writePart(bucket, key, id string, n int, body io.Reader, size in
 // storePart commits a part's file and then its record. If the upload was
 // aborted meanwhile, the part's files are removed again.
 func (l *Layer) storePart(bucket, key, id string, commit func(string, int) (storage.FileInfo, error), p Part) (Part, error) {
-	if _, err := commit(id, p.Number); err != nil {
+	fi, err := commit(id, p.Number)
+	if err != nil {
 		if !l.ix.UploadExists(id) {
 			// An abort removed the upload's directory under our feet.
 			_ = l.fs.RemoveParts(id)
@@ -223,6 +225,7 @@ func (l *Layer) storePart(bucket, key, id string, commit func(string, int) (stor
 		}
 		return Part{}, mapErr(err)
 	}
+	p.FileInode = fi.Inode
 	if err := l.ix.PutPart(bucket, key, id, p); err != nil {
 		if errors.Is(err, metadata.ErrNoSuchUpload) {
 			_ = l.fs.RemoveParts(id)
@@ -442,6 +445,16 @@ func (l *Layer) appendPart(dst io.Writer, id string, p Part) error {
 		return s3err.Wrap(s3err.InvalidPart, err)
 	}
 	defer f.Close()
+	// The open descriptor pins the file: if it is not the one the part's
+	// record describes (the part number was uploaded again since the
+	// parts were listed), its bytes are not the listed part's.
+	st, err := f.Stat()
+	if err != nil {
+		return mapErr(err)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || st.Size() != p.Size || (p.FileInode != 0 && sys.Ino != p.FileInode) {
+		return s3err.New(s3err.InvalidPart).With("PartNumber", itoa(p.Number))
+	}
 	n, err := io.Copy(dst, io.LimitReader(f, p.Size))
 	if err != nil {
 		return mapErr(err)

@@ -107,6 +107,7 @@ func (l *Layer) refresh(bucket, key string, fi storage.FileInfo) (Object, error)
 		o.ETag = FileETag(fi)
 		o.Checksums = nil
 		o.PartsCount = 0
+		o.Parts = nil
 		rec = *o
 		return nil
 	})
