@@ -1,15 +1,53 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/objectgateway/objectgateway/pkg/object"
+)
 
 // setDefaultCacheControl gives a GET, HEAD or 304 response of an object
-// stored without Cache-Control the server's default
-// (Options.DefaultCacheControl), so that an edge cache keeps and
+// stored without Cache-Control a default, so that an edge cache keeps and
 // revalidates objects uploaded without caching headers instead of
-// guessing a lifetime. A stored value, or a response-cache-control
-// override already in h, wins.
-func (s *Server) setDefaultCacheControl(h http.Header) {
-	if s.opts.DefaultCacheControl != "" && len(h["Cache-Control"]) == 0 {
-		h["Cache-Control"] = []string{s.opts.DefaultCacheControl}
+// guessing a lifetime: the bucket's (metadata.Bucket.CacheControl, set
+// with `objectgateway bucket cache-control`), else the server's
+// (Options.DefaultCacheControl). A stored value, or a
+// response-cache-control override already in h, wins.
+//
+// The bucket record is read (at most once per request; anonymous requests
+// have read it already) only when some bucket had a default when the
+// Server was made. That is exact: a bucket's default is set only with the
+// gateway stopped, and new buckets have none, so a gateway without
+// per-bucket defaults pays nothing for them.
+func (s *Server) setDefaultCacheControl(h http.Header, rq *request) {
+	if len(h["Cache-Control"]) > 0 {
+		return
 	}
+	v := s.opts.DefaultCacheControl
+	if s.bucketCacheControl || rq.bkt != nil {
+		// A bucket deleted since the object was opened has no default:
+		// the server's applies.
+		if b, err := s.bucketRecord(rq); err == nil && b.CacheControl != "" {
+			v = b.CacheControl
+		}
+	}
+	if v != "" {
+		h["Cache-Control"] = []string{v}
+	}
+}
+
+// anyBucketCacheControl reports whether some bucket of layer has a
+// default Cache-Control. It answers true when the buckets cannot be read,
+// so that the records are then read per request instead of ignored.
+func anyBucketCacheControl(layer *object.Layer) bool {
+	buckets, err := layer.Buckets()
+	if err != nil {
+		return true
+	}
+	for _, b := range buckets {
+		if b.CacheControl != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -100,7 +101,8 @@ func unsupportedWriteHeaders(h http.Header) error {
 // setObjectHeaders writes the headers GET and HEAD return for an object:
 // validators, stored content headers, user metadata and, when asked for
 // with x-amz-checksum-mode, the stored checksums.
-func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, whole bool) {
+// q is r's parsed query.
+func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, q url.Values, whole bool) {
 	h["ETag"] = []string{`"` + o.ETag + `"`}
 	h["Last-Modified"] = []string{o.LastModified.UTC().Format(http.TimeFormat)}
 	h["Accept-Ranges"] = []string{"bytes"}
@@ -135,7 +137,6 @@ func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, whole bo
 	}
 	// response-* query parameters override the stored headers (signed
 	// requests only, which every request reaching here is).
-	q := r.URL.Query()
 	for param, header := range responseOverrides {
 		if v, ok := q[param]; ok && len(v) > 0 {
 			h[header] = []string{v[0]}

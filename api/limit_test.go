@@ -43,10 +43,15 @@ func TestMaxInFlightAnswersSlowDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.ContentLength = 1
+	// With Expect: 100-continue the client reads the body only once the
+	// server's handler asks for it, so body.started means the request is
+	// being served, not merely being sent.
+	req.Header.Set("Expect", "100-continue")
 	sigv4.SignRequest(req, g.AccessKey, g.SecretKey, g.Region, time.Now(), "UNSIGNED-PAYLOAD")
+	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: time.Minute}}
 	done := make(chan *http.Response, 1)
 	go func() {
-		resp, err := g.httpClient().Do(req)
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Error(err)
 			done <- nil

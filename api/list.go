@@ -67,6 +67,10 @@ func urlEncodeKey(s string) string {
 	return b.String()
 }
 
+// listEntry, commonPrefix and the listBucketResult types describe the
+// documents the ListObjects handlers answer; the handlers render them with
+// appendListV1/V2 (xmlwrite.go), whose output xml.Marshal of these types
+// must equal (list_xml_test.go).
 type listEntry struct {
 	Key               string `xml:"Key"`
 	LastModified      string `xml:"LastModified"`
@@ -114,36 +118,6 @@ type listBucketResultV2 struct {
 	CommonPrefixes        []commonPrefix `xml:"CommonPrefixes"`
 }
 
-func (s *Server) entries(p listParams, page *object.ListPage, withOwner bool, accessKey string) ([]listEntry, []commonPrefix) {
-	var own *owner
-	if withOwner {
-		o := ownerOf(accessKey)
-		own = &o
-	}
-	contents := make([]listEntry, 0, len(page.Objects))
-	for i := range page.Objects {
-		o := &page.Objects[i]
-		e := listEntry{
-			Key:          p.encode(o.Key),
-			LastModified: isoTime(o.LastModified),
-			ETag:         `"` + o.ETag + `"`,
-			Size:         o.Size,
-			Owner:        own,
-			StorageClass: "STANDARD",
-		}
-		if len(o.Checksums) > 0 {
-			e.ChecksumAlgorithm = o.Checksums[0].Algorithm
-			e.ChecksumType = o.Checksums[0].Type
-		}
-		contents = append(contents, e)
-	}
-	prefixes := make([]commonPrefix, 0, len(page.CommonPrefixes))
-	for _, cp := range page.CommonPrefixes {
-		prefixes = append(prefixes, commonPrefix{Prefix: p.encode(cp)})
-	}
-	return contents, prefixes
-}
-
 // listObjectsV1 answers ListObjects. NextMarker is returned, as in S3,
 // only when a delimiter was given; without one, clients continue from the
 // last key.
@@ -154,7 +128,7 @@ func (s *Server) listObjectsV1(w http.ResponseWriter, r *http.Request, rq *reque
 		return err
 	}
 	marker := q.Get("marker")
-	page, err := s.layer.ListObjects(rq.bucket, object.ListQuery{Prefix: p.prefix, Delimiter: p.delimiter, After: marker, Limit: p.maxKeys})
+	page, err := s.layer.ListObjects(rq.bucket, object.ListQuery{Prefix: p.prefix, Delimiter: p.delimiter, After: marker, Limit: p.maxKeys, Brief: true})
 	if err != nil {
 		return err
 	}
@@ -165,11 +139,12 @@ func (s *Server) listObjectsV1(w http.ResponseWriter, r *http.Request, rq *reque
 	if p.encodeURL {
 		out.EncodingType = "url"
 	}
-	out.Contents, out.CommonPrefixes = s.entries(p, &page, true, rq.accessKey)
 	if page.Truncated && p.delimiter != "" {
 		out.NextMarker = p.encode(page.Last)
 	}
-	return writeXML(w, http.StatusOK, out)
+	return writeRenderedXML(w, http.StatusOK, func(b []byte) []byte {
+		return appendListV1(b, &out, p, &page, rq.accessKey)
+	})
 }
 
 // listObjectsV2 answers ListObjectsV2. The continuation token is the
@@ -190,7 +165,7 @@ func (s *Server) listObjectsV2(w http.ResponseWriter, r *http.Request, rq *reque
 		}
 		after = string(raw[1:])
 	}
-	page, err := s.layer.ListObjects(rq.bucket, object.ListQuery{Prefix: p.prefix, Delimiter: p.delimiter, After: after, Limit: p.maxKeys})
+	page, err := s.layer.ListObjects(rq.bucket, object.ListQuery{Prefix: p.prefix, Delimiter: p.delimiter, After: after, Limit: p.maxKeys, Brief: true})
 	if err != nil {
 		return err
 	}
@@ -204,10 +179,12 @@ func (s *Server) listObjectsV2(w http.ResponseWriter, r *http.Request, rq *reque
 	if p.encodeURL {
 		out.EncodingType = "url"
 	}
-	out.Contents, out.CommonPrefixes = s.entries(p, &page, q.Get("fetch-owner") == "true", rq.accessKey)
-	out.KeyCount = len(out.Contents) + len(out.CommonPrefixes)
+	out.KeyCount = len(page.Objects) + len(page.CommonPrefixes)
 	if page.Truncated {
 		out.NextContinuationToken = base64.RawURLEncoding.EncodeToString([]byte("k" + page.Last))
 	}
-	return writeXML(w, http.StatusOK, out)
+	withOwner := q.Get("fetch-owner") == "true"
+	return writeRenderedXML(w, http.StatusOK, func(b []byte) []byte {
+		return appendListV2(b, &out, p, &page, withOwner, rq.accessKey)
+	})
 }

@@ -56,7 +56,7 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 
 // getObject answers GetObject and HeadObject.
 func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) error {
-	q := r.URL.Query()
+	q := rq.queryOf(r)
 	if err := checkVersionID(q); err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 			h["Last-Modified"] = []string{o.LastModified.UTC().Format(http.TimeFormat)}
 			setIf(h, "Cache-Control", o.CacheControl)
 			setIf(h, "Expires", o.Expires)
-			s.setDefaultCacheControl(h)
+			s.setDefaultCacheControl(h, rq)
 		}
 		return err
 	}
@@ -82,6 +82,9 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	start, length, status := int64(0), o.Size, http.StatusOK
 	h := w.Header()
 	if _, ok := q["partNumber"]; ok {
+		if r.Header.Get("Range") != "" {
+			return s3err.Newf(s3err.InvalidRequest, "Cannot specify both Range header and partNumber query parameter")
+		}
 		n, err := partNumber(q)
 		if err != nil {
 			return err
@@ -104,8 +107,8 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 			h.Set("Content-Range", rng.ContentRange(o.Size))
 		}
 	}
-	setObjectHeaders(h, o, r, status == http.StatusOK)
-	s.setDefaultCacheControl(h)
+	setObjectHeaders(h, o, r, q, status == http.StatusOK)
+	s.setDefaultCacheControl(h, rq)
 	h["Content-Length"] = []string{itoa(length)}
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead || length == 0 || rd.File == nil {

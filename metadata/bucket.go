@@ -24,6 +24,10 @@ type Bucket struct {
 	// PublicRead is set by the canned ACL public-read: everyone may read
 	// and list the bucket's objects.
 	PublicRead bool
+	// CacheControl is the Cache-Control sent with the bucket's objects
+	// that were stored without one, or "" for the server's default
+	// (docs/cdn.md).
+	CacheControl string
 }
 
 // CreateBucket records a new, empty bucket. It returns ErrBucketExists if

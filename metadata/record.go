@@ -65,6 +65,8 @@ const (
 	tagBktCORS    = 5
 	// tagBktPublicRead is present (payload uvarint 1) when PublicRead is set.
 	tagBktPublicRead = 6
+	// tagBktCacheControl is the bucket's default Cache-Control.
+	tagBktCacheControl = 7
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -157,7 +159,7 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 		case tagObjLastModified:
 			r.LastModified, err = parseTime(p)
 		case tagObjContentType:
-			r.ContentType = string(p)
+			r.ContentType = intern(p)
 		case tagObjContentEncoding:
 			r.ContentEncoding = string(p)
 		case tagObjContentDisposition:
@@ -199,7 +201,7 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 			}
 			r.PartsCount = int(v)
 		case tagObjStorageClass:
-			r.StorageClass = string(p)
+			r.StorageClass = intern(p)
 		case tagObjPart:
 			size, n := binary.Uvarint(p)
 			if n <= 0 || size > math.MaxInt64 {
@@ -234,6 +236,7 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	if b.PublicRead {
 		e.uint(tagBktPublicRead, 1)
 	}
+	e.str(tagBktCacheControl, b.CacheControl)
 	return e.b, nil
 }
 
@@ -263,6 +266,8 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 				err = fmt.Errorf("public-read flag %d", v)
 			}
 			r.PublicRead = err == nil
+		case tagBktCacheControl:
+			r.CacheControl = string(p)
 		}
 		return err
 	})
@@ -417,12 +422,18 @@ func parseTime(p []byte) (time.Time, error) {
 
 // prefixed splits a length-prefixed string off the front of p.
 func prefixed(p []byte) (s string, rest []byte, err error) {
+	b, rest, err := prefixedBytes(p)
+	return string(b), rest, err
+}
+
+// prefixedBytes is prefixed without the copy: b aliases p.
+func prefixedBytes(p []byte) (b, rest []byte, err error) {
 	n, m := binary.Uvarint(p)
 	if m <= 0 || n > uint64(len(p)-m) {
-		return "", nil, fmt.Errorf("bad length prefix")
+		return nil, nil, fmt.Errorf("bad length prefix")
 	}
 	p = p[m:]
-	return string(p[:n]), p[n:], nil
+	return p[:n], p[n:], nil
 }
 
 func parseKV(p []byte) (KV, error) {
@@ -434,7 +445,7 @@ func parseKV(p []byte) (KV, error) {
 }
 
 func parseChecksum(p []byte) (Checksum, error) {
-	alg, rest, err := prefixed(p)
+	alg, rest, err := prefixedBytes(p)
 	if err != nil {
 		return Checksum{}, err
 	}
@@ -442,5 +453,5 @@ func parseChecksum(p []byte) (Checksum, error) {
 	if err != nil {
 		return Checksum{}, err
 	}
-	return Checksum{Algorithm: alg, Value: val, Type: string(rest)}, nil
+	return Checksum{Algorithm: intern(alg), Value: val, Type: intern(rest)}, nil
 }

@@ -86,8 +86,8 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	if c.multipartExpiry <= 0 {
 		return c, fmt.Errorf("--multipart-expiry must be positive")
 	}
-	if strings.ContainsAny(c.defaultCacheControl, "\r\n") {
-		return c, fmt.Errorf("--default-cache-control must be one header line")
+	if !validHeaderValue(c.defaultCacheControl) {
+		return c, fmt.Errorf("--default-cache-control %q is not a header value", c.defaultCacheControl)
 	}
 	switch c.logFormat {
 	case "json", "console":

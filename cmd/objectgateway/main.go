@@ -54,11 +54,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runBench(ctx, args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "user":
 		return userCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
+	case "bucket":
+		return bucketCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "version":
 		fmt.Fprintln(stdout, "objectgateway", versionString())
 		return nil
 	case "help":
-		fmt.Fprintln(stdout, "usage: objectgateway [serve|scan|fsck|bench|user|version] [flags]; objectgateway COMMAND -h lists the flags")
+		fmt.Fprintln(stdout, "usage: objectgateway [serve|scan|fsck|bench|user|bucket|version] [flags]; objectgateway COMMAND -h lists the flags")
 		return nil
 	}
 	return fmt.Errorf("unknown command %q (try serve or version)", cmd)
