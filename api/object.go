@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/objectgateway/objectgateway/pkg/byterange"
 	"github.com/objectgateway/objectgateway/pkg/checksum"
@@ -114,6 +115,19 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if r.Method == http.MethodHead || length == 0 || rd.File == nil {
 		return nil
 	}
+	if length <= smallBody {
+		// A small body is read into a pooled buffer and written with the
+		// headers in one write(2): cheaper than flushing the headers and
+		// then calling sendfile(2) for a few kilobytes.
+		bp := smallBodies.Get().(*[]byte)
+		defer smallBodies.Put(bp)
+		n, err := rd.File.ReadAt((*bp)[:length], start)
+		if int64(n) < length {
+			return err
+		}
+		_, err = w.Write((*bp)[:n])
+		return err
+	}
 	if start > 0 {
 		if _, err := rd.File.Seek(start, io.SeekStart); err != nil {
 			return err
@@ -123,6 +137,13 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	_, err = io.CopyN(w, rd.File, length)
 	return err
 }
+
+// smallBody is the largest body GET reads into memory instead of sending
+// with sendfile; see smallBodies.
+const smallBody = 16 << 10
+
+// smallBodies are the buffers small GET bodies go through.
+var smallBodies = sync.Pool{New: func() any { b := make([]byte, smallBody); return &b }}
 
 // writeConditions parses the conditional-write headers of PutObject and
 // CompleteMultipartUpload. S3 accepts only "*" in If-None-Match on writes.
