@@ -104,12 +104,9 @@ func (s *Server) uploadPart(w http.ResponseWriter, r *http.Request, rq *request)
 	if err != nil {
 		return err
 	}
-	body, size, expect, err := payload(r, rq.auth)
+	body, size, expect, err := sizedPayload(r, rq.auth)
 	if err != nil {
 		return err
-	}
-	if size < 0 {
-		return s3err.New(s3err.MissingContentLength)
 	}
 	p, err := s.layer.UploadPart(object.PartInput{
 		Bucket: rq.bucket, Key: rq.key, UploadID: q.Get("uploadId"), Number: n, Body: body, Size: size, Expect: expect,

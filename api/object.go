@@ -24,12 +24,9 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if err != nil {
 		return err
 	}
-	body, size, expect, err := payload(r, rq.auth)
+	body, size, expect, err := sizedPayload(r, rq.auth)
 	if err != nil {
 		return err
-	}
-	if size < 0 {
-		return s3err.New(s3err.MissingContentLength)
 	}
 	if size > object.MaxPutSize {
 		return s3err.New(s3err.EntityTooLarge)

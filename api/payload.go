@@ -67,6 +67,16 @@ func payload(r *http.Request, a *sigv4.Auth) (io.Reader, int64, checksum.Expect,
 	}
 }
 
+// sizedPayload is payload for the bodies S3 needs the length of up front
+// (PutObject, UploadPart): a body of unknown length is MissingContentLength.
+func sizedPayload(r *http.Request, a *sigv4.Auth) (io.Reader, int64, checksum.Expect, error) {
+	body, size, expect, err := payload(r, a)
+	if err == nil && size < 0 {
+		err = s3err.New(s3err.MissingContentLength)
+	}
+	return body, size, expect, err
+}
+
 // storedContentEncoding removes the aws-chunked transfer coding, which
 // describes the request, not the object.
 func storedContentEncoding(v string) string {
