@@ -58,7 +58,7 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if err := checkVersionID(q); err != nil {
 		return err
 	}
-	rd, err := s.layer.OpenObject(rq.bucket, rq.key)
+	rd, err := s.layer.ReadObject(rq.bucket, rq.key)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,15 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	s.setDefaultCacheControl(h, rq)
 	h["Content-Length"] = []string{itoa(length)}
 	w.WriteHeader(status)
-	if r.Method == http.MethodHead || length == 0 || rd.File == nil {
+	if r.Method == http.MethodHead || length == 0 {
+		return nil
+	}
+	if rd.Body != nil {
+		// A hot object from memory (pkg/hotcache): no file at all.
+		_, err = w.Write(rd.Body[start : start+length])
+		return err
+	}
+	if rd.File == nil {
 		return nil
 	}
 	if length <= smallBody {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/objectgateway/objectgateway/pkg/hotcache"
 )
 
 // config is the serve command's configuration.
@@ -32,6 +34,10 @@ type config struct {
 	// defaultCacheControl is sent with objects stored without
 	// Cache-Control (docs/cdn.md).
 	defaultCacheControl string
+	// cacheMemory is the hot-object cache's budget (0: off) and
+	// cacheMaxObject the largest object it keeps (pkg/hotcache).
+	cacheMemory    byteSize
+	cacheMaxObject byteSize
 }
 
 // parseConfig reads flags, falling back to OBJECTGATEWAY_<NAME> for every
@@ -57,6 +63,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.DurationVar(&c.bodyTimeout, "body-timeout", 60*time.Second, "fail a request with RequestTimeout when its body stops arriving for this long (0: no limit)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 2*time.Minute, "close keep-alive connections idle for this long")
 	fs.StringVar(&c.defaultCacheControl, "default-cache-control", "", "Cache-Control sent with GET/HEAD of objects stored without one, e.g. \"public, max-age=300\" (empty: none; see docs/cdn.md)")
+	fs.Var(&c.cacheMemory, "cache-memory", "memory for the hot-object cache of small objects, e.g. 64MiB (0: off)")
+	c.cacheMaxObject = hotcache.DefaultMaxObject
+	fs.Var(&c.cacheMaxObject, "cache-max-object", "largest object the hot-object cache keeps, e.g. 16KiB")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/hotcache"
 	"github.com/objectgateway/objectgateway/pkg/object"
 )
 
@@ -52,8 +53,16 @@ func serve(ctx context.Context, args []string, e env) error {
 			e.adminReady(addr.String())
 		}
 	}
-	layer, err := object.Open(object.Options{Root: cfg.root, NoSync: !cfg.fsync, LazyMD5: cfg.lazyMD5})
+	var hot *hotcache.Cache
+	if cfg.cacheMemory > 0 {
+		if hot, err = hotcache.New(hotcache.Options{MaxBytes: int64(cfg.cacheMemory), MaxObject: int64(cfg.cacheMaxObject)}); err != nil {
+			return fmt.Errorf("--cache-memory: %w", err)
+		}
+		adm.hotCache(hot)
+	}
+	layer, err := object.Open(object.Options{Root: cfg.root, NoSync: !cfg.fsync, LazyMD5: cfg.lazyMD5, HotCache: hot})
 	if err != nil {
+		hot.Close()
 		return fmt.Errorf("open %s: %w", cfg.root, err)
 	}
 	defer func() {

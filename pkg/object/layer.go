@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/hotcache"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/storage"
+	"golang.org/x/sync/singleflight"
 )
 
 // IndexFile is the name of the index inside the state directory.
@@ -32,6 +34,9 @@ type Options struct {
 	// after their first read. Their ETag changes once, from the
 	// file-identity one to the MD5. Off by default.
 	LazyMD5 bool
+	// HotCache keeps small hot objects in memory for ReadObject; nil: off.
+	// The Layer stops it on Close.
+	HotCache *hotcache.Cache
 }
 
 // Layer is the object layer over one data root.
@@ -45,6 +50,12 @@ type Layer struct {
 	// md5 hashes files found on disk after their first read, when
 	// Options.LazyMD5 is set (md5_lazy.go); nil otherwise.
 	md5 *lazyMD5
+	// hot is Options.HotCache; fills coalesces its concurrent misses
+	// (object_get_hot.go).
+	hot   *hotcache.Cache
+	fills singleflight.Group
+	// onFill, when set by a test, runs at the start of every fill.
+	onFill func()
 }
 
 // Open opens the data root and its index. It never walks the tree, so it is
@@ -97,7 +108,7 @@ func assemble(o Options, fsys *storage.FS, ix *metadata.Index) *Layer {
 	if now == nil {
 		now = time.Now
 	}
-	l := &Layer{fs: fsys, ix: ix, now: now}
+	l := &Layer{fs: fsys, ix: ix, now: now, hot: o.HotCache}
 	l.locks.seed = maphash.MakeSeed()
 	if o.LazyMD5 {
 		l.md5 = startLazyMD5(l)
@@ -108,6 +119,7 @@ func assemble(o Options, fsys *storage.FS, ix *metadata.Index) *Layer {
 // Close closes the index and the root. In-flight requests must have ended.
 func (l *Layer) Close() error {
 	l.md5.stop()
+	l.hot.Close()
 	return errors.Join(l.ix.Close(), l.fs.Close())
 }
 

@@ -17,8 +17,12 @@ import (
 // marker, its file. The caller must Close it.
 type Reader struct {
 	Object
-	// File is positioned at offset 0; nil for zero-byte folder markers.
+	// File is positioned at offset 0; nil for zero-byte folder markers
+	// and when Body holds the object.
 	File *os.File
+	// Body is the whole object from the hot-object cache (ReadObject),
+	// shared with the cache: read-only. Nil when File is set.
+	Body []byte
 }
 
 // Close closes the file.
