@@ -1,44 +1,12 @@
 package api_test
 
-import (
-	"bytes"
-	"net/http"
-	"net/http/httptest"
-	"testing"
-	"time"
-
-	"github.com/objectgateway/objectgateway/api"
-	"github.com/objectgateway/objectgateway/pkg/object"
-	"github.com/objectgateway/objectgateway/pkg/sigv4"
-)
+import "testing"
 
 // BenchmarkGetObjectPresigned is BenchmarkGetObject's 1 KiB GET with a
 // presigned URL, the request wrk sends in the CPU-per-request figure of
 // docs/performance.md: its long query string is the difference.
 func BenchmarkGetObjectPresigned(b *testing.B) {
-	layer, err := object.Open(object.Options{Root: b.TempDir(), NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer layer.Close()
-	srv := api.New(layer, api.Options{Credentials: staticCreds{testAccessKey: testSecretKey}})
-	if err := layer.CreateBucket(object.Bucket{Name: "bench"}); err != nil {
-		b.Fatal(err)
-	}
-	body := bytes.Repeat([]byte("b"), 1024)
-	if _, err := layer.PutObject(object.PutInput{Bucket: "bench", Key: "obj", Body: bytes.NewReader(body), Size: int64(len(body))}); err != nil {
-		b.Fatal(err)
-	}
-	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/bench/obj", nil)
-	sigv4.Presign(req, testAccessKey, testSecretKey, "us-east-1", time.Now(), time.Hour)
-	req = httptest.NewRequest(http.MethodGet, req.URL.String(), nil)
-	w := &discardWriter{h: http.Header{}}
-	b.ReportAllocs()
-	for b.Loop() {
-		clear(w.h)
-		srv.ServeHTTP(w, req)
-		if w.status != 0 && w.status != http.StatusOK {
-			b.Fatalf("status %d", w.status)
-		}
-	}
+	layer, srv := benchGateway(b, nil)
+	benchPut(b, layer, "obj", 1024)
+	benchServe(b, srv, presignedGet())
 }

@@ -1,15 +1,12 @@
 package api_test
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/objectgateway/objectgateway/api"
-	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/sigv4"
 )
 
@@ -19,30 +16,11 @@ import (
 // and the 1,000,000-object figures in docs/performance.md measure the
 // same request end to end.
 func BenchmarkListObjectsV2(b *testing.B) {
-	layer, err := object.Open(object.Options{Root: b.TempDir(), NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer layer.Close()
-	srv := api.New(layer, api.Options{Credentials: staticCreds{testAccessKey: testSecretKey}})
-	if err := layer.CreateBucket(object.Bucket{Name: "bench"}); err != nil {
-		b.Fatal(err)
-	}
-	body := bytes.Repeat([]byte("b"), 1024)
+	layer, srv := benchGateway(b, nil)
 	for i := range 10000 {
-		if _, err := layer.PutObject(object.PutInput{Bucket: "bench", Key: fmt.Sprintf("many/%07d", i), Body: bytes.NewReader(body), Size: int64(len(body))}); err != nil {
-			b.Fatal(err)
-		}
+		benchPut(b, layer, fmt.Sprintf("many/%07d", i), 1024)
 	}
 	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/bench?list-type=2&prefix=many%2F&start-after=many%2F0004000&max-keys=1000", nil)
 	sigv4.SignRequest(req, testAccessKey, testSecretKey, "us-east-1", time.Now(), "UNSIGNED-PAYLOAD")
-	w := &discardWriter{h: http.Header{}}
-	b.ReportAllocs()
-	for b.Loop() {
-		clear(w.h)
-		srv.ServeHTTP(w, req)
-		if w.status != 0 && w.status != http.StatusOK {
-			b.Fatalf("status %d", w.status)
-		}
-	}
+	benchServe(b, srv, req)
 }
