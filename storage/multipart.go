@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"syscall"
 )
 
 // Parts of multipart uploads live in StateDir/multipart/<upload id>/<part
@@ -85,14 +86,24 @@ func (fs *FS) OpenPart(uploadID string, number int) (*os.File, error) {
 }
 
 // RemoveParts removes every part file of an upload. A missing directory is
-// not an error: aborting twice is fine.
+// not an error: aborting twice is fine. A part renamed into the directory
+// while it is being emptied (an UploadPart racing the abort) makes the
+// final rmdir fail with ENOTEMPTY; the removal is then tried again, a
+// bounded number of times. That writer removes its part itself once it
+// finds the upload's record gone, and the sweep removes whatever is left.
 func (fs *FS) RemoveParts(uploadID string) error {
 	if !validUploadID(uploadID) {
 		return nil
 	}
-	err := fs.root.RemoveAll(multipartDir + "/" + uploadID)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+	var err error
+	for range 8 {
+		err = fs.root.RemoveAll(multipartDir + "/" + uploadID)
+		if err == nil || errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
+			return err
+		}
 	}
 	return err
 }

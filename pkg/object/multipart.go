@@ -325,7 +325,13 @@ func (l *Layer) AbortMultipartUpload(bucket, key, id string) error {
 		}
 		return bucketErr(err, bucket)
 	}
-	return mapErr(l.fs.RemoveParts(id))
+	if err := l.fs.RemoveParts(id); err != nil && !errors.Is(err, syscall.ENOTEMPTY) {
+		return mapErr(err)
+	}
+	// The upload is gone from the index: it is aborted. A part still being
+	// renamed into its directory is removed by its writer, which finds the
+	// record gone, or else by the sweep of orphaned part directories.
+	return nil
 }
 
 // CompletePart is one entry of a CompleteMultipartUpload request.
