@@ -106,10 +106,10 @@ func (s *Server) postAuth(fields map[string]string) (string, error) {
 	if !ok {
 		return "", s3err.New(s3err.InvalidAccessKeyID).With("AWSAccessKeyId", parts[0])
 	}
-	got, err := hex.DecodeString(fields["x-amz-signature"])
 	m := hmac.New(sha256.New, sigv4.SigningKey(secret, parts[1], parts[2], "s3"))
 	m.Write([]byte(fields["policy"]))
-	if err != nil || !hmac.Equal(got, m.Sum(nil)) {
+	// Compared as the lowercase hex string, like every SigV4 signature.
+	if !hmac.Equal([]byte(fields["x-amz-signature"]), []byte(hex.EncodeToString(m.Sum(nil)))) {
 		return "", s3err.New(s3err.SignatureDoesNotMatch)
 	}
 	return parts[0], nil

@@ -83,12 +83,11 @@ func (c *ChunkVerifier) writePrefix(b *strings.Builder) {
 }
 
 func (c *ChunkVerifier) check(signature, stringToSign string) error {
-	want := hmacSHA256(c.key, stringToSign)
-	got, err := hex.DecodeString(signature)
-	if err != nil || !hmac.Equal(got, want) {
+	want := hex.EncodeToString(hmacSHA256(c.key, stringToSign))
+	if !hmac.Equal([]byte(signature), []byte(want)) {
 		c.failed = true
 		return s3err.New(s3err.SignatureDoesNotMatch)
 	}
-	c.prev = hex.EncodeToString(want)
+	c.prev = want
 	return nil
 }

@@ -341,9 +341,11 @@ func (v *Verifier) verify(r *http.Request, pairs []queryPair, p authParams) (*Au
 	scope := date + "/" + region + "/" + service + "/" + terminator
 	sts := stringToSign(p.amzDate, scope, canonical)
 	key := v.keys.get(secret, date, region)
-	want := hmacSHA256(key, sts)
-	got, err := hex.DecodeString(p.signature)
-	if err != nil || !hmac.Equal(got, want) {
+	want := hex.EncodeToString(hmacSHA256(key, sts))
+	// The signature is compared as the lowercase hex string it must be,
+	// as AWS does: an uppercase spelling of the right digest is a
+	// different signature.
+	if !hmac.Equal([]byte(p.signature), []byte(want)) {
 		return nil, s3err.New(s3err.SignatureDoesNotMatch).
 			With("AWSAccessKeyId", accessKey).
 			With("StringToSign", sts).
@@ -356,7 +358,7 @@ func (v *Verifier) verify(r *http.Request, pairs []queryPair, p authParams) (*Au
 		key:         key,
 		amzDate:     p.amzDate,
 		scope:       scope,
-		seed:        hex.EncodeToString(want),
+		seed:        want,
 	}, nil
 }
 

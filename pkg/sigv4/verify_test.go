@@ -288,6 +288,11 @@ func TestVerifyHeaderErrors(t *testing.T) {
 			a := r.Header.Get("Authorization")
 			r.Header.Set("Authorization", a[:len(a)-1]+"x")
 		}, code: s3err.SignatureDoesNotMatch},
+		{name: "signature in uppercase hex", r: signed("GET", "/b/k", nil), after: func(r *http.Request) {
+			a := r.Header.Get("Authorization")
+			i := strings.LastIndex(a, "=") + 1
+			r.Header.Set("Authorization", a[:i]+strings.ToUpper(a[i:]))
+		}, code: s3err.SignatureDoesNotMatch},
 		{name: "unsigned x-amz header", r: signed("GET", "/b/k", nil), after: func(r *http.Request) { r.Header.Set("X-Amz-Acl", "public-read") },
 			code: s3err.AccessDenied, msg: "There were headers present in the request which were not signed"},
 		{name: "host not signed", r: signed("GET", "/b/k", nil), after: replaceAuth("host;", ""), code: s3err.AuthorizationHeaderMalformed},
