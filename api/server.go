@@ -48,6 +48,8 @@ type Options struct {
 	// responses of objects stored without one, for edge caches (see
 	// docs/cdn.md). Empty means none: such objects carry no Cache-Control.
 	DefaultCacheControl string
+	// Edge, when set, is edge mode (see EdgeOptions).
+	Edge *EdgeOptions
 }
 
 // Server is the S3 HTTP handler.
@@ -186,6 +188,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, lv l
 	q := rq.queryOf(r)
 	op := s.route(r.Method, lv, q, r.Header)
 	rq.op = op.name
+	if s.opts.Edge != nil {
+		return s.serveEdge(w, r, rq, op)
+	}
 	if len(r.Header["Origin"]) > 0 && rq.bucket != "" && op.name != opCORSPreflight {
 		s.corsActual(w, r, rq)
 	}

@@ -21,6 +21,7 @@ type admin struct {
 	reg   *prometheus.Registry
 	ready atomic.Bool
 	srv   *http.Server
+	mux   *http.ServeMux
 }
 
 func newAdmin(pprofOn bool) *admin {
@@ -45,6 +46,7 @@ func newAdmin(pprofOn bool) *admin {
 		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
+	a.mux = mux
 	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	return a
 }

@@ -38,6 +38,17 @@ type config struct {
 	// cacheMaxObject the largest object it keeps (pkg/hotcache).
 	cacheMemory    byteSize
 	cacheMaxObject byteSize
+	// Edge mode (pkg/edge): a disk cache in front of a remote S3 origin.
+	upstream          string
+	upstreamAccessKey string
+	upstreamSecretKey string
+	upstreamRegion    string
+	cacheDir          string
+	cacheSize         byteSize
+	cacheSlice        byteSize
+	cacheTTL          time.Duration
+	cacheStaleIfError time.Duration
+	edgePublic        bool
 }
 
 // parseConfig reads flags, falling back to OBJECTGATEWAY_<NAME> for every
@@ -66,6 +77,18 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.Var(&c.cacheMemory, "cache-memory", "memory for the hot-object cache of small objects, e.g. 64MiB (0: off)")
 	c.cacheMaxObject = hotcache.DefaultMaxObject
 	fs.Var(&c.cacheMaxObject, "cache-max-object", "largest object the hot-object cache keeps, e.g. 16KiB")
+	fs.StringVar(&c.upstream, "upstream", "", "edge mode: serve GET/HEAD of this remote S3 origin's objects (http(s)://host:port, path-style) through a disk cache; see docs/cdn.md")
+	fs.StringVar(&c.upstreamAccessKey, "upstream-access-key", "", "edge mode: access key signing requests to the origin (empty: anonymous)")
+	fs.StringVar(&c.upstreamSecretKey, "upstream-secret-key", "", "edge mode: secret key for the origin (prefer OBJECTGATEWAY_UPSTREAM_SECRET_KEY to the flag)")
+	fs.StringVar(&c.upstreamRegion, "upstream-region", "us-east-1", "edge mode: the origin's signing region")
+	fs.StringVar(&c.cacheDir, "cache-dir", "", "edge mode: directory of cached objects and their catalogue (default: ROOT/.objectgateway/edge)")
+	c.cacheSize = 1 << 30
+	fs.Var(&c.cacheSize, "cache-size", "edge mode: byte budget of the disk cache, e.g. 50GiB")
+	c.cacheSlice = 4 << 20
+	fs.Var(&c.cacheSlice, "cache-slice", "edge mode: unit of fetching large objects from the origin, e.g. 4MiB")
+	fs.DurationVar(&c.cacheTTL, "cache-ttl", 10*time.Minute, "edge mode: freshness of objects whose origin response gives none (Cache-Control, Expires)")
+	fs.DurationVar(&c.cacheStaleIfError, "cache-stale-if-error", time.Hour, "edge mode: how long past freshness an object is served while the origin fails (0: never)")
+	fs.BoolVar(&c.edgePublic, "edge-public", false, "edge mode: let anonymous clients read through the edge (public content)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -97,6 +120,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	}
 	if !validHeaderValue(c.defaultCacheControl) {
 		return c, fmt.Errorf("--default-cache-control %q is not a header value", c.defaultCacheControl)
+	}
+	if c.upstream != "" && (c.cacheSize <= 0 || c.cacheSlice < 64<<10 || c.cacheTTL < 0 || c.cacheStaleIfError < 0) {
+		return c, fmt.Errorf("--cache-size must be positive, --cache-slice at least 64KiB, --cache-ttl and --cache-stale-if-error not negative")
 	}
 	switch c.logFormat {
 	case "json", "console":

@@ -92,6 +92,19 @@ func serve(ctx context.Context, args []string, e env) error {
 			layer.StatePath(credentialsFile), creds.Access, creds.Secret)
 	}
 
+	edgeOpts, err := openEdge(cfg, layer, log)
+	if err != nil {
+		return err
+	}
+	if edgeOpts != nil {
+		defer func() {
+			if err := edgeOpts.Cache.Close(); err != nil {
+				log.Error().Err(err).Msg("closing the edge cache")
+			}
+		}()
+		adm.edgeCache(edgeOpts.Cache, creds.Access, creds.Secret, cfg.region)
+	}
+
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return err
@@ -106,6 +119,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		MaxInFlight:         cfg.maxRequests,
 		BodyTimeout:         cfg.bodyTimeout,
 		DefaultCacheControl: cfg.defaultCacheControl,
+		Edge:                edgeOpts,
 	})
 	srv := newHTTPServer(cfg, handler)
 	log.Info().Str("listen", ln.Addr().String()).Str("root", cfg.root).Str("region", cfg.region).

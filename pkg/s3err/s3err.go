@@ -247,3 +247,15 @@ func CodeOf(err error) (Code, bool) {
 	}
 	return As(err).Code, true
 }
+
+// Lookup returns the code S3 spells name, for errors relayed from another
+// S3 service (the edge mode's origin). ok is false for a name the table
+// does not hold.
+func Lookup(name string) (c Code, ok bool) {
+	for i := range table {
+		if table[i].name == name && Code(i) != ReadOnlyStorage {
+			return Code(i), true
+		}
+	}
+	return InternalError, false
+}

@@ -65,3 +65,15 @@ func TestAsAndIs(t *testing.T) {
 		t.Fatalf("unknown errors must be InternalError, got %+v", e)
 	}
 }
+
+func TestLookup(t *testing.T) {
+	for c := Code(0); c < numCodes; c++ {
+		got, ok := Lookup(c.String())
+		if !ok || got.String() != c.String() || got.Status() != c.Status() && c != ReadOnlyStorage {
+			t.Errorf("Lookup(%q) = %v, %v", c.String(), got, ok)
+		}
+	}
+	if _, ok := Lookup("NoSuchThing"); ok {
+		t.Error("Lookup of an unknown name succeeded")
+	}
+}

@@ -1,0 +1,45 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/objectgateway/objectgateway/pkg/edge"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// EdgeOptions put the server in edge mode: GET and HEAD of objects are
+// answered by an edge cache in front of a remote S3 origin, and every
+// other operation is refused with NotImplemented.
+type EdgeOptions struct {
+	Cache *edge.Cache
+	// Public lets anonymous clients read through the edge (public
+	// content). Without it every request must be signed with one of the
+	// edge's own users.
+	Public bool
+}
+
+// serveEdge authenticates a request of edge mode and hands GET and HEAD
+// of objects to the cache.
+func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request, rq *request, op operation) error {
+	if op.name != "GetObject" && op.name != "HeadObject" {
+		return s3err.Newf(s3err.NotImplemented, "This ObjectGateway is an edge cache: it serves GetObject and HeadObject only.")
+	}
+	for k := range rq.queryOf(r) {
+		// Subresources and response overrides would be cached under the
+		// object's name; the edge serves plain object reads only.
+		if !strings.HasPrefix(k, "X-Amz-") && k != "x-id" {
+			return s3err.Newf(s3err.NotImplemented, "The edge cache does not serve the %q query parameter.", k)
+		}
+	}
+	auth, err := s.verify.Verify(r)
+	if err != nil {
+		return err
+	}
+	rq.auth = auth
+	if auth.Anonymous && !s.opts.Edge.Public {
+		return s3err.New(s3err.AccessDenied)
+	}
+	rq.accessKey = auth.AccessKeyID
+	return s.opts.Edge.Cache.Serve(w, r, rq.bucket, rq.key)
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/objectgateway/objectgateway/pkg/edge"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/sigv4"
+)
+
+// rootCredentials resolves only the root user's key: the purge endpoint
+// is for the operator.
+type rootCredentials struct{ access, secret string }
+
+func (r rootCredentials) SecretKey(access string) (string, bool) {
+	if access == r.access {
+		return r.secret, true
+	}
+	return "", false
+}
+
+// edgeCache adds the edge cache's purge endpoint and metrics to the admin
+// listener. POST /edge/purge?bucket=B&key=K removes one object,
+// ?bucket=B&prefix=P the objects of B whose keys start with P, ?all=true
+// everything. Requests must be signed with SigV4 (service s3) by the
+// root credentials, e.g. curl --aws-sigv4 "aws:amz:us-east-1:s3" with
+// -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" (see docs/cdn.md).
+func (a *admin) edgeCache(c *edge.Cache, access, secret, region string) {
+	v := sigv4.NewVerifier(sigv4.Options{Region: region, Credentials: rootCredentials{access, secret}})
+	a.mux.HandleFunc("POST /edge/purge", func(w http.ResponseWriter, r *http.Request) {
+		auth, err := v.Verify(r)
+		if err == nil && auth.Anonymous {
+			err = s3err.New(s3err.AccessDenied)
+		}
+		if err != nil {
+			e := s3err.As(err)
+			http.Error(w, e.Code.String()+": "+e.Text(), e.Code.Status())
+			return
+		}
+		q := r.URL.Query()
+		bucket, key, prefix := q.Get("bucket"), q.Get("key"), q.Get("prefix")
+		var n int
+		switch {
+		case q.Get("all") == "true" && bucket == "":
+			n = c.Purge("", "", true)
+		case bucket != "" && q.Has("key") && !q.Has("prefix"):
+			n = c.Purge(bucket, key, false)
+		case bucket != "" && !q.Has("key"):
+			n = c.Purge(bucket, prefix, true)
+		default:
+			http.Error(w, "say what to purge: ?bucket=B&key=K, ?bucket=B&prefix=P (all of B without prefix), or ?all=true", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]int{"purged": n})
+	})
+
+	counter := func(name, help string, f func(edge.Stats) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return float64(f(c.Stats())) })
+	}
+	a.reg.MustRegister(
+		counter("objectgateway_edge_hits_total", "Edge requests answered from the cache (fresh or revalidated).", func(s edge.Stats) uint64 { return s.Hits }),
+		counter("objectgateway_edge_misses_total", "Edge requests for objects not cached.", func(s edge.Stats) uint64 { return s.Misses }),
+		counter("objectgateway_edge_revalidations_total", "Conditional requests to the origin for stale objects.", func(s edge.Stats) uint64 { return s.Revalidations }),
+		counter("objectgateway_edge_not_modified_total", "Revalidations that found the object unchanged.", func(s edge.Stats) uint64 { return s.NotModified }),
+		counter("objectgateway_edge_stale_total", "Stale objects served while the origin failed.", func(s edge.Stats) uint64 { return s.Stale }),
+		counter("objectgateway_edge_passes_total", "Edge requests relayed from the origin without storing.", func(s edge.Stats) uint64 { return s.Passes }),
+		counter("objectgateway_edge_upstream_requests_total", "Requests sent to the origin.", func(s edge.Stats) uint64 { return s.UpstreamFetches }),
+		counter("objectgateway_edge_upstream_errors_total", "Origin requests that failed.", func(s edge.Stats) uint64 { return s.UpstreamErrors }),
+		counter("objectgateway_edge_evictions_total", "Objects evicted for the byte budget.", func(s edge.Stats) uint64 { return s.Evictions }),
+		counter("objectgateway_edge_disk_errors_total", "Cache disk operations that failed.", func(s edge.Stats) uint64 { return s.DiskErrors }),
+		counter("objectgateway_edge_bytes_from_cache_total", "Body bytes sent from cached slices.", func(s edge.Stats) uint64 { return s.BytesFromCache }),
+		counter("objectgateway_edge_bytes_from_upstream_total", "Body bytes received from the origin.", func(s edge.Stats) uint64 { return s.BytesFromUpstream }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "objectgateway_edge_bytes", Help: "Bytes of the objects held by the edge cache."},
+			func() float64 { return float64(c.Stats().Bytes) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "objectgateway_edge_objects", Help: "Objects held by the edge cache."},
+			func() float64 { return float64(c.Stats().Objects) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "objectgateway_edge_disk_healthy", Help: "1 while the cache disk works, 0 in pass-through."},
+			func() float64 {
+				if c.Stats().Healthy {
+					return 1
+				}
+				return 0
+			}),
+	)
+}

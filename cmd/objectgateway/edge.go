@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/rs/zerolog"
+
+	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/edge"
+	"github.com/objectgateway/objectgateway/pkg/object"
+)
+
+// openEdge opens the edge cache when --upstream is set; nil otherwise.
+func openEdge(cfg config, layer *object.Layer, log zerolog.Logger) (*api.EdgeOptions, error) {
+	if cfg.upstream == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(cfg.upstream)
+	if err != nil {
+		return nil, fmt.Errorf("--upstream: %w", err)
+	}
+	dir := cfg.cacheDir
+	if dir == "" {
+		dir = layer.StatePath("edge")
+	}
+	stale := cfg.cacheStaleIfError
+	if stale == 0 {
+		stale = -1
+	}
+	c, err := edge.Open(edge.Options{
+		Upstream:     u,
+		AccessKey:    cfg.upstreamAccessKey,
+		SecretKey:    cfg.upstreamSecretKey,
+		Region:       cfg.upstreamRegion,
+		Dir:          dir,
+		MaxBytes:     int64(cfg.cacheSize),
+		SliceSize:    int64(cfg.cacheSlice),
+		DefaultTTL:   cfg.cacheTTL,
+		StaleIfError: stale,
+		NoSync:       !cfg.fsync,
+		Logger:       log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("edge mode: %w", err)
+	}
+	st := c.Stats()
+	log.Info().Str("upstream", u.Redacted()).Str("cache_dir", dir).Int64("cache_size", int64(cfg.cacheSize)).
+		Int("cached_objects", st.Objects).Int64("cached_bytes", st.Bytes).Bool("public", cfg.edgePublic).
+		Msg("edge mode: serving GET and HEAD of the origin's objects through the disk cache")
+	return &api.EdgeOptions{Cache: c, Public: cfg.edgePublic}, nil
+}

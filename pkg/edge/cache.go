@@ -1,0 +1,488 @@
+package edge
+
+import (
+	"container/list"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Cache is the edge cache. It is safe for concurrent use.
+type Cache struct {
+	o    Options
+	up   *upstream
+	data string // Dir/data
+
+	mu      sync.Mutex
+	entries map[string]*entry
+	lru     *list.List // of *entry, most recently used at the front
+	bytes   int64      // sum of the sizes of the entries
+	opening map[string]*opening
+	cat     *catalog // nil while the disk is failed
+	closed  bool
+
+	healthy atomic.Bool
+	stop    chan struct{}
+	wg      sync.WaitGroup
+
+	stats counters
+}
+
+// entry is one cached object (one version of it). Its fields are guarded
+// by Cache.mu; the file's bytes by the slices bitmap.
+type entry struct {
+	ck           string // bucket + "/" + key
+	id           string // file name under Dir/data
+	size         int64
+	etag         string
+	header       http.Header
+	fetched      time.Time
+	freshUntil   time.Time
+	staleIfError time.Duration // -1: Options.StaleIfError
+	sliceSize    int64
+	present      []byte // bitmap of complete slices
+	fills        map[int64]*fill
+	reval        *revalidation
+	lastAccess   time.Time
+	elem         *list.Element
+	removed      bool
+}
+
+func (e *entry) slices() int64 {
+	if e.size == 0 {
+		return 1
+	}
+	return (e.size + e.sliceSize - 1) / e.sliceSize
+}
+
+func (e *entry) has(i int64) bool { return e.present[i/8]&(1<<(i%8)) != 0 }
+func (e *entry) set(i int64)      { e.present[i/8] |= 1 << (i % 8) }
+
+// complete reports whether every slice is present.
+func (e *entry) complete() bool {
+	for i := range e.slices() {
+		if !e.has(i) {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *entry) record() record {
+	return record{
+		ID: e.id, Size: e.size, ETag: e.etag, Header: e.header,
+		Fetched: e.fetched, FreshUntil: e.freshUntil, StaleIfError: e.staleIfError,
+		SliceSize: e.sliceSize, Slices: append([]byte(nil), e.present...), LastAccess: e.lastAccess,
+	}
+}
+
+// Stats are the cache's counters.
+type Stats struct {
+	Hits, Misses, Revalidations, NotModified, Stale, Passes uint64
+	UpstreamFetches, UpstreamErrors, Evictions, DiskErrors  uint64
+	BytesFromCache, BytesFromUpstream                       uint64
+	Objects                                                 int
+	Bytes, MaxBytes                                         int64
+	Healthy                                                 bool
+}
+
+type counters struct {
+	hits, misses, revalidations, notModified, stale, passes atomic.Uint64
+	fetches, upstreamErrors, evictions, diskErrors          atomic.Uint64
+	bytesFromCache, bytesFromUpstream                       atomic.Uint64
+}
+
+// Open opens (or creates) the cache in o.Dir and loads its catalogue:
+// every object cached before a restart is served again without a refill.
+// A cache disk that cannot be used does not fail Open: the cache starts
+// in pass-through and probes the disk until it works.
+func Open(o Options) (*Cache, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	c := &Cache{
+		o:       o,
+		up:      newUpstream(&o),
+		data:    filepath.Join(o.Dir, "data"),
+		entries: make(map[string]*entry),
+		lru:     list.New(),
+		opening: make(map[string]*opening),
+		stop:    make(chan struct{}),
+	}
+	if err := c.attach(); err != nil {
+		o.Logger.Error().Err(err).Str("dir", o.Dir).Msg("edge cache disk unusable: passing requests through to the origin")
+	}
+	c.wg.Add(1)
+	go c.probe()
+	return c, nil
+}
+
+// attach opens the catalogue, loads it and removes files no record names
+// (interrupted fills of an earlier run).
+func (c *Cache) attach() error {
+	if err := c.diskFault("attach"); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.data, 0o700); err != nil {
+		return err
+	}
+	cat, err := openCatalog(filepath.Join(c.o.Dir, "catalog.db"), c.o.NoSync)
+	if err != nil {
+		return err
+	}
+	entries := make(map[string]*entry)
+	var bad []string
+	err = cat.load(func(ck string, r record, ok bool) {
+		if !ok || r.SliceSize <= 0 || r.Size < 0 || !validID(r.ID) {
+			bad = append(bad, ck)
+			return
+		}
+		e := &entry{ck: ck, id: r.ID, size: r.Size, etag: r.ETag, header: http.Header(r.Header),
+			fetched: r.Fetched, freshUntil: r.FreshUntil, staleIfError: r.StaleIfError,
+			sliceSize: r.SliceSize, present: r.Slices, lastAccess: r.LastAccess}
+		if int64(len(e.present)) != (e.slices()+7)/8 {
+			bad = append(bad, ck)
+			return
+		}
+		if e.header == nil {
+			e.header = http.Header{}
+		}
+		entries[ck] = e
+	})
+	if err == nil {
+		err = cat.removeMany(bad)
+	}
+	if err != nil {
+		cat.close()
+		return err
+	}
+	names, err := readDirNames(c.data)
+	if err != nil {
+		cat.close()
+		return err
+	}
+	known := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		known[e.id] = true
+	}
+	for _, n := range names {
+		if !known[n] {
+			_ = os.Remove(filepath.Join(c.data, n))
+		}
+	}
+	// Oldest first into the back of the list: the front is the most
+	// recently used.
+	ordered := make([]*entry, 0, len(entries))
+	for _, e := range entries {
+		ordered = append(ordered, e)
+	}
+	sortByAccess(ordered)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cat = cat
+	for _, e := range ordered {
+		if old := c.entries[e.ck]; old != nil {
+			continue // served while detached; keep the live one
+		}
+		c.entries[e.ck] = e
+		e.elem = c.lru.PushFront(e)
+		c.bytes += e.size
+	}
+	c.healthy.Store(true)
+	c.evictLocked(nil)
+	return nil
+}
+
+func readDirNames(dir string) ([]string, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Readdirnames(-1)
+}
+
+func sortByAccess(es []*entry) {
+	// Insertion order matters only for eviction; a simple sort suffices.
+	slices.SortFunc(es, func(a, b *entry) int { return a.lastAccess.Compare(b.lastAccess) })
+}
+
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func validID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(id)
+	return err == nil && strings.ToLower(id) == id
+}
+
+func (c *Cache) path(id string) string { return filepath.Join(c.data, id) }
+
+// diskFault runs the test hook.
+func (c *Cache) diskFault(op string) error {
+	if c.o.fault != nil {
+		return c.o.fault(op)
+	}
+	return nil
+}
+
+// diskFailed puts the cache in pass-through after a write or read of the
+// cache disk failed. The catalogue is closed; the probe reattaches it
+// when the disk works again. Entries stay in memory: their files are
+// tried again then.
+func (c *Cache) diskFailed(op string, err error) {
+	c.stats.diskErrors.Add(1)
+	if !c.healthy.Swap(false) {
+		return
+	}
+	c.o.Logger.Error().Err(err).Str("op", op).Str("dir", c.o.Dir).
+		Msg("edge cache disk failed: passing requests through to the origin until it works again")
+	c.mu.Lock()
+	cat := c.cat
+	c.cat = nil
+	// Forget the entries: what they describe may not be on disk. The
+	// catalogue is reloaded from disk when the probe reattaches it.
+	for ck, e := range c.entries {
+		e.removed = true
+		delete(c.entries, ck)
+	}
+	c.lru.Init()
+	c.bytes = 0
+	c.mu.Unlock()
+	if cat != nil {
+		go cat.close() // waits for transactions in flight
+	}
+}
+
+// probe tries a failed disk again every ProbeInterval.
+func (c *Cache) probe() {
+	defer c.wg.Done()
+	t := time.NewTicker(c.o.ProbeInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+		}
+		if c.healthy.Load() {
+			continue
+		}
+		if err := c.checkDisk(); err != nil {
+			continue
+		}
+		if err := c.attach(); err != nil {
+			continue
+		}
+		c.o.Logger.Info().Str("dir", c.o.Dir).Msg("edge cache disk works again: caching resumed")
+	}
+}
+
+// checkDisk writes, syncs and removes a probe file.
+func (c *Cache) checkDisk() error {
+	if err := c.diskFault("probe"); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.data, 0o700); err != nil {
+		return err
+	}
+	p := filepath.Join(c.o.Dir, ".probe")
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write([]byte("probe"))
+	if err == nil {
+		err = f.Sync()
+	}
+	f.Close()
+	os.Remove(p)
+	return err
+}
+
+// touch marks e used now (c.mu held).
+func (c *Cache) touchLocked(e *entry, now time.Time) {
+	e.lastAccess = now
+	if e.elem != nil {
+		c.lru.MoveToFront(e.elem)
+	}
+}
+
+// evictLocked removes least recently used entries until the budget
+// holds, never keep. Files are unlinked after the lock is released by the
+// returned function's caller (see removeEntries). c.mu held.
+func (c *Cache) evictLocked(keep *entry) []*entry {
+	var out []*entry
+	for el := c.lru.Back(); el != nil && c.bytes > c.o.MaxBytes; {
+		e := el.Value.(*entry)
+		el = el.Prev()
+		if e == keep {
+			continue
+		}
+		c.dropLocked(e)
+		out = append(out, e)
+		c.stats.evictions.Add(1)
+	}
+	if len(out) > 0 {
+		go c.removeFiles(out)
+	}
+	return out
+}
+
+// dropLocked takes e out of the cache's memory (c.mu held); its file and
+// record are removed by removeFiles.
+func (c *Cache) dropLocked(e *entry) {
+	if e.removed {
+		return
+	}
+	e.removed = true
+	if c.entries[e.ck] == e {
+		delete(c.entries, e.ck)
+	}
+	if e.elem != nil {
+		c.lru.Remove(e.elem)
+		e.elem = nil
+	}
+	c.bytes -= e.size
+}
+
+// removeFiles deletes the records and files of dropped entries. A reader
+// that opened a file keeps reading it: unlinking does not cut it short.
+func (c *Cache) removeFiles(es []*entry) {
+	c.mu.Lock()
+	cat := c.cat
+	c.mu.Unlock()
+	for _, e := range es {
+		if cat != nil {
+			if err := cat.remove(e.ck, e.id); err != nil && !errors.Is(err, errCatalogClosed) {
+				c.o.Logger.Warn().Err(err).Str("key", e.ck).Msg("edge cache: removing a catalogue record")
+			}
+		}
+		if err := os.Remove(c.path(e.id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			c.o.Logger.Warn().Err(err).Str("key", e.ck).Msg("edge cache: removing a cached file")
+		}
+	}
+}
+
+// drop removes one entry now (object changed or gone at the origin).
+func (c *Cache) drop(e *entry) {
+	c.mu.Lock()
+	was := !e.removed
+	c.dropLocked(e)
+	c.mu.Unlock()
+	if was {
+		c.removeFiles([]*entry{e})
+	}
+}
+
+// persist writes e's record, unless e was dropped meanwhile.
+func (c *Cache) persist(e *entry) {
+	c.mu.Lock()
+	cat := c.cat
+	c.mu.Unlock()
+	if cat == nil {
+		return
+	}
+	err := cat.put(e.ck, func() (record, bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if e.removed {
+			return record{}, false
+		}
+		return e.record(), true
+	})
+	if err != nil {
+		c.diskFailed("catalogue", err)
+	}
+}
+
+// Purge removes cached objects: the one named key when prefix is false,
+// every object of bucket whose key starts with key when it is true, every
+// object of every bucket when bucket is "". It returns how many it
+// removed.
+func (c *Cache) Purge(bucket, key string, prefix bool) int {
+	c.mu.Lock()
+	var out []*entry
+	switch {
+	case bucket == "":
+		for _, e := range c.entries {
+			out = append(out, e)
+		}
+	case !prefix:
+		if e := c.entries[bucket+"/"+key]; e != nil {
+			out = append(out, e)
+		}
+	default:
+		p := bucket + "/" + key
+		for ck, e := range c.entries {
+			if strings.HasPrefix(ck, p) {
+				out = append(out, e)
+			}
+		}
+	}
+	for _, e := range out {
+		c.dropLocked(e)
+	}
+	c.mu.Unlock()
+	c.removeFiles(out)
+	return len(out)
+}
+
+// Stats returns the cache's counters.
+func (c *Cache) Stats() Stats {
+	c.mu.Lock()
+	n, b := len(c.entries), c.bytes
+	c.mu.Unlock()
+	s := &c.stats
+	return Stats{
+		Hits: s.hits.Load(), Misses: s.misses.Load(), Revalidations: s.revalidations.Load(),
+		NotModified: s.notModified.Load(), Stale: s.stale.Load(), Passes: s.passes.Load(),
+		UpstreamFetches: s.fetches.Load(), UpstreamErrors: s.upstreamErrors.Load(),
+		Evictions: s.evictions.Load(), DiskErrors: s.diskErrors.Load(),
+		BytesFromCache: s.bytesFromCache.Load(), BytesFromUpstream: s.bytesFromUpstream.Load(),
+		Objects: n, Bytes: b, MaxBytes: c.o.MaxBytes, Healthy: c.healthy.Load(),
+	}
+}
+
+// Close stops the probe, records the access times (so the eviction order
+// survives a restart) and closes the catalogue. Fills in flight finish
+// writing into files whose slices are then not recorded.
+func (c *Cache) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	cat := c.cat
+	c.cat = nil
+	times := make(map[string]time.Time, len(c.entries))
+	for ck, e := range c.entries {
+		times[ck] = e.lastAccess
+	}
+	c.mu.Unlock()
+	close(c.stop)
+	c.wg.Wait()
+	if cat == nil {
+		return nil
+	}
+	err := cat.touchAll(times)
+	if cerr := cat.close(); err == nil {
+		err = cerr
+	}
+	return err
+}

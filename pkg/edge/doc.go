@@ -1,0 +1,33 @@
+// Package edge is ObjectGateway's edge mode: a disk cache in front of a
+// remote S3 origin, serving GET and HEAD of the origin's objects.
+//
+// The shape:
+//
+//   - An object is cached as one file under Dir/data, named by a random id
+//     per cached version, and cut into fixed-size slices (Options.SliceSize).
+//     Slices are fetched from the origin with ranged GETs, each at most
+//     once at a time however many clients ask (a fill); every client
+//     wanting a slice being filled streams the bytes already written and
+//     then the rest as they arrive. A range request on a miss fetches only
+//     the slices it covers.
+//   - The catalogue is a bbolt index beside the files (Dir/catalog.db): one
+//     record per object with its headers, freshness and the set of slices
+//     that are complete and synced. A slice enters the catalogue only
+//     after its bytes are on disk, so a restart keeps every complete slice
+//     and never serves an interrupted fill.
+//   - Capacity is a byte budget (Options.MaxBytes) over the objects' sizes,
+//     evicting the least recently used objects whole (one file each: no
+//     fragmentation inside a shared store).
+//   - Freshness comes from the origin's Cache-Control (s-maxage, max-age,
+//     no-cache, no-store, private, stale-if-error) or Expires, else
+//     Options.DefaultTTL. A stale object is revalidated with a conditional
+//     request (If-None-Match); a 304 makes it fresh again without a
+//     download. While the origin cannot be reached, a stale object is
+//     served for at most its stale-if-error window.
+//   - A cache disk that fails (EIO, read-only, full) puts the cache in
+//     pass-through: requests go to the origin and are relayed without
+//     being stored, until a periodic probe finds the disk healthy again.
+//
+// Nothing here knows S3 operations beyond GET and HEAD of an object; the
+// api package routes those to Cache.Serve and answers everything else.
+package edge

@@ -1,0 +1,304 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// fill is one fetch of a byte range of an object from the origin into
+// the entry's file: one slice, or the whole object when the origin sent
+// it whole. Every reader of the range follows the same fill: it streams
+// what is already written and waits for the rest.
+type fill struct {
+	e                 *entry
+	off, length       int64 // the range, in object offsets
+	firstSlice, slice int64 // slices covered: [firstSlice, slice]
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	written int64 // bytes of the range readers may read
+	// memFrom is where the bytes stop being in the file and are in mem:
+	// the cache disk failed during the fill (or before it), and the rest
+	// is kept in memory for the readers.
+	memFrom int64
+	mem     []byte
+	done    bool
+	err     error
+}
+
+// maxFillMemory bounds the bytes a fill keeps in memory after its disk
+// failed; beyond it the fill fails.
+const maxFillMemory = 64 << 20
+
+// stallTimeout is how long an origin body may stop sending before the
+// fill gives up.
+const stallTimeout = 60 * time.Second
+
+func newFill(e *entry, off, length int64) *fill {
+	fl := &fill{e: e, off: off, length: length, memFrom: length}
+	fl.cond = sync.NewCond(&fl.mu)
+	fl.firstSlice = off / e.sliceSize
+	fl.slice = (off + max(length, 1) - 1) / e.sliceSize
+	return fl
+}
+
+// fillLocked returns the fill of slice i of e, registering a new one when
+// none runs; start is true when the caller must start it (c.mu held).
+func (c *Cache) fillLocked(e *entry, i int64) (fl *fill, start bool) {
+	if fl = e.fills[i]; fl != nil {
+		return fl, false
+	}
+	off := i * e.sliceSize
+	fl = newFill(e, off, min(e.sliceSize, e.size-off))
+	if e.fills == nil {
+		e.fills = make(map[int64]*fill)
+	}
+	e.fills[i] = fl
+	return fl, true
+}
+
+// fetchSlice fetches slice fl covers with a ranged GET that must match
+// the entry's ETag, then runs the fill.
+func (c *Cache) fetchSlice(fl *fill, bucket, key string) {
+	e := fl.e
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := http.Header{"Range": {"bytes=" + strconv.FormatInt(fl.off, 10) + "-" + strconv.FormatInt(fl.off+fl.length-1, 10)}}
+	if e.etag != "" {
+		h["If-Match"] = []string{e.etag}
+	}
+	c.stats.fetches.Add(1)
+	resp, err := c.up.do(ctx, http.MethodGet, bucket, key, h)
+	if err != nil {
+		c.stats.upstreamErrors.Add(1)
+		c.finish(fl, originDown(err))
+		return
+	}
+	first, last, size, ok := contentRange(resp.Header.Get("Content-Range"))
+	if resp.StatusCode != http.StatusPartialContent || !ok || first != fl.off || last != fl.off+fl.length-1 || size != e.size {
+		if resp.StatusCode == http.StatusPreconditionFailed || resp.StatusCode == http.StatusNotFound ||
+			resp.StatusCode == http.StatusPartialContent || resp.StatusCode == http.StatusOK {
+			// The object changed at the origin since it was cached.
+			c.drop(e)
+		} else {
+			c.stats.upstreamErrors.Add(1)
+		}
+		resp.Body.Close()
+		c.finish(fl, originDown(fmt.Errorf("origin answered %s (%q) for slice %d", resp.Status, resp.Header.Get("Content-Range"), fl.slice)))
+		return
+	}
+	c.run(ctx, cancel, fl, resp.Body)
+}
+
+// run copies an origin body into the entry's file (or into memory, if
+// the disk fails) and then records the fill's slices.
+func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, body io.ReadCloser) {
+	defer body.Close()
+	stall := time.AfterFunc(stallTimeout, cancel)
+	defer stall.Stop()
+	go func() {
+		<-ctx.Done()
+		body.Close() // unblocks a Read of a stalled origin
+	}()
+
+	var f *os.File
+	if c.healthy.Load() {
+		var err error
+		if err = c.diskFault("write"); err == nil {
+			f, err = os.OpenFile(c.path(fl.e.id), os.O_WRONLY, 0)
+		}
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				c.diskFailed("open", err)
+			}
+			f = nil
+		}
+	}
+	if f != nil {
+		defer f.Close()
+	} else {
+		fl.toMemory(0)
+	}
+
+	buf := getBuffer()
+	defer putBuffer(buf)
+	var pos int64
+	var err error
+	for pos < fl.length {
+		n, rerr := body.Read(buf[:min(int64(len(buf)), fl.length-pos)])
+		if n > 0 {
+			stall.Reset(stallTimeout)
+			c.stats.bytesFromUpstream.Add(uint64(n))
+			if f != nil {
+				werr := c.diskFault("write")
+				if werr == nil {
+					_, werr = f.WriteAt(buf[:n], fl.off+pos)
+				}
+				if werr != nil {
+					c.diskFailed("write", werr)
+					f.Close()
+					f = nil
+					fl.toMemory(pos)
+				}
+			}
+			if f == nil {
+				if err = fl.keep(buf[:n]); err != nil {
+					break
+				}
+			}
+			pos += int64(n)
+			fl.mu.Lock()
+			fl.written = pos
+			fl.mu.Unlock()
+			fl.cond.Broadcast()
+		}
+		if rerr == io.EOF && pos < fl.length {
+			err = io.ErrUnexpectedEOF
+			break
+		}
+		if rerr != nil && rerr != io.EOF {
+			err = rerr
+			break
+		}
+	}
+	if err != nil {
+		c.stats.upstreamErrors.Add(1)
+		c.finish(fl, originDown(fmt.Errorf("reading slice %d from the origin: %w", fl.slice, err)))
+		return
+	}
+	stored := f != nil
+	if stored && !c.o.NoSync {
+		serr := c.diskFault("sync")
+		if serr == nil {
+			serr = f.Sync()
+		}
+		if serr != nil {
+			c.diskFailed("sync", serr)
+			stored = false
+		}
+	}
+	c.complete(fl, stored)
+}
+
+// toMemory switches a fill to keeping bytes from pos in memory.
+func (fl *fill) toMemory(pos int64) {
+	fl.mu.Lock()
+	fl.memFrom = pos
+	fl.mu.Unlock()
+}
+
+func (fl *fill) keep(p []byte) error {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	if len(fl.mem)+len(p) > maxFillMemory {
+		return errors.New("edge: the cache disk failed and the object is too large to pass through memory")
+	}
+	fl.mem = append(fl.mem, p...)
+	return nil
+}
+
+// complete records a finished fill: its slices are present when stored
+// (synced to the file), and the entry's record is written.
+func (c *Cache) complete(fl *fill, stored bool) {
+	e := fl.e
+	c.mu.Lock()
+	for i := fl.firstSlice; i <= fl.slice; i++ {
+		if stored {
+			e.set(i)
+		}
+		if e.fills[i] == fl {
+			delete(e.fills, i)
+		}
+	}
+	removed := e.removed
+	c.mu.Unlock()
+	fl.mu.Lock()
+	fl.done = true
+	fl.mu.Unlock()
+	fl.cond.Broadcast()
+	if stored && !removed {
+		c.persist(e)
+	}
+}
+
+// finish ends a failed fill.
+func (c *Cache) finish(fl *fill, err error) {
+	c.mu.Lock()
+	for i := fl.firstSlice; i <= fl.slice; i++ {
+		if fl.e.fills[i] == fl {
+			delete(fl.e.fills, i)
+		}
+	}
+	c.mu.Unlock()
+	fl.mu.Lock()
+	fl.done, fl.err = true, err
+	fl.mu.Unlock()
+	fl.cond.Broadcast()
+}
+
+// stream writes the object bytes [from, from+n), which lie in fl's range,
+// to w as the fill makes them available: from the file rf (sendfile) or
+// from memory.
+func (fl *fill) stream(w io.Writer, rf *os.File, from, n int64) error {
+	pos := from - fl.off
+	end := pos + n
+	for pos < end {
+		fl.mu.Lock()
+		for fl.written <= pos && fl.err == nil && !fl.done {
+			fl.cond.Wait()
+		}
+		avail, memFrom, mem, err := fl.written, fl.memFrom, fl.mem, fl.err
+		fl.mu.Unlock()
+		if avail <= pos {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		upto := min(avail, end)
+		if pos < memFrom {
+			if rf == nil {
+				return errors.New("edge: cached file not open")
+			}
+			m := min(upto, memFrom)
+			if err := sendRange(w, rf, fl.off+pos, m-pos); err != nil {
+				return err
+			}
+			pos = m
+			continue
+		}
+		if _, err := w.Write(mem[pos-memFrom : upto-memFrom]); err != nil {
+			return err
+		}
+		pos = upto
+	}
+	return nil
+}
+
+// sendRange writes n bytes of f from off to w: sendfile(2) when w is a
+// network connection.
+func sendRange(w io.Writer, f *os.File, off, n int64) error {
+	if n == 0 {
+		return nil
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
+	got, err := io.CopyN(w, f, n)
+	if err == io.EOF || err == nil && got < n {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+func getBuffer() []byte  { return *bufPool.Get().(*[]byte) }
+func putBuffer(b []byte) { bufPool.Put(&b) }

@@ -1,0 +1,80 @@
+package edge
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// policy is what an origin response says about caching it.
+type policy struct {
+	// store is false for no-store and private: the response is relayed,
+	// never kept.
+	store bool
+	// ttl is how long the object is fresh from the time it was fetched;
+	// zero means it must be revalidated before each use (no-cache).
+	ttl time.Duration
+	// staleIfError, when set (>= 0), is the response's own stale-if-error
+	// window; -1 means not given.
+	staleIfError time.Duration
+}
+
+// cachePolicy reads Cache-Control (s-maxage before max-age, as a shared
+// cache must) and Expires/Date of an origin response.
+func cachePolicy(h http.Header, now time.Time, defaultTTL time.Duration) policy {
+	p := policy{store: true, ttl: defaultTTL, staleIfError: -1}
+	maxAge, sMaxAge := time.Duration(-1), time.Duration(-1)
+	noCache := false
+	for _, line := range h.Values("Cache-Control") {
+		for _, d := range strings.Split(line, ",") {
+			name, val, _ := strings.Cut(strings.TrimSpace(d), "=")
+			val = strings.Trim(strings.TrimSpace(val), `"`)
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "no-store", "private":
+				p.store = false
+			case "no-cache":
+				noCache = true
+			case "max-age":
+				maxAge = seconds(val, maxAge)
+			case "s-maxage":
+				sMaxAge = seconds(val, sMaxAge)
+			case "stale-if-error":
+				p.staleIfError = seconds(val, p.staleIfError)
+			}
+		}
+	}
+	switch {
+	case noCache:
+		p.ttl = 0
+	case sMaxAge >= 0:
+		p.ttl = sMaxAge
+	case maxAge >= 0:
+		p.ttl = maxAge
+	default:
+		if exp := h.Get("Expires"); exp != "" {
+			t, err := http.ParseTime(exp)
+			if err != nil {
+				// An invalid Expires means "already expired" (RFC 9111 §5.3).
+				p.ttl = 0
+				break
+			}
+			base := now
+			if d, err := http.ParseTime(h.Get("Date")); err == nil {
+				base = d
+			}
+			p.ttl = max(t.Sub(base), 0)
+		}
+	}
+	return p
+}
+
+// seconds parses a delta-seconds value; a malformed one keeps def.
+func seconds(v string, def time.Duration) time.Duration {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return def
+	}
+	const maxSeconds = int64(100 * 365 * 24 * 3600)
+	return time.Duration(min(n, maxSeconds)) * time.Second
+}

@@ -1,0 +1,275 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+)
+
+// opening is the first fetch of an object that is not cached: however
+// many clients miss it at once, one request goes to the origin, and they
+// all get the entry it creates (or the error, or "pass").
+type opening struct {
+	done chan struct{}
+	e    *entry
+	pass bool
+	err  error
+}
+
+// open returns the entry of bucket/key, fetching the slice holding byte
+// offset at from the origin when it is not cached. pass is true when the
+// object is not to be stored (no-store, private, too large, disk failed):
+// the caller relays the origin's answer.
+func (c *Cache) open(ctx context.Context, bucket, key string, at int64) (e *entry, pass bool, err error) {
+	ck := bucket + "/" + key
+	c.mu.Lock()
+	if e := c.entries[ck]; e != nil && c.o.Now().Before(e.freshUntil) {
+		c.mu.Unlock()
+		return e, false, nil
+	}
+	if op := c.opening[ck]; op != nil {
+		c.mu.Unlock()
+		// No timeout: a slow origin is waited for, not asked again by
+		// every waiter.
+		select {
+		case <-op.done:
+			return op.e, op.pass, op.err
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
+	op := &opening{done: make(chan struct{})}
+	c.opening[ck] = op
+	c.mu.Unlock()
+	op.e, op.pass, op.err = c.fetchFirst(bucket, key, at)
+	c.mu.Lock()
+	delete(c.opening, ck)
+	c.mu.Unlock()
+	close(op.done)
+	return op.e, op.pass, op.err
+}
+
+// fetchFirst fetches the slice holding at (the whole object when the
+// origin does not serve ranges) and makes the entry.
+func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
+	s := c.o.SliceSize
+	slice := at / s
+	ctx, cancel := context.WithCancel(context.Background())
+	fetch := func(h http.Header) (*http.Response, error) {
+		c.stats.fetches.Add(1)
+		resp, err := c.up.do(ctx, http.MethodGet, bucket, key, h)
+		if err != nil {
+			c.stats.upstreamErrors.Add(1)
+			return nil, originDown(err)
+		}
+		return resp, nil
+	}
+	resp, err := fetch(http.Header{"Range": {"bytes=" + strconv.FormatInt(slice*s, 10) + "-" + strconv.FormatInt((slice+1)*s-1, 10)}})
+	if err == nil && resp.StatusCode == http.StatusRequestedRangeNotSatisfiable {
+		// The object is shorter than the offset asked for (or empty):
+		// fetch it from the start.
+		resp.Body.Close()
+		slice = 0
+		resp, err = fetch(http.Header{"Range": {"bytes=0-" + strconv.FormatInt(s-1, 10)}})
+		if err == nil && resp.StatusCode == http.StatusRequestedRangeNotSatisfiable {
+			resp.Body.Close()
+			resp, err = fetch(nil)
+		}
+	}
+	if err != nil {
+		cancel()
+		return nil, false, err
+	}
+	var first, last, size int64
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
+		var ok bool
+		first, last, size, ok = contentRange(resp.Header.Get("Content-Range"))
+		if !ok || first != slice*s {
+			resp.Body.Close()
+			cancel()
+			return nil, false, originDown(fmt.Errorf("origin sent Content-Range %q for slice %d", resp.Header.Get("Content-Range"), slice))
+		}
+	case http.StatusOK:
+		size = resp.ContentLength
+		first, last = 0, size-1
+	default:
+		if resp.StatusCode >= 500 {
+			c.stats.upstreamErrors.Add(1)
+		}
+		cancel()
+		return nil, false, upstreamError(resp)
+	}
+	now := c.o.Now()
+	pol := cachePolicy(resp.Header, now, c.o.DefaultTTL)
+	etag := resp.Header.Get("ETag")
+	if !pol.store || size < 0 || size > c.o.MaxBytes/2 || !c.healthy.Load() || etag == "" && size > s {
+		resp.Body.Close()
+		cancel()
+		return nil, true, nil
+	}
+	e := &entry{
+		ck: bucket + "/" + key, id: newID(), size: size, etag: etag,
+		header: storedHeader(resp.Header), fetched: now, freshUntil: now.Add(pol.ttl),
+		staleIfError: pol.staleIfError, sliceSize: s, lastAccess: now,
+	}
+	e.present = make([]byte, (e.slices()+7)/8)
+	if err := c.create(e); err != nil {
+		resp.Body.Close()
+		cancel()
+		return nil, true, nil
+	}
+	fl := newFill(e, first, last-first+1)
+	if size == 0 {
+		fl = newFill(e, 0, 0)
+	}
+	c.mu.Lock()
+	if c.closed || !c.healthy.Load() {
+		c.mu.Unlock()
+		resp.Body.Close()
+		cancel()
+		os.Remove(c.path(e.id))
+		return nil, true, nil
+	}
+	if old := c.entries[e.ck]; old != nil {
+		c.dropLocked(old)
+		go c.removeFiles([]*entry{old})
+	}
+	e.fills = make(map[int64]*fill)
+	for i := fl.firstSlice; i <= fl.slice; i++ {
+		e.fills[i] = fl
+	}
+	c.entries[e.ck] = e
+	e.elem = c.lru.PushFront(e)
+	c.bytes += size
+	c.evictLocked(e)
+	c.mu.Unlock()
+	go c.run(ctx, cancel, fl, resp.Body)
+	return e, false, nil
+}
+
+// create makes an entry's file, sparse at the object's size.
+func (c *Cache) create(e *entry) error {
+	err := c.diskFault("create")
+	var f *os.File
+	if err == nil {
+		f, err = os.OpenFile(c.path(e.id), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	}
+	if err == nil {
+		err = f.Truncate(e.size)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(c.path(e.id))
+		}
+	}
+	if err != nil {
+		c.diskFailed("create", err)
+	}
+	return err
+}
+
+// revalidation is one conditional request for a stale entry, shared by
+// the clients that find it stale at the same time.
+type revalidation struct {
+	done    chan struct{}
+	outcome outcome
+	err     error
+}
+
+type outcome int
+
+const (
+	fresh   outcome = iota // still the same object: fresh again
+	changed                // changed or gone at the origin: dropped
+	failed                 // the origin could not answer
+)
+
+// revalidate asks the origin whether a stale entry still holds its
+// object (If-None-Match with its ETag).
+func (c *Cache) revalidate(ctx context.Context, e *entry, bucket, key string) (outcome, error) {
+	c.mu.Lock()
+	if rv := e.reval; rv != nil {
+		c.mu.Unlock()
+		select {
+		case <-rv.done:
+			return rv.outcome, rv.err
+		case <-ctx.Done():
+			return failed, ctx.Err()
+		}
+	}
+	rv := &revalidation{done: make(chan struct{})}
+	e.reval = rv
+	c.mu.Unlock()
+	rv.outcome, rv.err = c.doRevalidate(e, bucket, key)
+	c.mu.Lock()
+	e.reval = nil
+	c.mu.Unlock()
+	close(rv.done)
+	return rv.outcome, rv.err
+}
+
+func (c *Cache) doRevalidate(e *entry, bucket, key string) (outcome, error) {
+	c.stats.revalidations.Add(1)
+	h := http.Header{}
+	if e.etag != "" {
+		h["If-None-Match"] = []string{e.etag}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), stallTimeout)
+	defer cancel()
+	c.stats.fetches.Add(1)
+	resp, err := c.up.do(ctx, http.MethodHead, bucket, key, h)
+	if err != nil {
+		c.stats.upstreamErrors.Add(1)
+		return failed, originDown(err)
+	}
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotModified,
+		resp.StatusCode == http.StatusOK && e.etag != "" && resp.Header.Get("ETag") == e.etag &&
+			resp.ContentLength == e.size:
+		c.stats.notModified.Add(1)
+		// A 304 may carry new caching headers; without them the stored
+		// ones still hold.
+		ph := resp.Header
+		if ph.Get("Cache-Control") == "" && ph.Get("Expires") == "" {
+			ph = e.header
+		}
+		now := c.o.Now()
+		pol := cachePolicy(ph, now, c.o.DefaultTTL)
+		c.mu.Lock()
+		e.freshUntil = now.Add(pol.ttl)
+		e.staleIfError = pol.staleIfError
+		c.mu.Unlock()
+		c.persist(e)
+		return fresh, nil
+	case resp.StatusCode >= 500:
+		c.stats.upstreamErrors.Add(1)
+		return failed, originDown(fmt.Errorf("origin answered %s", resp.Status))
+	case resp.StatusCode == http.StatusOK, resp.StatusCode == http.StatusNotFound,
+		resp.StatusCode == http.StatusForbidden, resp.StatusCode == http.StatusPreconditionFailed:
+		c.drop(e)
+		return changed, nil
+	}
+	c.stats.upstreamErrors.Add(1)
+	return failed, originDown(fmt.Errorf("origin answered %s to a revalidation", resp.Status))
+}
+
+// staleUsable reports whether a stale entry may be served while the
+// origin fails.
+func (c *Cache) staleUsable(e *entry, now time.Time) bool {
+	c.mu.Lock()
+	window, until := e.staleIfError, e.freshUntil
+	c.mu.Unlock()
+	if window < 0 {
+		window = c.o.StaleIfError
+	}
+	return window > 0 && now.Before(until.Add(window))
+}
+
+var errRetry = errors.New("edge: cached file gone; retry")

@@ -1,0 +1,105 @@
+package edge
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Options configure a Cache.
+type Options struct {
+	// Upstream is the origin's base URL (http or https); objects are
+	// fetched path-style as Upstream/bucket/key.
+	Upstream *url.URL
+	// AccessKey and SecretKey sign requests to the origin with SigV4;
+	// empty means anonymous requests (public content).
+	AccessKey, SecretKey string
+	// Region is the origin's signing region. Default "us-east-1".
+	Region string
+	// Dir holds the cached files and the catalogue.
+	Dir string
+	// MaxBytes is the byte budget of the cached objects. Objects larger
+	// than half of it are relayed without being stored.
+	MaxBytes int64
+	// SliceSize is the unit of fetching and storing. Default 4 MiB.
+	SliceSize int64
+	// DefaultTTL is the freshness of objects whose origin response says
+	// nothing about it. Default 10 minutes.
+	DefaultTTL time.Duration
+	// StaleIfError bounds how long past its freshness an object may be
+	// served while the origin fails, unless its Cache-Control says
+	// stale-if-error itself. Default 1 hour; negative disables.
+	StaleIfError time.Duration
+	// NoSync skips the fdatasync of each slice before it enters the
+	// catalogue (tests; a crash may then leave a slice recorded as
+	// complete whose bytes did not reach the disk).
+	NoSync bool
+	// Client makes the requests to the origin; nil uses a client with
+	// keep-alive connections sized for an edge.
+	Client *http.Client
+	// Logger receives the cache's warnings (disk failures, origin errors).
+	Logger zerolog.Logger
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	// ProbeInterval is how often a failed cache disk is tried again.
+	// Default 5 seconds.
+	ProbeInterval time.Duration
+
+	// fault, when set (tests), is called before each write to the cache
+	// disk and fails it by returning an error.
+	fault func(op string) error
+}
+
+// DefaultSliceSize is the slice size when Options.SliceSize is zero.
+const DefaultSliceSize = 4 << 20
+
+func (o *Options) defaults() error {
+	if o.Upstream == nil || o.Upstream.Host == "" || (o.Upstream.Scheme != "http" && o.Upstream.Scheme != "https") {
+		return errors.New("edge: the upstream must be an http:// or https:// URL")
+	}
+	if o.Dir == "" {
+		return errors.New("edge: no cache directory")
+	}
+	if o.MaxBytes <= 0 {
+		return errors.New("edge: the cache size must be positive")
+	}
+	if (o.AccessKey == "") != (o.SecretKey == "") {
+		return errors.New("edge: the upstream access key and secret key go together")
+	}
+	if o.Region == "" {
+		o.Region = "us-east-1"
+	}
+	if o.SliceSize <= 0 {
+		o.SliceSize = DefaultSliceSize
+	}
+	if o.SliceSize < 64<<10 {
+		return errors.New("edge: the slice size must be at least 64 KiB")
+	}
+	if o.DefaultTTL == 0 {
+		o.DefaultTTL = 10 * time.Minute
+	}
+	if o.StaleIfError == 0 {
+		o.StaleIfError = time.Hour
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.ProbeInterval <= 0 {
+		o.ProbeInterval = 5 * time.Second
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{Transport: &http.Transport{
+			Proxy:                 nil,
+			MaxIdleConns:          256,
+			MaxIdleConnsPerHost:   256,
+			IdleConnTimeout:       90 * time.Second,
+			ResponseHeaderTimeout: 60 * time.Second,
+			DisableCompression:    true,
+			ForceAttemptHTTP2:     false,
+		}}
+	}
+	return nil
+}

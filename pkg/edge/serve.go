@@ -1,0 +1,307 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/objectgateway/objectgateway/pkg/byterange"
+	"github.com/objectgateway/objectgateway/pkg/precondition"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// The X-Cache values of responses.
+const (
+	xHit         = "HIT"
+	xMiss        = "MISS"
+	xRevalidated = "REVALIDATED"
+	xStale       = "STALE"
+	xPass        = "PASS"
+)
+
+// Serve answers a GET or HEAD of bucket/key from the cache, filling it
+// from the origin on a miss. Errors are *s3err.Error values for the
+// caller to write; once the response has started, an error means the
+// body was cut short (the origin failed mid-object) and the connection
+// must not be reused.
+func (c *Cache) Serve(w http.ResponseWriter, r *http.Request, bucket, key string) error {
+	for attempt := 0; ; attempt++ {
+		e, state, err := c.resolve(r, bucket, key)
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			c.stats.passes.Add(1)
+			return c.pass(w, r, bucket, key)
+		}
+		err = c.serveEntry(w, r, e, state, bucket, key)
+		if errors.Is(err, errRetry) && attempt == 0 {
+			continue
+		}
+		if errors.Is(err, errRetry) {
+			c.stats.passes.Add(1)
+			return c.pass(w, r, bucket, key)
+		}
+		return err
+	}
+}
+
+// resolve finds a usable entry: fresh, revalidated, stale within its
+// stale-if-error window while the origin fails, or newly opened. A nil
+// entry without error means pass-through.
+func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, error) {
+	ck := bucket + "/" + key
+	now := c.o.Now()
+	c.mu.Lock()
+	e := c.entries[ck]
+	if e != nil {
+		c.touchLocked(e, now)
+		isFresh := now.Before(e.freshUntil)
+		c.mu.Unlock()
+		if isFresh {
+			c.stats.hits.Add(1)
+			return e, xHit, nil
+		}
+		switch out, err := c.revalidate(r.Context(), e, bucket, key); out {
+		case fresh:
+			c.stats.hits.Add(1)
+			return e, xRevalidated, nil
+		case failed:
+			if c.staleUsable(e, now) {
+				c.stats.stale.Add(1)
+				return e, xStale, nil
+			}
+			return nil, "", err
+		}
+	} else {
+		c.mu.Unlock()
+	}
+	c.stats.misses.Add(1)
+	if !c.healthy.Load() {
+		return nil, xPass, nil
+	}
+	e, pass, err := c.open(r.Context(), bucket, key, firstOffset(r.Header.Get("Range")))
+	if err != nil || pass {
+		return nil, xPass, err
+	}
+	return e, xMiss, nil
+}
+
+// firstOffset is the first byte a Range header asks for, before the
+// object's size is known: 0 for anything but "bytes=N-…".
+func firstOffset(h string) int64 {
+	spec, ok := strings.CutPrefix(strings.TrimSpace(h), "bytes=")
+	if !ok || strings.Contains(spec, ",") {
+		return 0
+	}
+	a, _, ok := strings.Cut(spec, "-")
+	n, err := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+	if !ok || err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// serveEntry answers from an entry: conditionals, range, headers, then
+// the bytes slice by slice, from the file when the slice is complete,
+// else following (or starting) its fill.
+func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, state, bucket, key string) error {
+	size, etag, hdr := e.size, e.etag, e.header
+	h := w.Header()
+	for k, v := range hdr {
+		h[k] = v
+	}
+	if etag != "" {
+		h["Etag"] = []string{etag}
+	}
+	h["X-Cache"] = []string{state}
+	h["Accept-Ranges"] = []string{"bytes"}
+	lastMod, _ := http.ParseTime(hdr.Get("Last-Modified"))
+	if err := precondition.Check(precondition.Headers{
+		IfMatch: r.Header.Get("If-Match"), IfNoneMatch: r.Header.Get("If-None-Match"),
+		IfModifiedSince: r.Header.Get("If-Modified-Since"), IfUnmodifiedSince: r.Header.Get("If-Unmodified-Since"),
+		Now: c.o.Now(),
+	}, strings.Trim(etag, `"`), lastMod); err != nil {
+		if s3err.As(err).Code != s3err.NotModified {
+			clearEntityHeaders(h)
+		}
+		return err
+	}
+	rng, partial, err := byterange.Parse(r.Header.Get("Range"), size)
+	if err != nil {
+		clearEntityHeaders(h)
+		h["Content-Range"] = []string{byterange.UnsatisfiedContentRange(size)}
+		return err
+	}
+	if !partial {
+		rng = byterange.Range{Start: 0, Length: size}
+	}
+	status := http.StatusOK
+	if partial {
+		status = http.StatusPartialContent
+		h["Content-Range"] = []string{rng.ContentRange(size)}
+	}
+	h["Content-Length"] = []string{strconv.FormatInt(rng.Length, 10)}
+	if r.Method == http.MethodHead || rng.Length == 0 {
+		w.WriteHeader(status)
+		return nil
+	}
+
+	rf, err := os.Open(c.path(e.id))
+	if err != nil {
+		// The file is gone (removed behind the cache's back, or the disk
+		// failed): forget the entry and start again.
+		c.drop(e)
+		clearEntityHeaders(h)
+		delete(h, "Content-Range")
+		delete(h, "Content-Length")
+		return errRetry
+	}
+	defer rf.Close()
+	w.WriteHeader(status)
+
+	pos, end := rng.Start, rng.Start+rng.Length
+	lastSlice := (end - 1) / e.sliceSize
+	for pos < end {
+		i := pos / e.sliceSize
+		n := min(end, (i+1)*e.sliceSize) - pos
+		var fl, next *fill
+		var startFl, startNext bool
+		c.mu.Lock()
+		usable := !e.removed && c.healthy.Load()
+		present := e.has(i)
+		if !present {
+			if usable {
+				fl, startFl = c.fillLocked(e, i)
+			} else if fl = e.fills[i]; fl == nil {
+				c.mu.Unlock()
+				// Dropped or disk failed: the rest comes straight from
+				// the origin.
+				return c.relay(w, e, bucket, key, pos, end-pos)
+			}
+		}
+		// Read one slice ahead, so that a long object does not wait a
+		// round trip to the origin at each slice boundary.
+		if usable && i+1 <= lastSlice && !e.has(i+1) {
+			next, startNext = c.fillLocked(e, i+1)
+		}
+		c.mu.Unlock()
+		if startFl {
+			go c.fetchSlice(fl, bucket, key)
+		}
+		if startNext {
+			go c.fetchSlice(next, bucket, key)
+		}
+		if present {
+			if err := sendRange(w, rf, pos, n); err != nil {
+				return err
+			}
+			c.stats.bytesFromCache.Add(uint64(n))
+		} else if err := fl.stream(w, rf, pos, n); err != nil {
+			return err
+		}
+		pos += n
+	}
+	return nil
+}
+
+// clearEntityHeaders removes what describes a body that is not sent.
+func clearEntityHeaders(h http.Header) {
+	for _, k := range []string{"Content-Type", "Content-Encoding", "Content-Disposition", "Content-Language", "Accept-Ranges"} {
+		delete(h, k)
+	}
+	for k := range h {
+		if strings.HasPrefix(k, "X-Amz-Meta-") {
+			delete(h, k)
+		}
+	}
+}
+
+// relay sends n bytes from pos of an object straight from the origin,
+// with the object's ETag as a condition so that a changed object is not
+// spliced into a response already begun.
+func (c *Cache) relay(w io.Writer, e *entry, bucket, key string, pos, n int64) error {
+	h := http.Header{"Range": {"bytes=" + strconv.FormatInt(pos, 10) + "-" + strconv.FormatInt(pos+n-1, 10)}}
+	if e.etag != "" {
+		h["If-Match"] = []string{e.etag}
+	}
+	c.stats.fetches.Add(1)
+	resp, err := c.up.do(context.Background(), http.MethodGet, bucket, key, h)
+	if err != nil {
+		c.stats.upstreamErrors.Add(1)
+		return originDown(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusPartialContent {
+		return originDown(errors.New("origin answered " + resp.Status + " while relaying"))
+	}
+	got, err := io.CopyN(w, resp.Body, n)
+	c.stats.bytesFromUpstream.Add(uint64(got))
+	if err != nil {
+		return originDown(err)
+	}
+	return nil
+}
+
+// passHeaders are the request headers a pass-through forwards.
+var passHeaders = []string{"Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"}
+
+// pass answers a request straight from the origin, storing nothing.
+func (c *Cache) pass(w http.ResponseWriter, r *http.Request, bucket, key string) error {
+	h := http.Header{}
+	for _, k := range passHeaders {
+		if v := r.Header.Values(k); len(v) > 0 {
+			h[k] = v
+		}
+	}
+	c.stats.fetches.Add(1)
+	resp, err := c.up.do(r.Context(), r.Method, bucket, key, h)
+	if err != nil {
+		c.stats.upstreamErrors.Add(1)
+		return originDown(err)
+	}
+	out := w.Header()
+	switch resp.StatusCode {
+	case http.StatusOK, http.StatusPartialContent, http.StatusNotModified:
+	case http.StatusRequestedRangeNotSatisfiable:
+		if v := resp.Header.Get("Content-Range"); v != "" {
+			out["Content-Range"] = []string{v}
+		}
+		return upstreamError(resp)
+	default:
+		return upstreamError(resp)
+	}
+	defer resp.Body.Close()
+	for k, v := range storedHeader(resp.Header) {
+		out[k] = v
+	}
+	for _, k := range []string{"Etag", "Content-Range", "Accept-Ranges"} {
+		if v := resp.Header.Values(k); len(v) > 0 {
+			out[k] = v
+		}
+	}
+	out["X-Cache"] = []string{xPass}
+	if resp.StatusCode == http.StatusNotModified {
+		return s3err.New(s3err.NotModified)
+	}
+	if resp.ContentLength >= 0 {
+		out["Content-Length"] = []string{strconv.FormatInt(resp.ContentLength, 10)}
+	}
+	w.WriteHeader(resp.StatusCode)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	got, err := io.Copy(w, resp.Body)
+	c.stats.bytesFromUpstream.Add(uint64(got))
+	if err == nil && resp.ContentLength >= 0 && got < resp.ContentLength {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return originDown(err)
+	}
+	return nil
+}
