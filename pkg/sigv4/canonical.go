@@ -1,33 +1,33 @@
 package sigv4
 
 import (
+	"bytes"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
-// s3Escape appends s encoded with S3's SigV4 rule: every byte except the
-// unreserved characters A-Z a-z 0-9 - _ . ~ is percent-encoded with upper
-// case hex; '/' is kept when keepSlash is set (paths) and encoded otherwise
-// (query keys and values).
-func s3Escape(b *strings.Builder, s string, keepSlash bool) {
+// appendS3Escape appends s encoded with S3's SigV4 rule: every byte except
+// the unreserved characters A-Z a-z 0-9 - _ . ~ is percent-encoded with
+// upper case hex; '/' is kept when keepSlash is set (paths) and encoded
+// otherwise (query keys and values).
+func appendS3Escape(b []byte, s string, keepSlash bool) []byte {
 	const hexDigits = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9',
 			c == '-', c == '_', c == '.', c == '~', c == '/' && keepSlash:
-			b.WriteByte(c)
+			b = append(b, c)
 		default:
-			b.WriteByte('%')
-			b.WriteByte(hexDigits[c>>4])
-			b.WriteByte(hexDigits[c&15])
+			b = append(b, '%', hexDigits[c>>4], hexDigits[c&15])
 		}
 	}
+	return b
 }
 
 // rawPath returns the request path as the client sent it. On the server
@@ -46,22 +46,19 @@ func rawPath(r *http.Request) string {
 	return p
 }
 
-// canonicalURI decodes the raw path once and re-encodes it with S3's rule.
-// S3 does not encode twice, unlike other AWS services, and does not clean
-// the path, so dot segments and empty segments are signed as sent. A '+'
-// in a path is a literal plus, never a space.
-func canonicalURI(raw string) (string, error) {
+// appendCanonicalURI decodes the raw path once and appends it re-encoded
+// with S3's rule. S3 does not encode twice, unlike other AWS services, and
+// does not clean the path, so dot segments and empty segments are signed
+// as sent. A '+' in a path is a literal plus, never a space.
+func appendCanonicalURI(b []byte, raw string) ([]byte, error) {
 	if raw == "" {
-		return "/", nil
+		return append(b, '/'), nil
 	}
 	dec, err := url.PathUnescape(raw)
 	if err != nil {
-		return "", s3err.Wrap(s3err.InvalidURI, err)
+		return b, s3err.Wrap(s3err.InvalidURI, err)
 	}
-	var b strings.Builder
-	b.Grow(len(dec) + 16)
-	s3Escape(&b, dec, true)
-	return b.String(), nil
+	return appendS3Escape(b, dec, true), nil
 }
 
 // rawQuery returns the query string as sent.
@@ -81,7 +78,10 @@ type queryPair struct{ k, v string }
 // url.ParseQuery it keeps every pair, including ones with empty keys or
 // values, because the client signed all of them.
 func parseQuery(raw string) ([]queryPair, error) {
-	var out []queryPair
+	if raw == "" {
+		return nil, nil
+	}
+	out := make([]queryPair, 0, strings.Count(raw, "&")+1)
 	for raw != "" {
 		var part string
 		part, raw, _ = strings.Cut(raw, "&")
@@ -102,39 +102,53 @@ func parseQuery(raw string) ([]queryPair, error) {
 	return out, nil
 }
 
-// canonicalQuery encodes every pair except those named skip, then sorts by
-// encoded key and encoded value: SigV4 sorts after encoding, and the two
-// orders differ (for example "a-b" and "a/b").
-func canonicalQuery(pairs []queryPair, skip string) string {
-	enc := make([]queryPair, 0, len(pairs))
-	var b strings.Builder
+// querySpan locates one encoded "key=value" pair that appendCanonicalQuery
+// wrote: the key is b[start:eq], the value b[eq+1:end].
+type querySpan struct{ start, eq, end int }
+
+// appendCanonicalQuery appends every pair except those named skip, encoded,
+// sorted by encoded key and then encoded value: SigV4 sorts after encoding,
+// and the two orders differ (for example "a-b" and "a/b"). The pairs are
+// encoded once after b's end, sorted as spans of that scratch area, and
+// then moved into place, so nothing is allocated for the usual handful of
+// parameters.
+func appendCanonicalQuery(b []byte, pairs []queryPair, skip string) []byte {
+	base := len(b)
+	var arr [16]querySpan
+	spans := arr[:0]
 	for _, p := range pairs {
 		if skip != "" && p.k == skip {
 			continue
 		}
-		b.Reset()
-		s3Escape(&b, p.k, false)
-		k := b.String()
-		b.Reset()
-		s3Escape(&b, p.v, false)
-		enc = append(enc, queryPair{k, b.String()})
+		sp := querySpan{start: len(b)}
+		b = appendS3Escape(b, p.k, false)
+		sp.eq = len(b)
+		b = append(b, '=')
+		b = appendS3Escape(b, p.v, false)
+		sp.end = len(b)
+		spans = append(spans, sp)
 	}
-	sort.Slice(enc, func(i, j int) bool {
-		if enc[i].k != enc[j].k {
-			return enc[i].k < enc[j].k
-		}
-		return enc[i].v < enc[j].v
-	})
-	b.Reset()
-	for i, p := range enc {
+	if len(spans) == 0 {
+		return b
+	}
+	slices.SortFunc(spans, func(x, y querySpan) int { return compareSpans(b, x, y) })
+	mid := len(b)
+	for i, sp := range spans {
 		if i > 0 {
-			b.WriteByte('&')
+			b = append(b, '&')
 		}
-		b.WriteString(p.k)
-		b.WriteByte('=')
-		b.WriteString(p.v)
+		b = append(b, b[sp.start:sp.end]...)
 	}
-	return b.String()
+	n := copy(b[base:], b[mid:])
+	return b[:base+n]
+}
+
+// compareSpans orders two encoded pairs by key, then by value.
+func compareSpans(b []byte, x, y querySpan) int {
+	if c := bytes.Compare(b[x.start:x.eq], b[y.start:y.eq]); c != 0 {
+		return c
+	}
+	return bytes.Compare(b[x.eq+1:x.end], b[y.eq+1:y.end])
 }
 
 // headerValues returns the values of a signed header, reconstructing the
@@ -164,26 +178,51 @@ func headerValues(r *http.Request, name string) []string {
 	return r.Header.Values(name)
 }
 
-// writeCanonicalHeaders writes "name:value\n" for each signed header in the
-// order the client listed them. Values are trimmed, inner runs of spaces
-// collapse to one, and repeated headers are joined with ','.
-func writeCanonicalHeaders(b *strings.Builder, r *http.Request, signed []string) {
-	for _, name := range signed {
-		b.WriteString(name)
-		b.WriteByte(':')
-		for i, v := range headerValues(r, name) {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeCollapsed(b, v)
-		}
-		b.WriteByte('\n')
-	}
+// appendCanonicalTail appends what follows the canonical URI in a
+// canonical request: the query, the headers, the signed header list and
+// the payload line.
+func appendCanonicalTail(b []byte, r *http.Request, pairs []queryPair, skip string, signed []string, signedHeaders, payload string) []byte {
+	b = append(b, '\n')
+	b = appendCanonicalQuery(b, pairs, skip)
+	b = append(b, '\n')
+	b = appendCanonicalHeaders(b, r, signed)
+	b = append(b, '\n')
+	b = append(b, signedHeaders...)
+	b = append(b, '\n')
+	return append(b, payload...)
 }
 
-// writeCollapsed writes v without leading or trailing spaces and with each
-// inner run of spaces collapsed to one, as the SDK signers do.
-func writeCollapsed(b *strings.Builder, v string) {
+// appendCanonicalHeaders appends "name:value\n" for each signed header in
+// the order the client listed them. Values are trimmed, inner runs of
+// spaces collapse to one, and repeated headers are joined with ','.
+func appendCanonicalHeaders(b []byte, r *http.Request, signed []string) []byte {
+	for _, name := range signed {
+		b = append(b, name...)
+		b = append(b, ':')
+		if name == "host" {
+			// headerValues' answer without its one-element slice: host is
+			// the one header every request signs.
+			host := r.Host
+			if host == "" && r.URL != nil {
+				host = r.URL.Host
+			}
+			b = appendCollapsed(b, host)
+		} else {
+			for i, v := range headerValues(r, name) {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendCollapsed(b, v)
+			}
+		}
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// appendCollapsed appends v without leading or trailing spaces and with
+// each inner run of spaces collapsed to one, as the SDK signers do.
+func appendCollapsed(b []byte, v string) []byte {
 	v = strings.Trim(v, " \t")
 	space := false
 	for i := 0; i < len(v); i++ {
@@ -193,9 +232,24 @@ func writeCollapsed(b *strings.Builder, v string) {
 			continue
 		}
 		if space {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 			space = false
 		}
-		b.WriteByte(c)
+		b = append(b, c)
+	}
+	return b
+}
+
+// appendSplit appends the sep-separated fields of s to dst, like
+// strings.Split (an empty s is one empty field), into a slice the caller
+// can keep on its stack.
+func appendSplit(dst []string, s string, sep byte) []string {
+	for {
+		i := strings.IndexByte(s, sep)
+		if i < 0 {
+			return append(dst, s)
+		}
+		dst = append(dst, s[:i])
+		s = s[i+1:]
 	}
 }

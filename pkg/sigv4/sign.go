@@ -61,18 +61,19 @@ func Presign(r *http.Request, accessKey, secret, region string, t time.Time, exp
 	t = t.UTC()
 	amzDate := t.Format(amzDateFmt)
 	scope := amzDate[:8] + "/" + region + "/" + service + "/" + terminator
-	var b strings.Builder
+	var b []byte
 	if r.URL.RawQuery != "" {
-		b.WriteString(r.URL.RawQuery)
-		b.WriteByte('&')
+		b = append(b, r.URL.RawQuery...)
+		b = append(b, '&')
 	}
-	b.WriteString("X-Amz-Algorithm=" + algorithm)
-	b.WriteString("&X-Amz-Credential=")
-	s3Escape(&b, accessKey+"/"+scope, false)
-	b.WriteString("&X-Amz-Date=" + amzDate)
-	b.WriteString("&X-Amz-Expires=" + strconv.FormatInt(int64(expires/time.Second), 10))
-	b.WriteString("&X-Amz-SignedHeaders=host")
-	r.URL.RawQuery = b.String()
+	b = append(b, "X-Amz-Algorithm="+algorithm...)
+	b = append(b, "&X-Amz-Credential="...)
+	b = appendS3Escape(b, accessKey+"/"+scope, false)
+	b = append(b, "&X-Amz-Date="+amzDate...)
+	b = append(b, "&X-Amz-Expires="...)
+	b = strconv.AppendInt(b, int64(expires/time.Second), 10)
+	b = append(b, "&X-Amz-SignedHeaders=host"...)
+	r.URL.RawQuery = string(b)
 	pairs, _ := parseQuery(r.URL.RawQuery)
 	sig, _ := sign(r, pairs, "", []string{"host"}, secret, region, amzDate, UnsignedPayload)
 	r.URL.RawQuery += "&X-Amz-Signature=" + sig
@@ -80,15 +81,16 @@ func Presign(r *http.Request, accessKey, secret, region string, t time.Time, exp
 
 // sign computes the hex signature and scope of a client request.
 func sign(r *http.Request, pairs []queryPair, skip string, signed []string, secret, region, amzDate, payload string) (sig, scope string) {
-	uri, err := canonicalURI(r.URL.EscapedPath())
+	b := append([]byte(r.Method), '\n')
+	b, err := appendCanonicalURI(b, r.URL.EscapedPath())
 	if err != nil {
-		uri = r.URL.EscapedPath()
+		b = append(b, r.URL.EscapedPath()...)
 	}
-	var cr strings.Builder
-	cr.WriteString(r.Method + "\n" + uri + "\n" + canonicalQuery(pairs, skip) + "\n")
-	writeCanonicalHeaders(&cr, r, signed)
-	cr.WriteString("\n" + strings.Join(signed, ";") + "\n" + payload)
+	b = appendCanonicalTail(b, r, pairs, skip, signed, strings.Join(signed, ";"), payload)
+	n := len(b)
 	scope = amzDate[:8] + "/" + region + "/" + service + "/" + terminator
+	b = appendStringToSign(b, amzDate, scope, b[:n])
 	key := SigningKey(secret, amzDate[:8], region, service)
-	return hex.EncodeToString(hmacSHA256(key, stringToSign(amzDate, scope, cr.String()))), scope
+	mac := macSHA256(key, b[n:], nil)
+	return hex.EncodeToString(mac[:]), scope
 }

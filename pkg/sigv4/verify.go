@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/objectgateway/objectgateway/pkg/s3err"
@@ -54,6 +55,8 @@ type Options struct {
 type Verifier struct {
 	o    Options
 	keys keyCache
+	// bufs holds the buffers canonical requests are built in.
+	bufs sync.Pool
 }
 
 // NewVerifier returns a Verifier with o's defaults filled in.
@@ -277,8 +280,8 @@ func (v *Verifier) parseQuery(r *http.Request, pairs []queryPair) (authParams, e
 // verify checks the credential scope, time and signature common to both
 // authentication styles.
 func (v *Verifier) verify(r *http.Request, pairs []queryPair, p authParams) (*Auth, error) {
-	parts := strings.Split(p.credential, "/")
-	if len(parts) != 5 || parts[0] == "" {
+	parts, ok := splitCredential(p.credential)
+	if !ok {
 		return nil, scopeError(p.presigned, "the Credential is mal-formed; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\".")
 	}
 	accessKey, date, region, svc, term := parts[0], parts[1], parts[2], parts[3], parts[4]
@@ -294,14 +297,18 @@ func (v *Verifier) verify(r *http.Request, pairs []queryPair, p authParams) (*Au
 	if term != terminator {
 		return nil, scopeError(p.presigned, "incorrect terminal \""+term+"\". This endpoint uses \"aws4_request\".")
 	}
+	// The credential after the access key is now exactly
+	// date/region/s3/aws4_request.
+	scope := p.credential[len(accessKey)+1:]
 
-	signed := strings.Split(p.signedHeaders, ";")
+	var signedArr [16]string
+	signed := appendSplit(signedArr[:0], p.signedHeaders, ';')
 	if err := checkSignedHeaders(r, signed, p.presigned); err != nil {
 		return nil, err
 	}
 
 	var secret string
-	ok := false
+	ok = false
 	if v.o.Credentials != nil {
 		secret, ok = v.o.Credentials.SecretKey(accessKey)
 	}
@@ -319,37 +326,33 @@ func (v *Verifier) verify(r *http.Request, pairs []queryPair, p authParams) (*Au
 		}
 	}
 
-	uri, err := canonicalURI(rawPath(r))
+	// The canonical request and the string to sign are built in one
+	// pooled buffer: canonical is b[:n], the string to sign b[n:].
+	bp := v.getBuf()
+	defer v.bufs.Put(bp)
+	b, err := appendCanonicalURI(append(append((*bp)[:0], r.Method...), '\n'), rawPath(r))
 	if err != nil {
 		return nil, err
 	}
-	var cr strings.Builder
-	cr.Grow(512)
-	cr.WriteString(r.Method)
-	cr.WriteByte('\n')
-	cr.WriteString(uri)
-	cr.WriteByte('\n')
-	cr.WriteString(canonicalQuery(pairs, p.skipQuery))
-	cr.WriteByte('\n')
-	writeCanonicalHeaders(&cr, r, signed)
-	cr.WriteByte('\n')
-	cr.WriteString(p.signedHeaders)
-	cr.WriteByte('\n')
-	cr.WriteString(p.payloadHash)
-	canonical := cr.String()
+	b = appendCanonicalTail(b, r, pairs, p.skipQuery, signed, p.signedHeaders, p.payloadHash)
+	n := len(b)
+	b = appendStringToSign(b, p.amzDate, scope, b[:n])
+	*bp = b
+	canonical, sts := b[:n], b[n:]
 
-	scope := date + "/" + region + "/" + service + "/" + terminator
-	sts := stringToSign(p.amzDate, scope, canonical)
 	key := v.keys.get(secret, date, region)
-	want := hex.EncodeToString(hmacSHA256(key, sts))
-	// The signature is compared as the lowercase hex string it must be,
-	// as AWS does: an uppercase spelling of the right digest is a
-	// different signature.
-	if !hmac.Equal([]byte(p.signature), []byte(want)) {
+	var scratch [256]byte
+	mac := macSHA256(key, sts, scratch[:0])
+	var want, got [2 * sha256.Size]byte
+	hex.Encode(want[:], mac[:])
+	// The signature is compared in constant time as the lowercase hex
+	// string it must be, as AWS does: an uppercase spelling of the right
+	// digest is a different signature.
+	if len(p.signature) != len(want) || !hmac.Equal(got[:copy(got[:], p.signature)], want[:]) {
 		return nil, s3err.New(s3err.SignatureDoesNotMatch).
 			With("AWSAccessKeyId", accessKey).
-			With("StringToSign", sts).
-			With("CanonicalRequest", canonical)
+			With("StringToSign", string(sts)).
+			With("CanonicalRequest", string(canonical))
 	}
 	return &Auth{
 		AccessKeyID: accessKey,
@@ -358,13 +361,48 @@ func (v *Verifier) verify(r *http.Request, pairs []queryPair, p authParams) (*Au
 		key:         key,
 		amzDate:     p.amzDate,
 		scope:       scope,
-		seed:        want,
+		// The signature matched want byte for byte.
+		seed: p.signature,
 	}, nil
 }
 
-func stringToSign(amzDate, scope, canonical string) string {
-	sum := sha256.Sum256([]byte(canonical))
-	return algorithm + "\n" + amzDate + "\n" + scope + "\n" + hex.EncodeToString(sum[:])
+// getBuf returns a buffer for a canonical request from the Verifier's
+// pool.
+func (v *Verifier) getBuf() *[]byte {
+	if bp, ok := v.bufs.Get().(*[]byte); ok {
+		return bp
+	}
+	b := make([]byte, 0, 1024)
+	return &b
+}
+
+// splitCredential splits <access key>/<date>/<region>/<service>/<terminal>
+// into exactly five parts, as strings.Split would; ok is false for any
+// other number of parts or an empty access key.
+func splitCredential(c string) (parts [5]string, ok bool) {
+	for i := range 4 {
+		j := strings.IndexByte(c, '/')
+		if j < 0 {
+			return parts, false
+		}
+		parts[i], c = c[:j], c[j+1:]
+	}
+	if strings.IndexByte(c, '/') >= 0 {
+		return parts, false
+	}
+	parts[4] = c
+	return parts, parts[0] != ""
+}
+
+// appendStringToSign appends the string to sign of a canonical request.
+func appendStringToSign(b []byte, amzDate, scope string, canonical []byte) []byte {
+	sum := sha256.Sum256(canonical)
+	b = append(b, algorithm+"\n"...)
+	b = append(b, amzDate...)
+	b = append(b, '\n')
+	b = append(b, scope...)
+	b = append(b, '\n')
+	return hex.AppendEncode(b, sum[:])
 }
 
 // checkSignedHeaders enforces S3's rules on SignedHeaders: host must be
@@ -389,10 +427,12 @@ func checkSignedHeaders(r *http.Request, signed []string, presigned bool) error 
 		return headerMalformed("the SignedHeaders must include host.")
 	}
 	for name := range r.Header {
-		lname := strings.ToLower(name)
-		if !strings.HasPrefix(lname, "x-amz-") {
+		// The prefix is checked before lowering the name, which would
+		// allocate for every ordinary header.
+		if len(name) < len("x-amz-") || !strings.EqualFold(name[:len("x-amz-")], "x-amz-") {
 			continue
 		}
+		lname := strings.ToLower(name)
 		if presigned && lname == "x-amz-content-sha256" {
 			continue
 		}
