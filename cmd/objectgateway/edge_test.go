@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awscreds "github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+
+	"github.com/objectgateway/objectgateway/pkg/sigv4"
+)
+
+const (
+	edgeAccess = "AKIDEDGETEST00000000"
+	edgeSecret = "edge/test/secret/0123456789abcdefghijk"
+)
+
+// edgeNode is an edge-mode gateway started by serve in-process.
+type edgeNode struct {
+	addr, admin string
+	stop        func()
+}
+
+func startEdge(t *testing.T, root, origin string) *edgeNode {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc, adminc := make(chan string, 1), make(chan string, 1)
+	done := make(chan error, 1)
+	e := env{
+		stdout: io.Discard, stderr: io.Discard,
+		getenv: func(k string) string {
+			switch k {
+			case "OBJECTGATEWAY_ACCESS_KEY":
+				return edgeAccess
+			case "OBJECTGATEWAY_SECRET_KEY":
+				return edgeSecret
+			case "OBJECTGATEWAY_UPSTREAM_SECRET_KEY":
+				return cdnSecret
+			}
+			return ""
+		},
+		ready:      func(a string) { addrc <- a },
+		adminReady: func(a string) { adminc <- a },
+	}
+	go func() {
+		done <- serve(ctx, []string{"--root", root, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+			"--fsync=false", "--log-level", "error", "--upstream", "http://" + origin, "--upstream-access-key", cdnAccess,
+			"--edge-public", "--cache-slice", "1MiB", "--cache-size", "64MiB"}, e)
+	}()
+	n := &edgeNode{}
+	for n.addr == "" || n.admin == "" {
+		select {
+		case n.addr = <-addrc:
+		case n.admin = <-adminc:
+		case err := <-done:
+			cancel()
+			t.Fatalf("edge serve exited early: %v", err)
+		case <-time.After(cdnWait):
+			cancel()
+			t.Fatalf("the edge did not start within %v", cdnWait)
+		}
+	}
+	var once sync.Once
+	n.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("edge serve: %v", err)
+			}
+		})
+	}
+	t.Cleanup(n.stop)
+	return n
+}
+
+func (n *edgeNode) get(t *testing.T, key, rng string) cdnResponse {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "http://"+n.addr+"/"+cdnBucket+"/"+key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rng != "" {
+		req.Header.Set("Range", rng)
+	}
+	resp, err := (&http.Client{Timeout: cdnWait}).Do(req)
+	if err != nil {
+		t.Fatalf("edge GET %s: %v", key, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("edge GET %s: reading body: %v", key, err)
+	}
+	return cdnResponse{status: resp.StatusCode, header: resp.Header, body: body}
+}
+
+// originCount counts the origin's access-log lines of op on key with
+// status.
+func originCount(g *cdnGateway, op, key string, status int) int {
+	n := 0
+	for _, line := range strings.Split(g.log.String(), "\n") {
+		var m struct {
+			Op     string `json:"op"`
+			Key    string `json:"key"`
+			Status int    `json:"status"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.Op == op && m.Key == key && m.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// TestEdgeMode runs an edge-mode gateway in front of an origin gateway:
+// miss then hit, revalidation by 304, an overwrite reaching the edge,
+// ranges fetched as slices, signed access with the edge's own users,
+// refused writes, purge through the admin listener, and a restart that
+// keeps the cache.
+func TestEdgeMode(t *testing.T) {
+	g := startCDNGateway(t, "")
+	edgeRoot := t.TempDir()
+	n := startEdge(t, edgeRoot, g.addr)
+
+	const page = "index.html"
+	v1, v2 := []byte("<h1>edge one</h1>\n"), []byte("<h1>edge two, longer</h1>\n")
+	g.put(t, page, v1)
+	if r := n.get(t, page, ""); r.status != 200 || !bytes.Equal(r.body, v1) || r.header.Get("X-Cache") != "MISS" ||
+		r.header.Get("Cache-Control") != cdnMaxAge || r.header.Get("ETag") == "" || r.header.Get("Last-Modified") == "" {
+		t.Fatalf("first GET: %d %q X-Cache %q headers %v", r.status, r.body, r.header.Get("X-Cache"), r.header)
+	}
+	if r := n.get(t, page, ""); r.status != 200 || !bytes.Equal(r.body, v1) || r.header.Get("X-Cache") != "HIT" {
+		t.Fatalf("second GET: %d %q X-Cache %q", r.status, r.body, r.header.Get("X-Cache"))
+	}
+	if got := originCount(g, "GetObject", page, 206) + originCount(g, "GetObject", page, 200); got != 1 {
+		t.Errorf("origin GETs of %s after a miss and a hit: %d, want 1", page, got)
+	}
+
+	// Expiry (max-age=1) → a conditional HEAD answered 304, same bytes.
+	eventually(t, "edge revalidation by 304", func() (bool, string) {
+		r := n.get(t, page, "")
+		if r.status != 200 || !bytes.Equal(r.body, v1) {
+			t.Fatalf("GET while revalidating: %d %q", r.status, r.body)
+		}
+		return r.header.Get("X-Cache") == "REVALIDATED" && originCount(g, "HeadObject", page, 304) > 0,
+			fmt.Sprintf("X-Cache %q", r.header.Get("X-Cache"))
+	})
+
+	// An overwrite at the origin reaches the edge once the copy expires,
+	// and nothing but the old or the new bytes is ever served.
+	g.put(t, page, v2)
+	eventually(t, "the overwritten object through the edge", func() (bool, string) {
+		r := n.get(t, page, "")
+		if r.status != 200 || (!bytes.Equal(r.body, v1) && !bytes.Equal(r.body, v2)) {
+			t.Fatalf("GET after overwrite: %d %q", r.status, r.body)
+		}
+		return bytes.Equal(r.body, v2), fmt.Sprintf("%q X-Cache %q", r.body, r.header.Get("X-Cache"))
+	})
+
+	// Ranges of a large object: fetched from the origin as 1 MiB slices.
+	const big = "video/movie.mp4"
+	data := make([]byte, 3<<20+12345)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	g.put(t, big, data)
+	for _, c := range []struct{ rng, contentRange string }{
+		{"bytes=1048000-2100000", "bytes 1048000-2100000/" + strconv.Itoa(len(data))},
+		{"bytes=5-9", "bytes 5-9/" + strconv.Itoa(len(data))},
+		{"bytes=-70000", fmt.Sprintf("bytes %d-%d/%d", len(data)-70000, len(data)-1, len(data))},
+	} {
+		r := n.get(t, big, c.rng)
+		var first, last int
+		fmt.Sscanf(c.contentRange, "bytes %d-%d/", &first, &last)
+		if r.status != 206 || r.header.Get("Content-Range") != c.contentRange || !bytes.Equal(r.body, data[first:last+1]) {
+			t.Errorf("GET Range %s: %d Content-Range %q, %d bytes", c.rng, r.status, r.header.Get("Content-Range"), len(r.body))
+		}
+	}
+	if r := n.get(t, big, ""); r.status != 200 || !bytes.Equal(r.body, data) {
+		t.Errorf("full GET of the large object: %d, %d bytes (equal %v)", r.status, len(r.body), bytes.Equal(r.body, data))
+	}
+	if whole, parts := originCount(g, "GetObject", big, 200), originCount(g, "GetObject", big, 206); whole != 0 || parts < 4 || parts > 6 {
+		t.Errorf("the origin served the large object as %d whole GETs and %d ranges, want only ranges, each of its 4 slices about once", whole, parts)
+	}
+
+	// Signed access with the edge's own credentials; writes are refused.
+	client := s3.NewFromConfig(aws.Config{
+		Region:      "us-east-1",
+		Credentials: awscreds.NewStaticCredentialsProvider(edgeAccess, edgeSecret, ""),
+		Retryer:     func() aws.Retryer { return aws.NopRetryer{} },
+	}, func(o *s3.Options) {
+		o.BaseEndpoint = aws.String("http://" + n.addr)
+		o.UsePathStyle = true
+	})
+	out, err := client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(cdnBucket), Key: aws.String(big)})
+	if err != nil {
+		t.Fatalf("SDK GetObject through the edge: %v", err)
+	}
+	got, err := io.ReadAll(out.Body)
+	out.Body.Close()
+	if err != nil || !bytes.Equal(got, data) {
+		t.Errorf("SDK GetObject through the edge: %d bytes, %v", len(got), err)
+	}
+	_, err = client.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(cdnBucket), Key: aws.String("new"), Body: strings.NewReader("x")})
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "NotImplemented" {
+		t.Errorf("PutObject through the edge: %v, want NotImplemented", err)
+	}
+
+	// Purge: unsigned is refused; signed by the root user removes the key.
+	purge := func(query string, sign bool) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+n.admin+"/edge/purge?"+query, nil)
+		if sign {
+			sigv4.SignRequest(req, edgeAccess, edgeSecret, "us-east-1", time.Now(), "UNSIGNED-PAYLOAD")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := purge("bucket="+cdnBucket+"&key="+page, false); code != 403 {
+		t.Errorf("unsigned purge: %d, want 403", code)
+	}
+	if code, body := purge("bucket="+cdnBucket+"&key="+page, true); code != 200 || !strings.Contains(body, `"purged":1`) {
+		t.Errorf("purge of one key: %d %s", code, body)
+	}
+	if r := n.get(t, page, ""); r.header.Get("X-Cache") != "MISS" || !bytes.Equal(r.body, v2) {
+		t.Errorf("GET after purge: X-Cache %q %q, want a MISS", r.header.Get("X-Cache"), r.body)
+	}
+	_, metrics := get(t, "http://"+n.admin+"/metrics")
+	if !strings.Contains(metrics, "objectgateway_edge_hits_total") || !strings.Contains(metrics, "objectgateway_edge_disk_healthy 1") {
+		t.Errorf("edge metrics missing from /metrics")
+	}
+
+	// A restart keeps the cache: the large object is a HIT, no origin GET.
+	before := originCount(g, "GetObject", big, 206) + originCount(g, "GetObject", big, 200)
+	n.stop()
+	n = startEdge(t, edgeRoot, g.addr)
+	if r := n.get(t, big, ""); r.status != 200 || !bytes.Equal(r.body, data) || r.header.Get("X-Cache") != "HIT" {
+		t.Errorf("GET after restart: %d X-Cache %q (equal %v)", r.status, r.header.Get("X-Cache"), bytes.Equal(r.body, data))
+	}
+	if after := originCount(g, "GetObject", big, 206) + originCount(g, "GetObject", big, 200); after != before {
+		t.Errorf("origin GETs of the large object after the restart: %d more, want 0", after-before)
+	}
+}
