@@ -100,6 +100,10 @@ func (c *Cache) fetchSlice(fl *fill, bucket, key string) {
 // run copies an origin body into the entry's file (or into memory, if
 // the disk fails) and then records the fill's slices.
 func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, body io.ReadCloser) {
+	// run owns the fill's context: cancelling it when done ends the
+	// goroutine below, which otherwise waits for ever on a fill that did
+	// not stall.
+	defer cancel()
 	defer body.Close()
 	stall := time.AfterFunc(stallTimeout, cancel)
 	defer stall.Stop()

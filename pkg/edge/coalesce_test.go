@@ -1,0 +1,102 @@
+package edge
+
+import (
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+)
+
+// TestCoalescedMiss checks that concurrent misses of one object make one
+// origin request per slice, and that every client gets the object.
+func TestCoalescedMiss(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		size int64
+	}{
+		{"one slice", testSlice - 1000},
+		{"five slices", 4*testSlice + 1234},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, nil)
+			data := randomBytes(1, int(tc.size))
+			e.origin.put("b/obj", data)
+			// The origin holds the first slice's body until every client
+			// is in flight, so that all of them miss together.
+			g := e.origin.pause("b/obj", 1000)
+
+			const n = 100
+			res := make([]response, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() { res[i] = e.get("b/obj") })
+			}
+			g.wait(t)
+			e.waitInflight(n)
+			g.open()
+			wg.Wait()
+
+			for i, r := range res {
+				checkBody(t, "client", r, http.StatusOK, data)
+				if x := r.xcache(); x != xMiss && x != xHit {
+					t.Fatalf("client %d: X-Cache %q", i, x)
+				}
+			}
+			slices := (tc.size + testSlice - 1) / testSlice
+			for i := range slices {
+				if got := e.origin.fetches("b/obj", i); got != 1 {
+					t.Errorf("slice %d fetched %d times, want 1", i, got)
+				}
+			}
+			if got := e.origin.all(); got != int(slices) {
+				t.Errorf("%d origin requests, want %d: %v", got, slices, e.origin.requests(nil))
+			}
+			if s := e.c().Stats(); s.Misses+s.Hits != n || s.Misses == 0 {
+				t.Errorf("stats: %d misses + %d hits, want %d", s.Misses, s.Hits, n)
+			}
+		})
+	}
+}
+
+// TestJoinMidFill checks that a client arriving while a fill is half done
+// streams the bytes already written and then the rest, without a second
+// origin request.
+func TestJoinMidFill(t *testing.T) {
+	e := newEnv(t, nil)
+	size := int64(2*testSlice + 5000)
+	data := randomBytes(2, int(size))
+	e.origin.put("b/obj", data)
+	half := size / 2 // inside slice 1
+	g := e.origin.pause("b/obj", half)
+
+	first := e.stream("b/obj")
+	if first.StatusCode != http.StatusOK || first.Header.Get("X-Cache") != xMiss {
+		t.Fatalf("first client: %d %q", first.StatusCode, first.Header.Get("X-Cache"))
+	}
+	g.wait(t)
+	got := readN(t, first.Body, int(half)) // everything the origin sent so far
+
+	joined := make(chan response, 1)
+	go func() { joined <- e.get("b/obj") }()
+	e.waitInflight(2)
+	g.open()
+
+	rest, err := io.ReadAll(first.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBody(t, "first client", response{status: 200, body: append(got, rest...)}, 200, data)
+	r := <-joined
+	checkBody(t, "joiner", r, http.StatusOK, data)
+	if r.xcache() != xHit {
+		t.Errorf("joiner: X-Cache %q, want HIT", r.xcache())
+	}
+	for i := range int64(3) {
+		if n := e.origin.fetches("b/obj", i); n != 1 {
+			t.Errorf("slice %d fetched %d times, want 1", i, n)
+		}
+	}
+	if n := e.origin.all(); n != 3 {
+		t.Errorf("%d origin requests, want 3", n)
+	}
+}
