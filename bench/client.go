@@ -29,6 +29,11 @@ const (
 	// answering GET/HEAD/PUT/DELETE of paths without auth): no signing, and
 	// only the scenarios that make sense without S3 listings.
 	ModeStatic Mode = "static"
+	// ModeHTTP is a plain HTTP server or cache in front of the edge
+	// scenario's origin (Varnish, nginx, ObjectGateway's edge mode, or the
+	// origin itself): anonymous GETs of /bucket/key and nothing else. Only
+	// the edge scenario measures it.
+	ModeHTTP Mode = "http"
 )
 
 // Endpoint is one server under test.
@@ -36,6 +41,11 @@ type Endpoint struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
 	Mode Mode   `json:"mode"`
+	// PIDs, when set, are the server's process ids, comma-separated: the
+	// edge scenario reports the CPU time and RSS of these processes and
+	// of their live descendants (nginx workers, the Varnish child). A
+	// string rather than a slice keeps Endpoint comparable.
+	PIDs string `json:"pids,omitempty"`
 }
 
 // Credentials sign S3 requests.
@@ -92,7 +102,7 @@ func (c *client) close() { c.tr.CloseIdleConnections() }
 func (c *client) url(key, query string) *url.URL {
 	u := *c.base
 	base := strings.TrimSuffix(u.Path, "/")
-	if c.pathStyle || c.ep.Mode == ModeStatic {
+	if c.pathStyle || c.ep.Mode != ModeS3 {
 		u.Path = base + "/" + c.bucket + "/" + key
 	} else {
 		u.Host = c.bucket + "." + u.Host

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -60,6 +61,10 @@ type Options struct {
 	// (quick 15s).
 	Timeout time.Duration
 
+	// Edge configures the edge scenario; it runs only when Edge.Origin
+	// is set.
+	Edge EdgeOptions
+
 	// JSON and HTML are output files ("-" is stdout for JSON).
 	JSON, HTML string
 	// Progress forces the progress line on stderr; by default it is shown
@@ -95,6 +100,7 @@ func (o Options) Defaults() Options {
 	if o.Timeout <= 0 {
 		o.Timeout = time.Duration(pick(120, 15)) * time.Second
 	}
+	o.Edge = o.Edge.defaults()
 	if o.Credentials.Region == "" {
 		o.Credentials.Region = "us-east-1"
 	}
@@ -105,15 +111,25 @@ func (o Options) Defaults() Options {
 }
 
 // ParseCompare parses the --compare list: NAME=URL entries separated by
-// commas, each optionally followed by ";mode=static" (or ";mode=s3", the
-// default).
+// commas, each optionally followed by ";mode=static", ";mode=http" (or
+// ";mode=s3", the default) and ";pid=PID[,PID…]", the server's process
+// ids for the edge scenario's CPU and memory figures. A list element
+// made only of digits continues the pid list of the entry before it.
 func ParseCompare(s string) ([]Endpoint, error) {
-	var eps []Endpoint
+	var items []string
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
 			continue
 		}
+		if n := len(items); n > 0 && isDigits(item) && strings.Contains(items[n-1], ";pid=") {
+			items[n-1] += "," + item
+			continue
+		}
+		items = append(items, item)
+	}
+	var eps []Endpoint
+	for _, item := range items {
 		name, rest, ok := strings.Cut(item, "=")
 		if !ok || name == "" {
 			return nil, fmt.Errorf("--compare: %q is not NAME=URL", item)
@@ -123,10 +139,17 @@ func ParseCompare(s string) ([]Endpoint, error) {
 		ep.URL = parts[0]
 		for _, p := range parts[1:] {
 			k, v, _ := strings.Cut(p, "=")
-			if k != "mode" || (v != string(ModeS3) && v != string(ModeStatic)) {
-				return nil, fmt.Errorf("--compare: %q: unknown option %q (want mode=s3 or mode=static)", name, p)
+			switch {
+			case k == "mode" && (v == string(ModeS3) || v == string(ModeStatic) || v == string(ModeHTTP)):
+				ep.Mode = Mode(v)
+			case k == "pid":
+				if _, err := parsePIDs(v); err != nil {
+					return nil, fmt.Errorf("--compare: %q: %w", name, err)
+				}
+				ep.PIDs = v
+			default:
+				return nil, fmt.Errorf("--compare: %q: unknown option %q (want mode=s3, mode=static, mode=http or pid=N)", name, p)
 			}
-			ep.Mode = Mode(v)
 		}
 		if u, err := url.Parse(ep.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("--compare: %q: %q is not an http(s) URL", name, ep.URL)
@@ -140,6 +163,51 @@ func ParseCompare(s string) ([]Endpoint, error) {
 		return nil, errors.New("--compare: no endpoints")
 	}
 	return eps, nil
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// parsePIDs parses a comma-separated list of positive process ids.
+func parsePIDs(s string) ([]int, error) {
+	var pids []int
+	for _, f := range strings.Split(s, ",") {
+		pid, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || pid <= 0 {
+			return nil, fmt.Errorf("pid=%s: %q is not a process id", s, f)
+		}
+		pids = append(pids, pid)
+	}
+	return pids, nil
+}
+
+// parseSizes parses --edge-sizes: sizes such as 100k, 1m, 50m (KiB and
+// MiB) or plain byte counts, comma-separated.
+func parseSizes(s string) ([]int64, error) {
+	var sizes []int64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f == "" {
+			continue
+		}
+		mult := int64(1)
+		switch {
+		case strings.HasSuffix(f, "k"):
+			mult, f = 1<<10, strings.TrimSuffix(f, "k")
+		case strings.HasSuffix(f, "m"):
+			mult, f = 1<<20, strings.TrimSuffix(f, "m")
+		}
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || n <= 0 || n > (1<<40)/mult {
+			return nil, fmt.Errorf("--edge-sizes: %q is not a size (like 100k, 16m or 4096)", f)
+		}
+		sizes = append(sizes, n*mult)
+	}
+	if len(sizes) == 0 {
+		return nil, errors.New("--edge-sizes: no sizes")
+	}
+	return sizes, nil
 }
 
 // Command is what the bench subcommand was asked to do: run a benchmark,
@@ -162,14 +230,14 @@ func ParseArgs(args []string, getenv func(string) string, stderr io.Writer) (Com
 	fs := flag.NewFlagSet("objectgateway bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	endpoint := fs.String("endpoint", "", "S3 endpoint URL to measure (same as --compare target=URL)")
-	compare := fs.String("compare", "", "endpoints to measure in one run: NAME=URL[;mode=static],...")
+	compare := fs.String("compare", "", "endpoints to measure in one run: NAME=URL[;mode=static|http][;pid=PID,...],...")
 	fs.StringVar(&o.Baseline, "baseline", "", "endpoint the ratio columns divide by (default: the first)")
 	fs.StringVar(&o.Credentials.AccessKey, "access-key", "", "access key id (default $AWS_ACCESS_KEY_ID, then $OBJECTGATEWAY_ACCESS_KEY)")
 	fs.StringVar(&o.Credentials.SecretKey, "secret-key", "", "secret key (default $AWS_SECRET_ACCESS_KEY, then $OBJECTGATEWAY_SECRET_KEY)")
 	fs.StringVar(&o.Credentials.Region, "region", "us-east-1", "region requests are signed for")
 	fs.BoolVar(&o.PathStyle, "path-style", true, "path-style addressing; false: virtual-hosted (bucket.host)")
 	fs.StringVar(&o.Bucket, "bucket", "", "bucket to use (default: a new random one, removed at the end)")
-	scen := fs.String("scenarios", "", "comma-separated scenarios to run (default all): "+strings.Join(ScenarioNames(), ","))
+	scen := fs.String("scenarios", "", "comma-separated scenarios to run (default all, and edge when --edge-origin is set): "+strings.Join(append(ScenarioNames(), edgeName), ","))
 	fs.BoolVar(&o.Quick, "quick", false, "small counts for every scenario (well under a minute)")
 	fs.IntVar(&o.Count, "count", 0, "sequential requests per latency scenario (default 2000, quick 50)")
 	fs.IntVar(&o.Objects, "objects", 0, "objects for read-10k and the listing bucket (default 10000, quick 1200)")
@@ -177,9 +245,20 @@ func ParseArgs(args []string, getenv func(string) string, stderr io.Writer) (Com
 	large := fs.Int64("large-mib", 0, "size of the large object in MiB (default 100, quick 8)")
 	fs.IntVar(&o.Streams, "streams", 0, "parallel streams for the multi-stream large transfers (default 4, quick 2)")
 	fs.IntVar(&o.Concurrency, "concurrency", 0, "clients of burst-put and mixed (default 32)")
-	fs.DurationVar(&o.Duration, "duration", 0, "duration of mixed per endpoint (default 10s, quick 1s)")
+	fs.DurationVar(&o.Duration, "duration", 0, "duration of mixed, and time bound of each edge size class, per endpoint (default 10s, quick 1s)")
 	fs.IntVar(&o.Rounds, "rounds", 0, "rounds each scenario is split into for interleaving (default 10, quick 2)")
 	fs.DurationVar(&o.Timeout, "timeout", 0, "time bound of each scenario per endpoint (default 2m, quick 15s)")
+	e := &o.Edge
+	fs.StringVar(&e.Origin, "edge-origin", "", "edge: S3 endpoint the edge objects are written to (signed, into a public-read bucket)")
+	originPIDs := fs.String("edge-origin-pid", "", "edge: the origin's process ids, for the origin CPU each endpoint costs")
+	sizes := fs.String("edge-sizes", "", "edge: size classes (default 100k,500k,1m,10m,16m,50m; k = KiB, m = MiB)")
+	fs.IntVar(&e.Objects, "edge-objects", 0, "edge: objects per size class (default by size: 2 GiB/size within 20..1000; quick 32 MiB/size within 4..50)")
+	fs.IntVar(&e.Requests, "edge-requests", 0, "edge: GETs per size class and endpoint (default by size: 4 GiB/size within 200..20000; quick 128 MiB/size within 10..500)")
+	fs.IntVar(&e.Conns, "edge-conns", 0, "edge: keep-alive connections (clients) per endpoint (default 100)")
+	fs.IntVar(&e.HotKeys, "edge-hot-keys", 0, "edge: percent of the keys that are hot (default 10)")
+	fs.IntVar(&e.HotShare, "edge-hot-share", 0, "edge: percent of the requests that go to the hot keys (default 92)")
+	fs.IntVar(&e.Verify, "edge-verify", 0, "edge: hash the whole body of one response in N, and of each key's first response (default 10; 1: every response)")
+	fs.BoolVar(&e.Keep, "edge-keep", false, "edge: leave the objects and the bucket on the origin, for a later pass with --bucket")
 	fs.StringVar(&o.JSON, "json", "", "write the results as JSON to this file (- for stdout)")
 	fs.StringVar(&o.HTML, "html", "", "write a self-contained HTML report to this file")
 	fs.BoolVar(&o.Progress, "progress", false, "show the progress line even when stderr is not a terminal")
@@ -220,11 +299,14 @@ func ParseArgs(args []string, getenv func(string) string, stderr io.Writer) (Com
 	if *scen != "" {
 		for _, s := range strings.Split(*scen, ",") {
 			s = strings.TrimSpace(s)
-			if !slices.Contains(ScenarioNames(), s) {
-				return c, fmt.Errorf("--scenarios: unknown scenario %q (known: %s)", s, strings.Join(ScenarioNames(), ","))
+			if !slices.Contains(ScenarioNames(), s) && s != edgeName {
+				return c, fmt.Errorf("--scenarios: unknown scenario %q (known: %s,%s)", s, strings.Join(ScenarioNames(), ","), edgeName)
 			}
 			o.Scenarios = append(o.Scenarios, s)
 		}
+	}
+	if err := e.parse(*originPIDs, *sizes, o.Scenarios, o.Endpoints); err != nil {
+		return c, err
 	}
 	cr := &o.Credentials
 	for _, pair := range [][2]string{{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}, {"OBJECTGATEWAY_ACCESS_KEY", "OBJECTGATEWAY_SECRET_KEY"}} {
@@ -232,7 +314,7 @@ func ParseArgs(args []string, getenv func(string) string, stderr io.Writer) (Com
 			cr.AccessKey, cr.SecretKey = getenv(pair[0]), getenv(pair[1])
 		}
 	}
-	needCreds := slices.ContainsFunc(o.Endpoints, func(e Endpoint) bool { return e.Mode == ModeS3 })
+	needCreds := e.Origin != "" || slices.ContainsFunc(o.Endpoints, func(e Endpoint) bool { return e.Mode == ModeS3 })
 	if needCreds && (cr.AccessKey == "" || cr.SecretKey == "") {
 		return c, errors.New("no credentials: give --access-key and --secret-key, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
 	}

@@ -14,10 +14,16 @@ func TestParseCompare(t *testing.T) {
 		want    []Endpoint
 		wantErr string
 	}{
-		{in: "gw=http://127.0.0.1:9000", want: []Endpoint{{"gw", "http://127.0.0.1:9000", ModeS3}}},
+		{in: "gw=http://127.0.0.1:9000", want: []Endpoint{{"gw", "http://127.0.0.1:9000", ModeS3, ""}}},
 		{in: "gw=http://a:1, static=http://b:2;mode=static", want: []Endpoint{
-			{"gw", "http://a:1", ModeS3}, {"static", "http://b:2", ModeStatic}}},
-		{in: "aws=https://s3.amazonaws.com;mode=s3,", want: []Endpoint{{"aws", "https://s3.amazonaws.com", ModeS3}}},
+			{"gw", "http://a:1", ModeS3, ""}, {"static", "http://b:2", ModeStatic, ""}}},
+		{in: "aws=https://s3.amazonaws.com;mode=s3,", want: []Endpoint{{"aws", "https://s3.amazonaws.com", ModeS3, ""}}},
+		// A pid list's commas continue it; the next NAME=URL starts an endpoint.
+		{in: "og=http://a:1;mode=http;pid=12,varnish=http://b:2;mode=http;pid=20,21,22,nginx=http://c:3;pid=30;mode=http", want: []Endpoint{
+			{"og", "http://a:1", ModeHTTP, "12"}, {"varnish", "http://b:2", ModeHTTP, "20,21,22"}, {"nginx", "http://c:3", ModeHTTP, "30"}}},
+		{in: "a=http://x;mode=http;pid=0", wantErr: "not a process id"},
+		{in: "a=http://x;pid=12x", wantErr: "not a process id"},
+		{in: "a=http://x,12", wantErr: "not NAME=URL"},
 		{in: "", wantErr: "no endpoints"},
 		{in: "http://a:1", wantErr: "not NAME=URL"},
 		{in: "=http://a:1", wantErr: "not NAME=URL"},
@@ -75,6 +81,18 @@ func TestParseArgs(t *testing.T) {
 		{name: "unknown baseline", args: []string{"--compare", "a=http://h:1", "--baseline", "b"}, env: aws, wantErr: "not one of the endpoints"},
 		{name: "stray argument", args: []string{"--endpoint", "http://h:1", "extra"}, env: aws, wantErr: "unexpected argument"},
 		{name: "bad endpoint", args: []string{"--endpoint", "h:1"}, env: aws, wantErr: "--endpoint"},
+		{name: "edge", args: []string{"--compare", "v=http://h:1;mode=http;pid=7", "--edge-origin", "http://o:2", "--edge-origin-pid", "3,4",
+			"--edge-sizes", "100k, 16m,4096", "--edge-conns", "8", "--edge-hot-share", "95", "--scenarios", "edge"}, env: og,
+			check: func(c Command) bool {
+				e := c.Options.Edge
+				return e.Origin == "http://o:2" && e.OriginPIDs == "3,4" && slices.Equal(e.Sizes, []int64{100 << 10, 16 << 20, 4096}) &&
+					e.Conns == 8 && e.HotShare == 95 && slices.Equal(c.Options.Scenarios, []string{"edge"})
+			}},
+		{name: "edge needs credentials for the origin", args: []string{"--compare", "v=http://h:1;mode=http", "--edge-origin", "http://o:2"}, env: nil, wantErr: "no credentials"},
+		{name: "edge without an origin", args: []string{"--endpoint", "http://h:1", "--scenarios", "edge"}, env: aws, wantErr: "--edge-origin"},
+		{name: "http endpoint without an origin", args: []string{"--compare", "v=http://h:1;mode=http"}, env: aws, wantErr: "--edge-origin"},
+		{name: "bad edge size", args: []string{"--compare", "v=http://h:1;mode=http", "--edge-origin", "http://o:2", "--edge-sizes", "1g"}, env: aws, wantErr: "--edge-sizes"},
+		{name: "bad hot share", args: []string{"--compare", "v=http://h:1;mode=http", "--edge-origin", "http://o:2", "--edge-hot-share", "120"}, env: aws, wantErr: "percentages"},
 	} {
 		got, err := ParseArgs(c.args, func(k string) string { return c.env[k] }, io.Discard)
 		if c.wantErr != "" {

@@ -23,6 +23,14 @@ func FormatValue(m Metric) string {
 		return fmt.Sprintf("%.2fx", m.Value)
 	case "count":
 		return fmt.Sprintf("%.0f", m.Value)
+	case "%":
+		return fmt.Sprintf("%.1f%%", m.Value)
+	case "s":
+		return fmt.Sprintf("%.2f s", m.Value)
+	case "MiB":
+		return fmt.Sprintf("%.0f MiB", m.Value)
+	case "MB/CPU-s":
+		return fmt.Sprintf("%.0f MB/CPU-s", m.Value)
 	}
 	return fmt.Sprintf("%g %s", m.Value, m.Unit)
 }
@@ -131,6 +139,9 @@ func WriteTable(w io.Writer, rep *Report) error {
 	fmt.Fprintf(w, ", %s\n", FormatDuration(rep.Elapsed))
 	for _, e := range rep.Endpoints {
 		fmt.Fprintf(w, "  %-12s %s (%s)\n", e.Name, e.URL, e.Mode)
+	}
+	if rep.EdgeOrigin != "" {
+		fmt.Fprintf(w, "  %-12s %s (edge objects in bucket %s)\n", "edge origin", rep.EdgeOrigin, rep.EdgeBucket)
 	}
 	fmt.Fprintf(w, "ratio columns: the endpoint's value / %s's (latency: lower is better; MB/s, ops/s: higher is better)\n\n", rep.Baseline)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

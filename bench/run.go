@@ -28,6 +28,10 @@ type Report struct {
 	// wrote; absent when cleanup succeeded.
 	Cleanup   map[string]string `json:"cleanup_errors,omitempty"`
 	Scenarios []ScenarioResult  `json:"scenarios"`
+	// EdgeOrigin and EdgeBucket are where the edge scenario's objects
+	// were written, when it ran.
+	EdgeOrigin string `json:"edge_origin,omitempty"`
+	EdgeBucket string `json:"edge_bucket,omitempty"`
 	// Interrupted is set when the run's context ended before every
 	// scenario was done.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -68,7 +72,7 @@ type EndpointResult struct {
 // Metric is one figure of a scenario.
 type Metric struct {
 	Name  string  `json:"name"`
-	Unit  string  `json:"unit"` // "ns", "MB/s", "ops/s", "count", "x"
+	Unit  string  `json:"unit"` // "ns", "MB/s", "ops/s", "count", "x", "%", "s", "MiB", "MB/CPU-s"
 	Value float64 `json:"value"`
 }
 
@@ -90,10 +94,11 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	if len(o.Endpoints) == 0 {
 		return nil, errors.New("bench: no endpoints")
 	}
-	scens, err := selectScenarios(o.Scenarios)
+	scens, err := selectScenarios(&o)
 	if err != nil {
 		return nil, err
 	}
+	edge := slices.ContainsFunc(scens, func(s *scenario) bool { return s.edge })
 	rep := &Report{
 		Started: time.Now(), Machine: ReadMachine(), Quick: o.Quick,
 		Endpoints: o.Endpoints, Baseline: o.Baseline, Buckets: map[string]string{},
@@ -103,13 +108,32 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 
 	eps := make([]*target, len(o.Endpoints))
 	data := &sharedData{}
-	for i, ep := range o.Endpoints {
+	conns := o.Concurrency + o.Streams
+	if edge {
 		bucket := o.Bucket
 		if bucket == "" {
 			bucket = randomBucket()
 		}
-		c, err := newClient(ep, o.Credentials, o.PathStyle, bucket, o.Concurrency+o.Streams)
+		if data.edge, err = openEdgeOrigin(ctx, &o, bucket); err != nil {
+			return nil, err
+		}
+		rep.EdgeOrigin, rep.EdgeBucket = o.Edge.Origin, bucket
+		conns = max(conns, o.Edge.Conns)
+	}
+	for i, ep := range o.Endpoints {
+		bucket := o.Bucket
+		switch {
+		case ep.Mode == ModeHTTP && data.edge != nil:
+			// A cache in front of the origin serves the origin's bucket.
+			bucket = data.edge.c.bucket
+		case bucket == "":
+			bucket = randomBucket()
+		}
+		c, err := newClient(ep, o.Credentials, o.PathStyle, bucket, conns)
 		if err != nil {
+			if data.edge != nil {
+				data.edge.cleanup(ctx)
+			}
 			return nil, err
 		}
 		eps[i] = &target{c: c, opts: &o, data: data}
@@ -129,6 +153,15 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 				rep.Cleanup[t.c.ep.Name] = err.Error()
 			}
 			t.c.close()
+		}
+		if data.edge != nil {
+			pr.set("cleanup", "edge-origin", "")
+			if err := data.edge.cleanup(cctx); err != nil {
+				if rep.Cleanup == nil {
+					rep.Cleanup = map[string]string{}
+				}
+				rep.Cleanup["edge-origin"] = err.Error()
+			}
 		}
 	}()
 	for _, t := range eps {
@@ -151,6 +184,10 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 			switch {
 			case t.broken != nil:
 				runs[i].skipped = "endpoint unusable: " + t.broken.Error()
+			case sc.edge && t.c.ep.Mode != ModeHTTP:
+				runs[i].skipped = "the edge scenario measures mode=http endpoints only"
+			case !sc.edge && t.c.ep.Mode == ModeHTTP:
+				runs[i].skipped = "a mode=http endpoint is measured by the edge scenario only"
 			case sc.s3Only && t.c.ep.Mode != ModeS3:
 				runs[i].skipped = "not applicable to a static endpoint"
 			}
@@ -220,8 +257,12 @@ func randomBucket() string {
 	return "ogbench-" + hex.EncodeToString(b[:])
 }
 
-// prepare creates the bucket unless it exists.
+// prepare creates the bucket unless it exists. A mode=http endpoint has
+// none of its own: it serves the edge origin's.
 func (t *target) prepare(ctx context.Context) error {
+	if t.c.ep.Mode == ModeHTTP {
+		return nil
+	}
 	ok, err := t.c.bucketExists(ctx)
 	if err != nil {
 		return err
@@ -245,7 +286,7 @@ var benchPrefixes = []string{"small/", "many/", "large/", "burst/", "mixed/"}
 // cleanup removes what the run wrote, and the bucket if the run created
 // it.
 func (t *target) cleanup(ctx context.Context) error {
-	if t.broken != nil && !t.created {
+	if t.c.ep.Mode == ModeHTTP || t.broken != nil && !t.created {
 		return nil
 	}
 	if t.c.ep.Mode == ModeStatic && t.created {
@@ -308,6 +349,15 @@ func newRecorder() *recorder {
 func (r *recorder) ok(kind string, d time.Duration) {
 	r.mu.Lock()
 	r.ops++
+	r.samples[kind] = append(r.samples[kind], d)
+	r.mu.Unlock()
+}
+
+// sample records the latency d of a request of kind without counting it as
+// another request: a second figure of a request already recorded with ok
+// (its time to first byte, say).
+func (r *recorder) sample(kind string, d time.Duration) {
+	r.mu.Lock()
 	r.samples[kind] = append(r.samples[kind], d)
 	r.mu.Unlock()
 }

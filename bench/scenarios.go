@@ -3,8 +3,10 @@ package bench
 import (
 	"context"
 	"crypto/md5"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -16,6 +18,8 @@ type scenario struct {
 	// s3Only scenarios need S3 listings and are skipped on static
 	// endpoints.
 	s3Only bool
+	// edge scenarios measure mode=http endpoints, and only they do.
+	edge bool
 	// rounds is how many rounds the work is split into.
 	rounds func(o *Options) int
 	// setup prepares one endpoint before the first round (not measured).
@@ -85,22 +89,30 @@ func ScenarioNames() []string {
 	return names
 }
 
-func selectScenarios(names []string) ([]*scenario, error) {
-	all := scenarios()
-	if len(names) == 0 {
-		return all, nil
-	}
+// selectScenarios returns the scenarios o.Scenarios names, in the order
+// they run: all of ScenarioNames when it is empty, then the edge scenario
+// (one per size class) when it is named, or when it is empty and an edge
+// origin is given.
+func selectScenarios(o *Options) ([]*scenario, error) {
+	names := o.Scenarios
 	var out []*scenario
-	for _, s := range all {
-		for _, n := range names {
-			if s.name == n {
-				out = append(out, s)
-				break
-			}
+	for _, s := range scenarios() {
+		if len(names) == 0 || slices.Contains(names, s.name) {
+			out = append(out, s)
 		}
 	}
-	if len(out) != len(dedup(names)) {
-		return nil, fmt.Errorf("bench: unknown scenario in %v (known: %v)", names, ScenarioNames())
+	known := len(out)
+	if (len(names) == 0 && o.Edge.Origin != "") || slices.Contains(names, edgeName) {
+		if o.Edge.Origin == "" {
+			return nil, errors.New("bench: the edge scenario needs an origin (--edge-origin)")
+		}
+		for _, size := range o.Edge.Sizes {
+			out = append(out, edgeScenario(size))
+		}
+		known++
+	}
+	if len(names) > 0 && known != len(dedup(names)) {
+		return nil, fmt.Errorf("bench: unknown scenario in %v (known: %v and %s)", names, ScenarioNames(), edgeName)
 	}
 	return out, nil
 }
@@ -350,6 +362,8 @@ func listFullMetrics(r *run, lat map[string]Summary) []Metric {
 type sharedData struct {
 	once  sync.Once
 	large []byte
+	// edge is the origin of the edge scenarios (nil when none runs).
+	edge *edgeOrigin
 }
 
 // largeData is the large payload of a run.

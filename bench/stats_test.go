@@ -112,6 +112,10 @@ func TestFormatValue(t *testing.T) {
 		{Metric{Unit: "ops/s", Value: 99.6}, "100 ops/s"},
 		{Metric{Unit: "x", Value: 0.8123}, "0.81x"},
 		{Metric{Unit: "count", Value: 10000}, "10000"},
+		{Metric{Unit: "%", Value: 91.66}, "91.7%"},
+		{Metric{Unit: "s", Value: 1.234}, "1.23 s"},
+		{Metric{Unit: "MiB", Value: 512.4}, "512 MiB"},
+		{Metric{Unit: "MB/CPU-s", Value: 2400.2}, "2400 MB/CPU-s"},
 	} {
 		if got := FormatValue(c.m); got != c.want {
 			t.Errorf("FormatValue(%v %s) = %q, want %q", c.m.Value, c.m.Unit, got, c.want)

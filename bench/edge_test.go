@@ -1,0 +1,349 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// testCache is a minimal caching proxy for the edge tests: it keeps every
+// 200 answer of its origin in memory by path and says HIT or MISS in
+// X-Cache. mangle, when set, may change a body as it is served.
+type testCache struct {
+	origin string
+	mangle func(path string, body []byte) []byte
+
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (c *testCache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.mu.Lock()
+	body, hit := c.m[r.URL.Path]
+	c.mu.Unlock()
+	if !hit {
+		resp, err := http.Get(c.origin + r.URL.Path)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		body, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			http.Error(w, "origin: "+resp.Status, http.StatusBadGateway)
+			return
+		}
+		c.mu.Lock()
+		c.m[r.URL.Path] = body
+		c.mu.Unlock()
+	}
+	if c.mangle != nil {
+		body = c.mangle(r.URL.Path, bytes.Clone(body))
+	}
+	w.Header().Set("X-Cache", map[bool]string{true: "HIT", false: "MISS"}[hit])
+	w.Write(body)
+}
+
+// startCache starts a testCache in front of origin.
+func startCache(t *testing.T, origin string, mangle func(string, []byte) []byte) string {
+	t.Helper()
+	srv := httptest.NewServer(&testCache{origin: origin, mangle: mangle, m: map[string][]byte{}})
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// edgeOptions are options for a brief edge run against origin.
+func edgeOptions(origin string, eps ...Endpoint) Options {
+	o := tinyOptions(eps...)
+	o.Scenarios = []string{edgeName}
+	o.Edge = EdgeOptions{Origin: origin, Sizes: []int64{1000, 64 << 10}, Objects: 10, Requests: 80, Conns: 4}
+	// The request count bounds the runs; the time bound is only a guard.
+	o.Duration = time.Minute
+	return o
+}
+
+// edgeResult returns the result of scenario at endpoint.
+func edgeResult(t *testing.T, rep *Report, scenario, endpoint string) EndpointResult {
+	t.Helper()
+	for _, sc := range rep.Scenarios {
+		for _, r := range sc.Results {
+			if sc.Name == scenario && r.Endpoint == endpoint {
+				return r
+			}
+		}
+	}
+	t.Fatalf("no result of %s at %s", scenario, endpoint)
+	return EndpointResult{}
+}
+
+func metricValue(t *testing.T, r EndpointResult, name string) float64 {
+	t.Helper()
+	m, ok := r.Metric(name)
+	if !ok {
+		t.Fatalf("%s: no metric %q in %v", r.Endpoint, name, r.Metrics)
+	}
+	return m.Value
+}
+
+// TestEdgeScenario runs the edge scenario through a caching proxy and
+// straight at the origin (mode=http both), with this process as the
+// proxy's "server" for the CPU figures, and checks the figures and the
+// origin's cleanup.
+func TestEdgeScenario(t *testing.T) {
+	gw := startGateway(t, nil)
+	cache := startCache(t, gw.URL, nil)
+	gwS3 := Endpoint{Name: "gw", URL: gw.URL, Mode: ModeS3}
+	pid := strconv.Itoa(os.Getpid())
+	o := edgeOptions(gw.URL,
+		Endpoint{Name: "cache", URL: cache, Mode: ModeHTTP, PIDs: pid},
+		Endpoint{Name: "origin", URL: gw.URL, Mode: ModeHTTP},
+		gwS3)
+	o.Edge.OriginPIDs = pid
+	rep, err := Run(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cleanup) > 0 || rep.Interrupted {
+		t.Fatalf("cleanup errors %v, interrupted %v", rep.Cleanup, rep.Interrupted)
+	}
+	if len(rep.Scenarios) != 2 || rep.Scenarios[0].Name != "edge-1000" || rep.Scenarios[1].Name != "edge-64k" {
+		t.Fatalf("scenarios %+v, want edge-1000 and edge-64k", rep.Scenarios)
+	}
+	for _, sc := range []string{"edge-1000", "edge-64k"} {
+		if r := edgeResult(t, rep, sc, "gw"); r.Skipped == "" {
+			t.Errorf("%s ran on the S3 endpoint", sc)
+		}
+		for _, ep := range []string{"cache", "origin"} {
+			r := edgeResult(t, rep, sc, ep)
+			if r.Skipped != "" || r.Errors != 0 || r.Ops != 80 {
+				t.Fatalf("%s at %s: skipped %q, %d ops, %d errors (first %q)", sc, ep, r.Skipped, r.Ops, r.Errors, r.FirstError)
+			}
+			for _, m := range []string{"requests/s", "bytes/s", "TTFB p50", "TTLB p99"} {
+				if v := metricValue(t, r, m); v <= 0 {
+					t.Errorf("%s at %s: %s = %v", sc, ep, m, v)
+				}
+			}
+			if v := metricValue(t, r, "responses"); v != 80 {
+				t.Errorf("%s at %s: %v responses, want 80", sc, ep, v)
+			}
+		}
+		c := edgeResult(t, rep, sc, "cache")
+		// One miss per key asked for, and a few more where the test
+		// cache, which does not coalesce fills, sees concurrent first
+		// requests for one key.
+		keys := map[int32]bool{}
+		for _, k := range edgeSequence(int64(map[string]int{"edge-1000": 1000, "edge-64k": 64 << 10}[sc]), 10, 80, 10, 92) {
+			keys[k] = true
+		}
+		most := 100 * float64(80-len(keys)) / 80
+		if v := metricValue(t, c, "hit ratio"); v < most-10 || v > most {
+			t.Errorf("%s: hit ratio %v%%, want %v%% or a little less", sc, v, most)
+		}
+		if v := metricValue(t, c, "keys missed"); v != 100 {
+			t.Errorf("%s: keys missed %v%%, want 100 (a cold cache)", sc, v)
+		}
+		for _, m := range []string{"server CPU", "server RSS max", "MB per CPU-s", "origin CPU"} {
+			if _, ok := c.Metric(m); !ok {
+				t.Errorf("%s at cache: no %q", sc, m)
+			}
+		}
+		if _, ok := edgeResult(t, rep, sc, "origin").Metric("hit ratio"); ok {
+			t.Errorf("%s: a hit ratio for the origin, which sends no X-Cache", sc)
+		}
+	}
+	if !bucketGone(t, gwS3, rep.EdgeBucket) {
+		t.Errorf("origin bucket %s left behind", rep.EdgeBucket)
+	}
+	var tbl bytes.Buffer
+	if err := WriteTable(&tbl, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"edge-64k", "hit ratio", "MB per CPU-s", "edge origin"} {
+		if !strings.Contains(tbl.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, tbl.String())
+		}
+	}
+}
+
+// TestEdgeWrongBodies checks that a cache serving wrong bytes, a short
+// body or an error status is counted as failing, each way.
+func TestEdgeWrongBodies(t *testing.T) {
+	gw := startGateway(t, nil)
+	// Object 1 of each class: a byte flipped past the first bytes, which
+	// only the hash finds. Object 2: the body cut short. Object 3: a body
+	// of another object (the first bytes differ). Object 4: a 404.
+	mangle := func(path string, b []byte) []byte {
+		switch {
+		case strings.HasSuffix(path, "/000001"):
+			b[len(b)-1] ^= 1
+		case strings.HasSuffix(path, "/000002"):
+			b = b[:len(b)-1]
+		case strings.HasSuffix(path, "/000003"):
+			b = edgeData(int64(len(b)), 0)
+		}
+		return b
+	}
+	mangler := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/000004") {
+			http.NotFound(w, r)
+			return
+		}
+		resp, err := http.Get(gw.URL + r.URL.Path)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		w.Write(mangle(r.URL.Path, body))
+	}))
+	t.Cleanup(mangler.Close)
+	o := edgeOptions(gw.URL, Endpoint{Name: "bad", URL: mangler.URL, Mode: ModeHTTP})
+	o.Edge.Sizes = []int64{4096}
+	o.Edge.HotKeys, o.Edge.HotShare = 100, 100 // every key alike
+	o.Edge.Verify = 1
+	rep, err := Run(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := edgeResult(t, rep, "edge-4k", "bad")
+	asked := map[int32]int{}
+	for _, k := range edgeSequence(4096, 10, 80, 100, 100) {
+		asked[k]++
+	}
+	want := asked[1] + asked[2] + asked[3] + asked[4]
+	if r.Errors != want || r.Ops != 80-want {
+		t.Fatalf("%d errors and %d good responses, want %d and %d (first error %q)", r.Errors, r.Ops, want, 80-want, r.FirstError)
+	}
+	var tbl bytes.Buffer
+	WriteTable(&tbl, rep)
+	if !strings.Contains(tbl.String(), "errors") {
+		t.Errorf("table lacks the errors row:\n%s", tbl.String())
+	}
+}
+
+// TestEdgeKeepAndReuse runs the edge scenario twice on one --bucket with
+// Keep, as the restart phase of bench/edge-compare.sh does: the second run
+// writes nothing, and a cache that kept its copies misses no key.
+func TestEdgeKeepAndReuse(t *testing.T) {
+	var puts atomic.Int64
+	gw := startGateway(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/edge/") {
+				puts.Add(1)
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	cache := startCache(t, gw.URL, nil)
+	o := edgeOptions(gw.URL, Endpoint{Name: "cache", URL: cache, Mode: ModeHTTP})
+	o.Edge.Sizes = []int64{2048}
+	o.Edge.Keep = true
+	o.Bucket = "edge-keep"
+	for pass := range 2 {
+		rep, err := Run(context.Background(), o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := edgeResult(t, rep, "edge-2k", "cache")
+		if r.Errors != 0 {
+			t.Fatalf("pass %d: %d errors, first %q", pass, r.Errors, r.FirstError)
+		}
+		if n := puts.Load(); n != 10 {
+			t.Fatalf("after pass %d: %d PUTs, want 10 (written once)", pass, n)
+		}
+		wantMissed := []float64{100, 0}[pass]
+		if v := metricValue(t, r, "keys missed"); v != wantMissed {
+			t.Errorf("pass %d: keys missed %v%%, want %v%%", pass, v, wantMissed)
+		}
+	}
+	if bucketGone(t, Endpoint{Name: "gw", URL: gw.URL, Mode: ModeS3}, "edge-keep") {
+		t.Error("the kept bucket is gone")
+	}
+}
+
+func TestEdgeSequence(t *testing.T) {
+	a := edgeSequence(1<<20, 1000, 20000, 10, 92)
+	b := edgeSequence(1<<20, 1000, 20000, 10, 92)
+	if !slices.Equal(a, b) {
+		t.Fatal("the sequence is not deterministic")
+	}
+	hot := 0
+	seen := map[int32]bool{}
+	for _, k := range a {
+		if k < 0 || k >= 1000 {
+			t.Fatalf("key %d out of range", k)
+		}
+		if k < 100 {
+			hot++
+		}
+		seen[k] = true
+	}
+	if share := float64(hot) / float64(len(a)); share < 0.91 || share > 0.93 {
+		t.Errorf("hot share %.3f, want about 0.92", share)
+	}
+	// 1,600 requests spread over 900 cold keys reach about 750 of them.
+	if len(seen) < 800 {
+		t.Errorf("%d distinct keys asked for, want about 850 of 1000", len(seen))
+	}
+	// One key: every request is for it.
+	for _, k := range edgeSequence(100, 1, 50, 10, 92) {
+		if k != 0 {
+			t.Fatalf("key %d of a one-key class", k)
+		}
+	}
+}
+
+func TestEdgeData(t *testing.T) {
+	a, b := edgeData(1000, 1), edgeData(1000, 2)
+	if bytes.Equal(a[:edgeHeadLen], b[:edgeHeadLen]) || !bytes.Equal(a, edgeData(1000, 1)) {
+		t.Error("edge objects must be deterministic and differ from their first bytes")
+	}
+	if c := edgeData(2000, 1); bytes.Equal(a[:edgeHeadLen], c[:edgeHeadLen]) {
+		t.Error("objects of two classes with one index start alike")
+	}
+}
+
+func TestSizeName(t *testing.T) {
+	for n, want := range map[int64]string{100 << 10: "100k", 1 << 20: "1m", 50 << 20: "50m", 1000: "1000", 1536 << 10: "1536k"} {
+		if got := sizeName(n); got != want {
+			t.Errorf("sizeName(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestReadProcStat(t *testing.T) {
+	st, err := readProcStat([]byte("4242 (nginx: worker) (x) S 4240 4240 4240 0 -1 4194624 300 0 0 0 125 37 4 2 20 0 1 0 100 0 0\n"))
+	if err != nil || st.ppid != 4240 || st.cpu != 162 {
+		t.Errorf("readProcStat = %+v, %v; want ppid 4240, cpu 162", st, err)
+	}
+	if _, err := readProcStat([]byte("12 (x")); err == nil {
+		t.Error("a stat without ')' parsed")
+	}
+	if got := readVmRSS([]byte("Name:\tx\nVmRSS:\t  2048 kB\nVmSwap: 0 kB\n")); got != 2048<<10 {
+		t.Errorf("readVmRSS = %d, want %d", got, 2048<<10)
+	}
+}
+
+func TestSampleProcs(t *testing.T) {
+	s, err := sampleProcs("/proc", []int{os.Getpid()})
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	if s.rss <= 0 || len(s.cpu) == 0 {
+		t.Errorf("sample of this process: %+v", s)
+	}
+	if _, err := sampleProcs("/proc", []int{1 << 30}); err == nil {
+		t.Error("a missing process was sampled")
+	}
+}

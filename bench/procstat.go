@@ -1,0 +1,125 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// clockTicks is USER_HZ, the unit of the CPU times in /proc/PID/stat: 100
+// on every Linux architecture Go supports.
+const clockTicks = 100
+
+// procSample is the CPU time of a set of processes (the given ones and
+// their live descendants) at one instant, and their summed resident set.
+type procSample struct {
+	// cpu is utime+stime per process id, in clock ticks.
+	cpu map[int]int64
+	// rss is the sum of VmRSS, in bytes. Pages shared between the
+	// processes (nginx's shared memory zones) are counted once per
+	// process, as VmRSS counts them.
+	rss int64
+}
+
+// procStat is the part of /proc/PID/stat the sampler reads.
+type procStat struct {
+	ppid int
+	cpu  int64
+}
+
+// readProcStat parses the contents of /proc/PID/stat. The command name
+// (field 2) may hold spaces and parentheses, so fields are counted from
+// the last ')'.
+func readProcStat(data []byte) (procStat, error) {
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return procStat{}, fmt.Errorf("stat %q: no command name", firstN(string(data), 60))
+	}
+	f := strings.Fields(string(data[i+1:]))
+	// f[0] is field 3 (state): ppid is field 4, utime 14, stime 15.
+	if len(f) < 13 {
+		return procStat{}, fmt.Errorf("stat: %d fields after the command name", len(f))
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	ut, err2 := strconv.ParseInt(f[11], 10, 64)
+	st, err3 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return procStat{}, fmt.Errorf("stat: bad numbers in %q", firstN(string(data[i+1:]), 80))
+	}
+	return procStat{ppid: ppid, cpu: ut + st}, nil
+}
+
+// readVmRSS returns VmRSS, in bytes, from the contents of
+// /proc/PID/status (0 when absent, as for a zombie).
+func readVmRSS(data []byte) int64 {
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// sampleProcs reads the CPU time and RSS of pids and of all their live
+// descendants from proc (normally "/proc"). It fails when one of pids does
+// not exist: the server under test has died.
+func sampleProcs(proc string, pids []int) (procSample, error) {
+	s := procSample{cpu: map[int]int64{}}
+	ents, err := os.ReadDir(proc)
+	if err != nil {
+		return s, err
+	}
+	all := map[int]procStat{}
+	children := map[int][]int{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(proc + "/" + e.Name() + "/stat")
+		if err != nil {
+			continue // exited since the directory was read
+		}
+		st, err := readProcStat(data)
+		if err != nil {
+			continue
+		}
+		all[pid] = st
+		children[st.ppid] = append(children[st.ppid], pid)
+	}
+	queue := make([]int, 0, len(pids))
+	for _, pid := range pids {
+		if _, ok := all[pid]; !ok {
+			return s, fmt.Errorf("process %d: not running", pid)
+		}
+		queue = append(queue, pid)
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if _, seen := s.cpu[pid]; seen {
+			continue
+		}
+		s.cpu[pid] = all[pid].cpu
+		if data, err := os.ReadFile(proc + "/" + strconv.Itoa(pid) + "/status"); err == nil {
+			s.rss += readVmRSS(data)
+		}
+		queue = append(queue, children[pid]...)
+	}
+	return s, nil
+}
+
+// cpuSince is the CPU time the processes of s used since before: the
+// growth of each process seen in both, plus all of the time of processes
+// started since. Processes that exited in between are lost.
+func (s procSample) cpuSince(before procSample) time.Duration {
+	var ticks int64
+	for pid, t := range s.cpu {
+		ticks += t - before.cpu[pid]
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
