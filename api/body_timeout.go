@@ -27,13 +27,17 @@ type idleBody struct {
 	off     bool // the connection does not support deadlines
 }
 
-// watchBody wraps r.Body in an idleBody when Options.BodyTimeout is set
-// and the request has a body.
-func (s *Server) watchBody(w http.ResponseWriter, r *http.Request) {
+// watchBody returns r with its Body wrapped in an idleBody when
+// Options.BodyTimeout is set and the request has a body, and r itself
+// otherwise. The wrapped body goes into a shallow copy: a handler does not
+// modify the Request the server gave it.
+func (s *Server) watchBody(w http.ResponseWriter, r *http.Request) *http.Request {
 	if s.opts.BodyTimeout <= 0 || r.Body == nil || r.Body == http.NoBody {
-		return
+		return r
 	}
-	r.Body = &idleBody{ReadCloser: r.Body, rc: http.NewResponseController(w), timeout: s.opts.BodyTimeout}
+	c := *r
+	c.Body = &idleBody{ReadCloser: r.Body, rc: http.NewResponseController(w), timeout: s.opts.BodyTimeout}
+	return &c
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {

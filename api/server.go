@@ -6,11 +6,9 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/gorilla/mux"
 	"github.com/rs/zerolog"
 
 	"github.com/objectgateway/objectgateway/pkg/object"
@@ -57,8 +55,10 @@ type Server struct {
 	layer  *object.Layer
 	opts   Options
 	verify *sigv4.Verifier
-	router *mux.Router
 	now    func() time.Time
+	// hostSuffix is "." + Options.Domain without its leading dot, or ""
+	// without a Domain; see resolve.
+	hostSuffix string
 
 	// ids makes request ids: a random start, then a counter, so ids are
 	// unique per process without a syscall per request.
@@ -86,32 +86,35 @@ func New(layer *object.Layer, o Options) *Server {
 	_, _ = rand.Read(seed[:])
 	s.ids.Store(binary.BigEndian.Uint64(seed[:]))
 	s.verify = sigv4.NewVerifier(sigv4.Options{Region: o.Region, Credentials: o.Credentials, Now: o.Now})
-	s.router = s.newRouter()
+	s.hostSuffix = hostSuffix(o.Domain)
 	s.bucketCacheControl = anyBucketCacheControl(layer)
 	return s
 }
 
-// newRouter maps paths (and, with a Domain, Host headers) to the addressed
-// bucket and key. The path is matched as the client encoded it and never
-// cleaned: "a//b" and "a/../b" are keys like any other.
-func (s *Server) newRouter() *mux.Router {
-	r := mux.NewRouter().SkipClean(true).UseEncodedPath()
-	if d := s.opts.Domain; d != "" {
-		vh := r.Host("{bucket:.+}." + strings.TrimPrefix(d, ".")).Subrouter()
-		vh.Path("/").Handler(s.at(levelBucket))
-		vh.Path("/{key:.+}").Handler(s.at(levelObject))
-	}
-	r.Path("/").Handler(s.at(levelService))
-	r.Path("/{bucket}").Handler(s.at(levelBucket))
-	r.Path("/{bucket}/").Handler(s.at(levelBucket))
-	r.Path("/{bucket}/{key:.+}").Handler(s.at(levelObject))
-	r.NotFoundHandler = s.at(levelService)
-	return r
-}
-
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.router.ServeHTTP(w, r)
+func (s *Server) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
+	start := s.now()
+	w := newResponseWriter(hw)
+	rq := &request{id: s.nextID()}
+	h := w.Header()
+	h["X-Amz-Request-Id"] = []string{rq.id}
+	h["X-Amz-Id-2"] = []string{rq.id}
+	h["Server"] = []string{"ObjectGateway"}
+
+	s.opts.Metrics.begin()
+	var err error
+	if n := s.inFlight.Add(1); s.opts.MaxInFlight > 0 && n > int64(s.opts.MaxInFlight) {
+		rq.op = "SlowDown"
+		err = s3err.New(s3err.SlowDown)
+	} else {
+		err = s.serve(w, r, rq, s.resolve(r))
+	}
+	s.inFlight.Add(-1)
+	if err != nil {
+		s.writeError(w, r, rq, err)
+	}
+	s.opts.Metrics.end(rq.op, w.status, r.ContentLength, w.written, s.now().Sub(start))
+	s.logAccess(r, rq, w, err, start)
 }
 
 // request is what the handlers know about one request beyond *http.Request.
@@ -143,43 +146,15 @@ func (rq *request) queryOf(r *http.Request) url.Values {
 // one; see writeError.
 type handlerFunc func(w http.ResponseWriter, r *http.Request, rq *request) error
 
-// at returns the handler for requests addressing one level.
-func (s *Server) at(lv level) http.Handler {
-	return http.HandlerFunc(func(hw http.ResponseWriter, r *http.Request) {
-		start := s.now()
-		w := newResponseWriter(hw)
-		rq := &request{id: s.nextID()}
-		h := w.Header()
-		h["X-Amz-Request-Id"] = []string{rq.id}
-		h["X-Amz-Id-2"] = []string{rq.id}
-		h["Server"] = []string{"ObjectGateway"}
-
-		s.opts.Metrics.begin()
-		var err error
-		if n := s.inFlight.Add(1); s.opts.MaxInFlight > 0 && n > int64(s.opts.MaxInFlight) {
-			rq.op = "SlowDown"
-			err = s3err.New(s3err.SlowDown)
-		} else {
-			err = s.serve(w, r, rq, lv)
-		}
-		s.inFlight.Add(-1)
-		if err != nil {
-			s.writeError(w, r, rq, err)
-		}
-		s.opts.Metrics.end(rq.op, w.status, r.ContentLength, w.written, s.now().Sub(start))
-		s.logAccess(r, rq, w, err, start)
-	})
-}
-
 // serve resolves, authenticates and runs one request.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, lv level) error {
-	s.watchBody(w, r)
-	vars := mux.Vars(r)
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, a address) error {
+	r = s.watchBody(w, r)
+	lv := a.lv
 	var err error
-	if rq.bucket, err = url.PathUnescape(vars["bucket"]); err != nil {
+	if rq.bucket, err = url.PathUnescape(a.bucket); err != nil {
 		return s3err.New(s3err.InvalidURI)
 	}
-	if rq.key, err = url.PathUnescape(vars["key"]); err != nil {
+	if rq.key, err = url.PathUnescape(a.key); err != nil {
 		return s3err.New(s3err.InvalidURI)
 	}
 	if lv == levelService && r.URL.EscapedPath() != "/" {
