@@ -1,0 +1,351 @@
+#!/usr/bin/env bash
+# edge-compare.sh — the edge benchmark of issue 6 on this machine.
+#
+# Starts, on 127.0.0.1 free ports with everything in one temporary
+# directory (removed on exit):
+#   - an origin ObjectGateway (built from this tree);
+#   - Varnish 7 in front of it (-s malloc,$CACHE_SIZE, X-Cache from obj.hits);
+#   - nginx proxy_cache in front of it (X-Cache from $upstream_cache_status,
+#     1 MiB slices for the 10m, 16m and 50m classes as in docs/cdn.md);
+#   - ObjectGateway in edge mode in front of it (serve --upstream … --edge-public),
+#     skipped with a message when this tree's serve has no --upstream;
+# then runs `objectgateway bench --scenarios edge` against the three, and a
+# restart phase: a warm pass on $RESTART_SIZES, a restart of every cache on
+# the same storage, and the same pass again, whose hit ratio and "keys
+# missed" say what each cache kept.
+#
+# Environment (all optional):
+#   OUT            directory for the results (default ./edge-results-DATE)
+#   SIZES          size classes of the main run (default 100k,500k,1m,10m,16m,50m)
+#   DURATION       time bound per size class and endpoint (default 20s)
+#   CONNS          client connections per endpoint (default 100)
+#   CACHE_SIZE     size of every cache, in GiB (default 1)
+#   QUICK=1        small counts (--quick), for trying the script out
+#   RESTART_SIZES  size classes of the restart phase (default 1m)
+#   RESTART_REQUESTS  GETs per class in each restart-phase pass (default 2000)
+#   DIRECT=1       also measure the origin itself as an endpoint (no cache)
+#   SKIP           caches not to start, comma-separated: og, varnish, nginx
+#   EXTRA          more flags for both bench runs
+#
+# Needs root only to install Varnish or nginx when missing (apt-get).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+REPO=$PWD
+OUT=${OUT:-$REPO/edge-results-$(date -u +%Y%m%d-%H%M)}
+SIZES=${SIZES:-100k,500k,1m,10m,16m,50m}
+DURATION=${DURATION:-20s}
+CONNS=${CONNS:-100}
+CACHE_SIZE=${CACHE_SIZE:-1}
+RESTART_SIZES=${RESTART_SIZES:-1m}
+RESTART_REQUESTS=${RESTART_REQUESTS:-2000}
+EXTRA=${EXTRA:-}
+SKIP=",${SKIP:-},"
+QUICKFLAG=()
+if [[ ${QUICK:-0} == 1 ]]; then QUICKFLAG=(--quick); fi
+
+log() { printf '[edge-compare %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+# --- tools ------------------------------------------------------------------
+need_pkgs=()
+[[ -x /usr/sbin/varnishd ]] || need_pkgs+=(varnish)
+[[ -x /usr/sbin/nginx ]] || need_pkgs+=(nginx)
+if ((${#need_pkgs[@]})); then
+	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+		log "installing ${need_pkgs[*]}"
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+	else
+		log "missing ${need_pkgs[*]} and cannot apt-get install them (not root, or no apt-get)"
+	fi
+fi
+GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+
+# --- scratch space and cleanup ------------------------------------------------
+# The directory is world-readable: varnishd drops privileges when started
+# as root and must reach its working directory and VCL.
+WORK=$(mktemp -d /tmp/edge-compare.XXXXXX)
+chmod 755 "$WORK"
+declare -A PID=()
+stop() { # stop NAME: TERM the process, wait up to 10 s, then KILL it.
+	local name=$1 pid=${PID[$1]:-}
+	[[ -n $pid ]] || return 0
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+	unset "PID[$name]"
+}
+cleanup() {
+	local rc=$?
+	for name in "${!PID[@]}"; do stop "$name"; done
+	rm -rf "$WORK"
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# wait_http NAME URL LOG: wait up to 20 s for any HTTP answer.
+wait_http() {
+	local name=$1 url=$2 logf=$3
+	for _ in $(seq 200); do
+		if [[ $(curl -s -o /dev/null -w '%{http_code}' "$url" || true) != 000 ]]; then return 0; fi
+		if ! kill -0 "${PID[$name]}" 2>/dev/null; then break; fi
+		sleep 0.1
+	done
+	log "$name did not start; the end of its log:"
+	tail -20 "$logf" >&2 || true
+	return 1
+}
+
+# --- build --------------------------------------------------------------------
+BIN=$WORK/objectgateway
+log "building $BIN"
+"$GO" build -o "$BIN" ./cmd/objectgateway
+export OBJECTGATEWAY_ACCESS_KEY=edgebench
+OBJECTGATEWAY_SECRET_KEY=$(head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export OBJECTGATEWAY_SECRET_KEY
+mkdir -p "$OUT"
+
+# --- origin -------------------------------------------------------------------
+OPORT=$(free_port)
+ORIGIN=http://127.0.0.1:$OPORT
+start_origin() {
+	"$BIN" serve --root "$WORK/origin" --listen "127.0.0.1:$OPORT" >"$WORK/origin.log" 2>&1 &
+	PID[origin]=$!
+	wait_http origin "$ORIGIN/" "$WORK/origin.log"
+}
+start_origin
+log "origin ObjectGateway on $ORIGIN (pid ${PID[origin]})"
+
+# --- Varnish ------------------------------------------------------------------
+VPORT=$(free_port)
+HAVE_VARNISH=0
+start_varnish() {
+	/usr/sbin/varnishd -F -a "127.0.0.1:$VPORT" -f "$WORK/edge.vcl" -s "malloc,${CACHE_SIZE}G" \
+		-n "$WORK/varnish" >"$WORK/varnish.log" 2>&1 &
+	PID[varnish]=$!
+	wait_http varnish "http://127.0.0.1:$VPORT/" "$WORK/varnish.log"
+}
+if [[ $SKIP == *,varnish,* ]]; then
+	log "Varnish: skipped (SKIP)"
+elif [[ -x /usr/sbin/varnishd ]]; then
+	cat >"$WORK/edge.vcl" <<EOF
+vcl 4.1;
+
+backend origin {
+    .host = "127.0.0.1";
+    .port = "$OPORT";
+    .first_byte_timeout = 60s;
+    .between_bytes_timeout = 60s;
+}
+
+sub vcl_recv {
+    if (req.method != "GET" && req.method != "HEAD") {
+        return (pass);
+    }
+    if (req.http.Authorization || req.url ~ "[?&](X-Amz-)?Signature=") {
+        return (pass);
+    }
+    unset req.http.Cookie;
+    # Range is answered from the cached object (Varnish fetches it whole).
+    return (hash);
+}
+
+sub vcl_backend_response {
+    if (beresp.status == 200) {
+        # The bench stores its objects with max-age=3600; this is the
+        # lifetime of anything stored without Cache-Control.
+        if (!beresp.http.Cache-Control) {
+            set beresp.ttl = 1h;
+        }
+        set beresp.grace = 1m;
+        set beresp.keep = 1d;
+    } else {
+        set beresp.ttl = 10s;
+        set beresp.grace = 0s;
+    }
+    set beresp.do_stream = true;
+}
+
+sub vcl_deliver {
+    if (obj.uncacheable) {
+        set resp.http.X-Cache = "PASS";
+    } else if (obj.hits > 0) {
+        set resp.http.X-Cache = "HIT";
+    } else {
+        set resp.http.X-Cache = "MISS";
+    }
+}
+EOF
+	start_varnish
+	HAVE_VARNISH=1
+	log "Varnish on 127.0.0.1:$VPORT (pid ${PID[varnish]}, malloc ${CACHE_SIZE}G)"
+else
+	log "Varnish: /usr/sbin/varnishd missing: skipped"
+fi
+
+# --- nginx --------------------------------------------------------------------
+NPORT=$(free_port)
+HAVE_NGINX=0
+start_nginx() {
+	/usr/sbin/nginx -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" -g 'daemon off;' \
+		>"$WORK/nginx.log" 2>&1 &
+	PID[nginx]=$!
+	wait_http nginx "http://127.0.0.1:$NPORT/" "$WORK/nginx/error.log"
+}
+if [[ $SKIP == *,nginx,* ]]; then
+	log "nginx: skipped (SKIP)"
+elif [[ -x /usr/sbin/nginx ]]; then
+	mkdir -p "$WORK/nginx/cache"
+	NUSER=""
+	# Workers would otherwise run as nobody, who cannot write the cache
+	# under this private directory tree.
+	if [[ $(id -u) == 0 ]]; then NUSER="user root;"; fi
+	cat >"$WORK/nginx/nginx.conf" <<EOF
+$NUSER
+worker_processes auto;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $WORK/nginx/client_body;
+    proxy_temp_path $WORK/nginx/proxy;
+    fastcgi_temp_path $WORK/nginx/fastcgi;
+    uwsgi_temp_path $WORK/nginx/uwsgi;
+    scgi_temp_path $WORK/nginx/scgi;
+
+    sendfile on;
+    tcp_nopush on;       # full packets with sendfile…
+    tcp_nodelay on;      # …and no Nagle delay on the last one of a keep-alive response
+    keepalive_timeout 120s;
+    keepalive_requests 1000000;
+
+    proxy_cache_path $WORK/nginx/cache levels=1:2 keys_zone=edge:64m
+                     max_size=${CACHE_SIZE}g inactive=7d use_temp_path=off;
+
+    upstream origin {
+        server 127.0.0.1:$OPORT;
+        keepalive 128;
+    }
+
+    server {
+        listen 127.0.0.1:$NPORT backlog=4096;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_set_header Host \$http_host;
+        proxy_buffering on;
+        proxy_buffer_size 64k;
+        proxy_buffers 32 64k;
+        add_header X-Cache \$upstream_cache_status always;
+
+        location / {
+            proxy_pass http://origin;
+            proxy_cache edge;
+            proxy_cache_key \$uri;
+            proxy_cache_valid 200 1h;
+            proxy_cache_lock on;
+            proxy_cache_lock_timeout 60s;
+            proxy_cache_use_stale error timeout updating;
+        }
+
+        # Large objects in 1 MiB slices, as in docs/cdn.md.
+        location ~ ^/[^/]+/edge/(10m|16m|50m)/ {
+            slice 1m;
+            proxy_pass http://origin;
+            proxy_set_header Range \$slice_range;
+            proxy_cache edge;
+            proxy_cache_key \$uri\$slice_range;
+            proxy_cache_valid 200 206 1h;
+            proxy_cache_lock on;
+            proxy_cache_lock_timeout 60s;
+            proxy_cache_use_stale error timeout updating;
+        }
+    }
+}
+EOF
+	start_nginx
+	HAVE_NGINX=1
+	log "nginx on 127.0.0.1:$NPORT (pid ${PID[nginx]}, cache max_size ${CACHE_SIZE}g)"
+else
+	log "nginx: /usr/sbin/nginx missing: skipped"
+fi
+
+# --- ObjectGateway edge mode ----------------------------------------------------
+EPORT=$(free_port)
+HAVE_OG=0
+start_og() {
+	"$BIN" serve --root "$WORK/edge" --listen "127.0.0.1:$EPORT" --upstream "$ORIGIN" \
+		--cache-size "${CACHE_SIZE}GiB" --edge-public >"$WORK/og-edge.log" 2>&1 &
+	PID[og]=$!
+	wait_http og "http://127.0.0.1:$EPORT/" "$WORK/og-edge.log"
+}
+SERVE_HELP=$("$BIN" serve --help 2>&1 || true)
+if [[ $SKIP == *,og,* ]]; then
+	log "ObjectGateway edge mode: skipped (SKIP)"
+elif grep -q -- '-upstream' <<<"$SERVE_HELP"; then
+	start_og
+	HAVE_OG=1
+	log "ObjectGateway edge mode on 127.0.0.1:$EPORT (pid ${PID[og]}, cache ${CACHE_SIZE}GiB)"
+else
+	log "ObjectGateway edge mode: this tree's 'serve' has no --upstream flag yet: skipped"
+fi
+
+# --- the runs -------------------------------------------------------------------
+compare() {
+	local eps=()
+	((HAVE_OG)) && eps+=("og=http://127.0.0.1:$EPORT;mode=http;pid=${PID[og]}")
+	((HAVE_VARNISH)) && eps+=("varnish=http://127.0.0.1:$VPORT;mode=http;pid=${PID[varnish]}")
+	((HAVE_NGINX)) && eps+=("nginx=http://127.0.0.1:$NPORT;mode=http;pid=${PID[nginx]}")
+	[[ ${DIRECT:-0} == 1 ]] && eps+=("direct=$ORIGIN;mode=http")
+	local IFS=,
+	echo "${eps[*]}"
+}
+if [[ -z $(compare) ]]; then
+	log "no cache to measure"
+	exit 1
+fi
+BUCKET=ogedge-$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')
+
+# bench NAME ARGS…: one bench run, its table on stdout and in $OUT/NAME.txt.
+bench() {
+	local name=$1
+	shift
+	log "bench $name: $*"
+	# shellcheck disable=SC2086 # EXTRA is a list of flags
+	"$BIN" bench --edge-origin "$ORIGIN" --edge-origin-pid "${PID[origin]}" --compare "$(compare)" \
+		--scenarios edge --bucket "$BUCKET" --edge-keep --edge-conns "$CONNS" "${QUICKFLAG[@]}" \
+		--json "$OUT/$name.json" "$@" $EXTRA | tee "$OUT/$name.txt" || log "bench $name: exit status $? (see the notes in the table)"
+}
+
+{
+	echo "edge-compare.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+	echo "varnish: $(/usr/sbin/varnishd -V 2>&1 | head -1)"
+	echo "nginx: $(/usr/sbin/nginx -v 2>&1)"
+	echo "objectgateway: $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet || echo ' (modified)')"
+} | tee "$OUT/machine.txt"
+
+bench edge --edge-sizes "$SIZES" --duration "$DURATION" --html "$OUT/edge.html"
+
+# --- restart phase ----------------------------------------------------------------
+# A warm pass and the same pass after a restart read exactly the same keys
+# (the sequence is fixed by the options), so a cache that kept its copies
+# misses none in the second.
+RARGS=(--edge-sizes "$RESTART_SIZES" --edge-requests "$RESTART_REQUESTS" --rounds 1 --duration 10m)
+bench restart-warm "${RARGS[@]}"
+log "restarting the caches on the same storage"
+if ((HAVE_OG)); then stop og; start_og; fi
+if ((HAVE_VARNISH)); then stop varnish; start_varnish; fi
+if ((HAVE_NGINX)); then stop nginx; start_nginx; fi
+bench restart-after "${RARGS[@]}"
+
+echo
+echo "Hit ratio and keys missed after the restart ($OUT/restart-after.txt):"
+grep -E '^ *(scenario|edge-[^ ]+ +requests/s| +hit ratio| +keys missed)' "$OUT/restart-after.txt" || true
+log "results in $OUT"
