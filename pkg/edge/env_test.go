@@ -269,7 +269,11 @@ func (e *env) settle() {
 			return false
 		}
 		for ck, p := range want {
-			if !bytes.Equal(got[ck], p) {
+			r, ok := got[ck]
+			if !ok && !slices.ContainsFunc(p, func(b byte) bool { return b != 0 }) {
+				continue // nothing complete, nothing recorded
+			}
+			if !bytes.Equal(r, p) {
 				return false
 			}
 		}

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -72,6 +73,11 @@ func cachePolicy(h http.Header, now time.Time, defaultTTL time.Duration) policy 
 // seconds parses a delta-seconds value; a malformed one keeps def.
 func seconds(v string, def time.Duration) time.Duration {
 	n, err := strconv.ParseInt(v, 10, 64)
+	if errors.Is(err, strconv.ErrRange) && n > 0 {
+		// RFC 9111 §1.2.2: a value too large to represent is taken as
+		// the greatest one, not ignored.
+		err = nil
+	}
 	if err != nil || n < 0 {
 		return def
 	}

@@ -67,7 +67,7 @@ type originRequest struct {
 type gate struct {
 	key     string
 	at      int64
-	cut     bool
+	cut     atomic.Bool
 	reached chan struct{}
 	release chan struct{}
 	used    atomic.Bool
@@ -76,6 +76,12 @@ type gate struct {
 
 // open lets a paused body go on.
 func (g *gate) open() { g.once.Do(func() { close(g.release) }) }
+
+// abort closes the connection of a paused body.
+func (g *gate) abort() {
+	g.cut.Store(true)
+	g.open()
+}
 
 // wait blocks until the gate has stopped a body.
 func (g *gate) wait(t *testing.T) {
@@ -143,7 +149,7 @@ func (o *origin) pause(ck string, at int64) *gate {
 // cut installs a gate that closes the connection at offset at, once.
 func (o *origin) cut(ck string, at int64) *gate {
 	g := o.pause(ck, at)
-	g.cut = true
+	g.cut.Store(true)
 	return g
 }
 
@@ -267,13 +273,15 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 		w.Write(body[:n])
 		w.(http.Flusher).Flush()
 		close(g.reached)
-		if g.cut {
-			panic(http.ErrAbortHandler)
+		if !g.cut.Load() {
+			select {
+			case <-g.release:
+			case <-r.Context().Done():
+				return
+			}
 		}
-		select {
-		case <-g.release:
-		case <-r.Context().Done():
-			return
+		if g.cut.Load() {
+			panic(http.ErrAbortHandler)
 		}
 		body = body[n:]
 	}

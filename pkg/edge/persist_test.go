@@ -1,0 +1,243 @@
+package edge
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestRestartKeepsCache checks that complete objects are served after a
+// restart without asking the origin.
+func TestRestartKeepsCache(t *testing.T) {
+	e := newEnv(t, nil)
+	small := randomBytes(5, 1000)
+	big := randomBytes(6, 3*testSlice+17)
+	e.origin.put("b/small", small, func(o *object) { o.meta = map[string]string{"Color": "blue"} })
+	e.origin.put("b/dir/big", big)
+	e.mustGet("b/small", small, xMiss)
+	e.mustGet("b/dir/big", big, xMiss)
+	e.settle()
+	files := e.dataFiles()
+	if len(files) != 2 {
+		t.Fatalf("data files %v, want 2", files)
+	}
+
+	e.restart()
+	before := e.origin.all()
+	r := e.mustGet("b/small", small, xHit)
+	if r.header.Get("X-Amz-Meta-Color") != "blue" || r.header.Get("ETag") == "" || r.header.Get("Last-Modified") == "" {
+		t.Errorf("headers after a restart: %v", r.header)
+	}
+	e.mustGet("b/dir/big", big, xHit)
+	r = e.get("b/dir/big", "Range", "bytes=150000-150009")
+	checkBody(t, "range after a restart", r, http.StatusPartialContent, big[150000:150010])
+	if n := e.origin.all() - before; n != 0 {
+		t.Errorf("%d origin requests after the restart, want 0", n)
+	}
+	if s := e.c().Stats(); s.Objects != 2 || s.Bytes != int64(len(small)+len(big)) || !s.Healthy {
+		t.Errorf("stats after a restart: %+v", s)
+	}
+	if got := e.dataFiles(); !slices.Equal(got, files) {
+		t.Errorf("data files %v, want %v", got, files)
+	}
+}
+
+// TestRestartAfterCutFill checks that a slice whose origin body was cut is
+// not recorded: after a restart it is fetched again and the bytes are
+// right, while the complete slices are not fetched again; an object whose
+// first slice was cut has no record and its file goes at Open.
+func TestRestartAfterCutFill(t *testing.T) {
+	e := newEnv(t, nil)
+	size := int64(3*testSlice + 100)
+	data := randomBytes(7, int(size))
+	first := randomBytes(17, testSlice-5)
+	e.origin.put("b/obj", data)
+	e.origin.put("b/first", first)
+
+	// Slice 0 complete, then slice 1 cut half-way under its only reader.
+	r := e.get("b/obj", "Range", "bytes=0-99")
+	checkBody(t, "slice 0", r, http.StatusPartialContent, data[:100])
+	e.origin.cut("b/obj", testSlice+testSlice/2)
+	r = e.get("b/obj", "Range", fmt.Sprintf("bytes=%d-%d", testSlice, 2*testSlice-1))
+	if r.err == nil {
+		t.Fatalf("the cut slice arrived whole (%d bytes, status %d)", len(r.body), r.status)
+	}
+	if !slices.Equal(r.body, data[testSlice:testSlice+len(r.body)]) {
+		t.Fatalf("the cut body's first %d bytes are wrong", len(r.body))
+	}
+	// The first slice of b/first cut under its reader: no record, a file.
+	g := e.origin.pause("b/first", 1000)
+	resp := e.stream("b/first")
+	g.wait(t)
+	readN(t, resp.Body, 1000)
+	g.abort()
+	if _, err := io.ReadAll(resp.Body); err == nil {
+		t.Fatalf("the cut body of b/first arrived whole")
+	}
+	e.settle()
+	c := e.c()
+	c.mu.Lock()
+	if en := c.entries["b/obj"]; en == nil || en.has(1) || !en.has(0) {
+		t.Errorf("after the cut: entry %v, want slice 0 and not slice 1", en)
+	}
+	c.mu.Unlock()
+	objID, firstID := e.fileOf("b/obj"), e.fileOf("b/first")
+	if firstID == "" {
+		t.Fatal("no entry for b/first")
+	}
+	if got, want := e.recorded(), []string{"b/obj"}; !slices.Equal(got, want) {
+		t.Errorf("catalogue %v, want %v", got, want)
+	}
+
+	e.restart()
+	if got := e.dataFiles(); !slices.Equal(got, []string{objID}) {
+		t.Errorf("data files after Open %v, want only %v (not %v)", got, objID, firstID)
+	}
+	e.mustGet("b/obj", data, xHit)
+	if n := e.origin.fetches("b/obj", 0); n != 1 {
+		t.Errorf("slice 0 fetched %d times, want 1", n)
+	}
+	if n := e.origin.fetches("b/obj", 1); n != 2 {
+		t.Errorf("slice 1 fetched %d times, want 2 (the cut one and again)", n)
+	}
+	e.mustGet("b/first", first, xMiss)
+	e.mustGet("b/first", first, xHit)
+}
+
+// TestRestartDuringFill checks that a fill in flight at Close is not
+// served after the restart (its file is removed at Open, as is any file
+// without a record), and that the object is then fetched whole.
+func TestRestartDuringFill(t *testing.T) {
+	e := newEnv(t, nil)
+	kept := randomBytes(8, 5000)
+	data := randomBytes(9, testSlice-10)
+	e.origin.put("b/kept", kept)
+	e.origin.put("b/obj", data)
+	e.mustGet("b/kept", kept, xMiss)
+	e.settle()
+	g := e.origin.pause("b/obj", 20000)
+	first := e.stream("b/obj")
+	g.wait(t)
+	id := e.fileOf("b/obj")
+	if id == "" {
+		t.Fatal("no entry for the fill in flight")
+	}
+	stray := filepath.Join(e.opts.Dir, "data", "0123456789abcdef0123456789abcdef")
+	if err := os.WriteFile(stray, []byte("left by a crash"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	keptID := e.fileOf("b/kept")
+	e.restart()
+	if got := e.dataFiles(); !slices.Equal(got, []string{keptID}) {
+		t.Errorf("data files after Open %v, want only %v", got, keptID)
+	}
+	// The client of the old cache still gets its body.
+	g.open()
+	rest := readN(t, first.Body, len(data))
+	if !slices.Equal(rest, data) {
+		t.Error("the client of the closed cache got wrong bytes")
+	}
+
+	e.mustGet("b/obj", data, xMiss)
+	e.mustGet("b/obj", data, xHit)
+	e.mustGet("b/kept", kept, xHit)
+	if n := e.origin.fetches("b/obj", 0); n != 2 {
+		t.Errorf("b/obj fetched %d times, want 2", n)
+	}
+}
+
+// TestEviction checks the byte budget: the least recently used objects
+// are evicted (files and records), and objects larger than half the
+// budget are passed through without being stored.
+func TestEviction(t *testing.T) {
+	const budget = 1 << 20
+	e := newEnv(t, func(o *Options) { o.MaxBytes = budget })
+	const size = 200 << 10
+	objs := make([][]byte, 7)
+	ids := make([]string, 7)
+	key := func(i int) string { return "b/o" + string(rune('0'+i)) }
+	get := func(i int, x string) {
+		t.Helper()
+		e.clock.advance(time.Second)
+		e.mustGet(key(i), objs[i], x)
+	}
+	for i := range objs {
+		objs[i] = randomBytes(uint64(10+i), size)
+		e.origin.put(key(i), objs[i])
+	}
+	for i := range 4 {
+		get(i, xMiss)
+		ids[i] = e.fileOf(key(i))
+	}
+	get(0, xHit) // o0 is now the most recently used
+	for i := 4; i < 7; i++ {
+		get(i, xMiss)
+		ids[i] = e.fileOf(key(i))
+		if s := e.c().Stats(); s.Bytes > budget {
+			t.Fatalf("after o%d: %d bytes cached, over the budget of %d", i, s.Bytes, budget)
+		}
+	}
+	// 7 × 200 KiB against 1 MiB: two evicted, the least recently used
+	// (o1, o2), not o0.
+	s := e.c().Stats()
+	if s.Evictions != 2 || s.Objects != 5 || s.Bytes != 5*size {
+		t.Errorf("stats %+v, want 2 evictions and 5 objects", s)
+	}
+	gone := map[string]bool{ids[1]: true, ids[2]: true}
+	eventually(t, "evicted files to be removed", func() bool {
+		for _, f := range e.dataFiles() {
+			if gone[f] {
+				return false
+			}
+		}
+		return true
+	})
+	e.settle()
+	if got, want := e.recorded(), []string{"b/o0", "b/o3", "b/o4", "b/o5", "b/o6"}; !slices.Equal(got, want) {
+		t.Errorf("catalogue %v, want %v", got, want)
+	}
+
+	e.restart()
+	if got, want := e.recorded(), []string{"b/o0", "b/o3", "b/o4", "b/o5", "b/o6"}; !slices.Equal(got, want) {
+		t.Errorf("catalogue after a restart %v, want %v", got, want)
+	}
+	// The order survived the restart: o3 is the least recently used
+	// (o0 was read after it), so o1 coming back evicts it.
+	get(1, xMiss)
+	if e.fileOf("b/o3") != "" || e.fileOf("b/o0") == "" {
+		t.Errorf("after a restart, o3 should have been evicted, not o0")
+	}
+	before := e.origin.all()
+	for _, i := range []int{0, 4, 5, 6, 1} {
+		get(i, xHit)
+	}
+	if n := e.origin.all() - before; n != 0 {
+		t.Errorf("%d origin requests for cached objects after a restart", n)
+	}
+
+	// Larger than half the budget: relayed, never stored.
+	large := randomBytes(20, budget/2+1)
+	e.origin.put("b/large", large)
+	files := e.dataFiles()
+	for range 2 {
+		e.clock.advance(time.Second)
+		e.mustGet("b/large", large, xPass)
+	}
+	r := e.get("b/large", "Range", "bytes=10-19")
+	checkBody(t, "range of a passed object", r, http.StatusPartialContent, large[10:20])
+	if e.fileOf("b/large") != "" {
+		t.Error("the large object has an entry")
+	}
+	if got := e.dataFiles(); !slices.Equal(got, files) {
+		t.Errorf("data files changed by a pass-through: %v, want %v", got, files)
+	}
+	if s := e.c().Stats(); s.Passes != 3 {
+		t.Errorf("%d passes, want 3", s.Passes)
+	}
+}
