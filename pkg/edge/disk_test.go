@@ -1,0 +1,127 @@
+package edge
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+)
+
+// faults fails the cache disk's operations named in it.
+type faults struct {
+	mu  sync.Mutex
+	ops map[string]bool
+}
+
+func (f *faults) set(ops ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ops = map[string]bool{}
+	for _, op := range ops {
+		f.ops[op] = true
+	}
+}
+
+func (f *faults) fault(op string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ops[op] {
+		return errors.New("injected I/O error in " + op)
+	}
+	return nil
+}
+
+// TestDiskFailure checks that a failing cache disk never fails a request:
+// the bytes come from the origin, the cache reports itself unhealthy, and
+// caching resumes when the disk works again.
+func TestDiskFailure(t *testing.T) {
+	for _, op := range []string{"create", "write", "sync", "attach"} {
+		t.Run(op, func(t *testing.T) {
+			f := &faults{}
+			if op == "attach" {
+				f.set("attach", "probe") // unusable from the start
+			}
+			e := newEnv(t, func(o *Options) {
+				o.fault = f.fault
+				o.NoSync = op != "sync"
+			})
+			warm := randomBytes(80, 3000)
+			data := randomBytes(81, 2*testSlice+7)
+			e.origin.put("b/warm", warm)
+			e.origin.put("b/obj", data)
+			if op != "attach" {
+				e.mustGet("b/warm", warm, xMiss)
+				e.settle()
+				// The probe must fail too while the disk does, or it would
+				// reattach at once.
+				f.set(op, "probe", "attach")
+			}
+
+			for i := range 3 {
+				r := e.get("b/obj")
+				checkBody(t, "GET with a failing disk", r, http.StatusOK, data)
+				if i > 0 && r.xcache() != xPass {
+					t.Errorf("GET %d with a failing disk: X-Cache %q, want PASS", i, r.xcache())
+				}
+				r = e.get("b/obj", "Range", "bytes=70000-70009")
+				checkBody(t, "range with a failing disk", r, http.StatusPartialContent, data[70000:70010])
+			}
+			r := e.get("b/warm")
+			checkBody(t, "cached object with a failing disk", r, http.StatusOK, warm)
+			s := e.c().Stats()
+			if s.Healthy {
+				t.Error("Stats().Healthy with a failing disk")
+			}
+			if op != "attach" && s.DiskErrors == 0 {
+				t.Error("no disk error counted")
+			}
+
+			f.set()
+			eventually(t, "the disk to be attached again", func() bool { return e.c().Stats().Healthy })
+			if op != "attach" {
+				e.mustGet("b/warm", warm, xHit) // its record was kept
+			} else {
+				e.mustGet("b/warm", warm, xMiss)
+			}
+			e.mustGet("b/obj", data, xMiss)
+			e.mustGet("b/obj", data, xHit)
+		})
+	}
+}
+
+// TestDiskFailureMidFill checks that a disk failing during a fill still
+// gives every reader of it the whole object.
+func TestDiskFailureMidFill(t *testing.T) {
+	f := &faults{}
+	e := newEnv(t, func(o *Options) { o.fault = f.fault })
+	size := 3*testSlice + 11
+	data := randomBytes(90, size)
+	e.origin.put("b/obj", data)
+	g := e.origin.pause("b/obj", testSlice/2)
+
+	first := e.stream("b/obj")
+	g.wait(t)
+	got := readN(t, first.Body, testSlice/2) // written to the file and read from it
+	f.set("write", "probe", "attach")
+	joined := make(chan response, 1)
+	go func() { joined <- e.get("b/obj") }()
+	e.waitInflight(2)
+	g.open()
+
+	rest, err := io.ReadAll(first.Body)
+	if err != nil {
+		t.Fatalf("first reader: %v", err)
+	}
+	checkBody(t, "first reader", response{status: http.StatusOK, body: append(got, rest...)}, http.StatusOK, data)
+	checkBody(t, "joiner", <-joined, http.StatusOK, data)
+	if e.c().Stats().Healthy {
+		t.Error("healthy after a write failed")
+	}
+	checkBody(t, "after the failure", e.get("b/obj"), http.StatusOK, data)
+
+	f.set()
+	eventually(t, "the disk to be attached again", func() bool { return e.c().Stats().Healthy })
+	e.mustGet("b/obj", data, "")
+	e.mustGet("b/obj", data, xHit)
+}
