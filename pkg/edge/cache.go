@@ -157,14 +157,27 @@ func (c *Cache) attach() error {
 		}
 		entries[ck] = e
 	})
+	var names []string
 	if err == nil {
+		names, err = readDirNames(c.data)
+	}
+	if err == nil {
+		// A record whose file is gone (removed behind the cache's back,
+		// or evicted by a run that stopped before the record's removal
+		// reached the catalogue) describes nothing servable: drop it
+		// rather than count it against the budget.
+		present := make(map[string]bool, len(names))
+		for _, n := range names {
+			present[n] = true
+		}
+		for ck, e := range entries {
+			if !present[e.id] {
+				bad = append(bad, ck)
+				delete(entries, ck)
+			}
+		}
 		err = cat.removeMany(bad)
 	}
-	if err != nil {
-		cat.close()
-		return err
-	}
-	names, err := readDirNames(c.data)
 	if err != nil {
 		cat.close()
 		return err

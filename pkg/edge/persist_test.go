@@ -241,3 +241,29 @@ func TestEviction(t *testing.T) {
 		t.Errorf("%d passes, want 3", s.Passes)
 	}
 }
+
+// TestRestartWithoutFile checks that a record whose file is gone (removed
+// behind the cache's back, or an eviction whose record removal did not
+// reach the catalogue before a shutdown) is dropped at Open rather than
+// counted against the budget.
+func TestRestartWithoutFile(t *testing.T) {
+	e := newEnv(t, nil)
+	a, b := randomBytes(100, 5000), randomBytes(101, 6000)
+	e.origin.put("b/a", a)
+	e.origin.put("b/b", b)
+	e.mustGet("b/a", a, xMiss)
+	e.mustGet("b/b", b, xMiss)
+	e.settle()
+	if err := os.Remove(filepath.Join(e.opts.Dir, "data", e.fileOf("b/a"))); err != nil {
+		t.Fatal(err)
+	}
+	e.restart()
+	if s := e.c().Stats(); s.Objects != 1 || s.Bytes != int64(len(b)) {
+		t.Errorf("after a restart: %d objects of %d bytes, want 1 of %d", s.Objects, s.Bytes, len(b))
+	}
+	if got := e.recorded(); !slices.Equal(got, []string{"b/b"}) {
+		t.Errorf("catalogue %v, want [b/b]", got)
+	}
+	e.mustGet("b/a", a, xMiss)
+	e.mustGet("b/b", b, xHit)
+}
