@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // canonicalRequest is the canonical request verify signs, built with the
@@ -92,4 +93,23 @@ func TestSplitCredential(t *testing.T) {
 			t.Errorf("splitCredential(%q) = %q, %v; want %q, %v", c, parts, ok, want, wantOK)
 		}
 	}
+}
+
+// FuzzParseAmzDate checks parseAmzDate against time.Parse.
+func FuzzParseAmzDate(f *testing.F) {
+	// Seeds: valid times, a leap day and a non-leap one, out-of-range
+	// fields, year 0, a fraction time.Parse accepts, and junk.
+	for _, s := range []string{"20130524T000000Z", "20240229T235959Z", "20230229T000000Z", "20131324T000000Z",
+		"20130532T000000Z", "20130524T240000Z", "20130524T006000Z", "20130524T000060Z", "00000101T000000Z",
+		"20130524T000000.5Z", "2013-05-24T00:00:00Z", "20130524T00000aZ", "+0130524T000000Z", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, gerr := parseAmzDate(s)
+		want, werr := time.Parse(amzDateFmt, s)
+		if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) ||
+			!got.Equal(want) || got.Location() != want.Location() {
+			t.Fatalf("parseAmzDate(%q) = %v, %v; time.Parse = %v, %v", s, got, gerr, want, werr)
+		}
+	})
 }

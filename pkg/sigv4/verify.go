@@ -185,7 +185,7 @@ func (v *Verifier) parseHeader(r *http.Request, authz string) (authParams, error
 
 	p.amzDate = r.Header.Get("X-Amz-Date")
 	if p.amzDate != "" {
-		t, err := time.Parse(amzDateFmt, p.amzDate)
+		t, err := parseAmzDate(p.amzDate)
 		if err != nil {
 			return authParams{}, missingDate()
 		}
@@ -235,7 +235,7 @@ func (v *Verifier) parseQuery(r *http.Request, pairs []queryPair) (authParams, e
 		return authParams{}, s3err.Newf(s3err.AuthorizationQueryParametersError,
 			"Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.")
 	}
-	t, err := time.Parse(amzDateFmt, p.amzDate)
+	t, err := parseAmzDate(p.amzDate)
 	if err != nil {
 		return authParams{}, s3err.Newf(s3err.AuthorizationQueryParametersError,
 			"X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"")
@@ -403,6 +403,38 @@ func appendStringToSign(b []byte, amzDate, scope string, canonical []byte) []byt
 	b = append(b, scope...)
 	b = append(b, '\n')
 	return hex.AppendEncode(b, sum[:])
+}
+
+// parseAmzDate is time.Parse(amzDateFmt, s). The form clients send,
+// "YYYYMMDDTHHMMSSZ" with a valid date and time, is parsed directly;
+// anything else goes to time.Parse, so the odd inputs it accepts and the
+// errors it returns are its own. FuzzParseAmzDate checks the two agree.
+func parseAmzDate(s string) (time.Time, error) {
+	if len(s) == len(amzDateFmt) && s[8] == 'T' && s[15] == 'Z' {
+		num := func(i, j int) int {
+			n := 0
+			for ; i < j; i++ {
+				c := s[i]
+				if c < '0' || c > '9' {
+					return -1
+				}
+				n = n*10 + int(c-'0')
+			}
+			return n
+		}
+		year, month, day := num(0, 4), num(4, 6), num(6, 8)
+		hour, minute, sec := num(9, 11), num(11, 13), num(13, 15)
+		if year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(time.Month(month), year) &&
+			hour >= 0 && hour < 24 && minute >= 0 && minute < 60 && sec >= 0 && sec < 60 {
+			return time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC), nil
+		}
+	}
+	return time.Parse(amzDateFmt, s)
+}
+
+// daysIn is the number of days of month m in year.
+func daysIn(m time.Month, year int) int {
+	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
 // checkSignedHeaders enforces S3's rules on SignedHeaders: host must be
