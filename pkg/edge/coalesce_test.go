@@ -100,3 +100,18 @@ func TestJoinMidFill(t *testing.T) {
 		t.Errorf("%d origin requests, want 3", n)
 	}
 }
+
+// TestHitUsesReadFrom checks that a hit's bytes go to the ResponseWriter
+// through ReadFrom from the cached file (sendfile on a network
+// connection), not through a copying wrapper.
+func TestHitUsesReadFrom(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(3, 3*testSlice+5)
+	e.origin.put("b/obj", data)
+	e.mustGet("b/obj", data, xMiss)
+	before := e.readFroms.Load()
+	e.mustGet("b/obj", data, xHit)
+	if n := e.readFroms.Load() - before; n != int64(len(data)) {
+		t.Errorf("%d bytes of a hit went through ReadFrom, want all %d", n, len(data))
+	}
+}

@@ -55,6 +55,9 @@ type env struct {
 	client *http.Client
 	// inflight counts the requests the cache's server is answering.
 	inflight atomic.Int64
+	// readFroms counts the bytes the cache wrote through ReadFrom (the
+	// sendfile path of a network connection).
+	readFroms atomic.Int64
 }
 
 // newEnv starts an origin and a cache in front of it; mod adjusts the
@@ -121,7 +124,7 @@ func (e *env) serve(w http.ResponseWriter, r *http.Request) {
 	e.inflight.Add(1)
 	defer e.inflight.Add(-1)
 	bucket, key, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	tw := &trackingWriter{ResponseWriter: w}
+	tw := &trackingWriter{ResponseWriter: w, readFroms: &e.readFroms}
 	err := e.c().Serve(tw, r, bucket, key)
 	if err == nil {
 		return
@@ -136,7 +139,8 @@ func (e *env) serve(w http.ResponseWriter, r *http.Request) {
 // so that the cache's sendfile path is the one tested.
 type trackingWriter struct {
 	http.ResponseWriter
-	started bool
+	started   bool
+	readFroms *atomic.Int64
 }
 
 var _ io.ReaderFrom = (*trackingWriter)(nil)
@@ -153,7 +157,9 @@ func (w *trackingWriter) Write(p []byte) (int, error) {
 
 func (w *trackingWriter) ReadFrom(r io.Reader) (int64, error) {
 	w.started = true
-	return w.ResponseWriter.(io.ReaderFrom).ReadFrom(r)
+	n, err := w.ResponseWriter.(io.ReaderFrom).ReadFrom(r)
+	w.readFroms.Add(n)
+	return n, err
 }
 
 // response is what a client got.
