@@ -32,6 +32,8 @@ type Cache struct {
 	healthy atomic.Bool
 	stop    chan struct{}
 	wg      sync.WaitGroup
+	// writes counts catalogue writes of completed fills; see persist.
+	writes sync.WaitGroup
 
 	stats counters
 }
@@ -201,6 +203,11 @@ func (c *Cache) attach() error {
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		// The probe reattached while Close ran.
+		cat.close()
+		return errCatalogClosed
+	}
 	c.cat = cat
 	for _, e := range ordered {
 		if old := c.entries[e.ck]; old != nil {
@@ -406,10 +413,15 @@ func (c *Cache) drop(e *entry) {
 func (c *Cache) persist(e *entry) {
 	c.mu.Lock()
 	cat := c.cat
-	c.mu.Unlock()
-	if cat == nil {
+	if cat == nil || c.closed {
+		c.mu.Unlock()
 		return
 	}
+	// Close waits for the records being written, so that a slice a
+	// client has just received is not fetched again after a restart.
+	c.writes.Add(1)
+	c.mu.Unlock()
+	defer c.writes.Done()
 	err := cat.put(e.ck, func() (record, bool) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -419,7 +431,14 @@ func (c *Cache) persist(e *entry) {
 		return e.record(), true
 	})
 	if err != nil {
-		c.diskFailed("catalogue", err)
+		c.mu.Lock()
+		current := c.cat == cat
+		c.mu.Unlock()
+		// A write that lost the race with a disk failure went to the
+		// catalogue closed then; the disk may be healthy again by now.
+		if current {
+			c.diskFailed("catalogue", err)
+		}
 	}
 }
 
@@ -481,6 +500,9 @@ func (c *Cache) Close() error {
 		return nil
 	}
 	c.closed = true
+	c.mu.Unlock()
+	c.writes.Wait()
+	c.mu.Lock()
 	cat := c.cat
 	c.cat = nil
 	times := make(map[string]time.Time, len(c.entries))
