@@ -103,54 +103,77 @@ func unsupportedWriteHeaders(h http.Header) error {
 // with x-amz-checksum-mode, the stored checksums.
 // q is r's parsed query.
 func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, q url.Values, whole bool) {
-	h["ETag"] = []string{`"` + o.ETag + `"`}
-	h["Last-Modified"] = []string{o.LastModified.UTC().Format(http.TimeFormat)}
-	h["Accept-Ranges"] = []string{"bytes"}
+	// The values share one backing array, each header's slice capped at
+	// its one element: one allocation instead of one per header.
+	vals := make(headerValues, 0, 8)
+	vals.set(h, "ETag", `"`+o.ETag+`"`)
+	vals.set(h, "Last-Modified", o.LastModified.UTC().Format(http.TimeFormat))
+	vals.set(h, "Accept-Ranges", "bytes")
 	ct := o.ContentType
 	if ct == "" {
 		ct = "binary/octet-stream"
 	}
-	h["Content-Type"] = []string{ct}
-	setIf(h, "Content-Encoding", o.ContentEncoding)
-	setIf(h, "Content-Disposition", o.ContentDisposition)
-	setIf(h, "Content-Language", o.ContentLanguage)
-	setIf(h, "Cache-Control", o.CacheControl)
-	setIf(h, "Expires", o.Expires)
+	vals.set(h, "Content-Type", ct)
+	vals.setIf(h, "Content-Encoding", o.ContentEncoding)
+	vals.setIf(h, "Content-Disposition", o.ContentDisposition)
+	vals.setIf(h, "Content-Language", o.ContentLanguage)
+	vals.setIf(h, "Cache-Control", o.CacheControl)
+	vals.setIf(h, "Expires", o.Expires)
 	for _, kv := range o.UserMeta {
-		h["X-Amz-Meta-"+kv.Key] = []string{kv.Value}
+		vals.set(h, "X-Amz-Meta-"+kv.Key, kv.Value)
 	}
 	if o.PartsCount > 0 {
-		h["X-Amz-Mp-Parts-Count"] = []string{itoa(int64(o.PartsCount))}
+		vals.set(h, "X-Amz-Mp-Parts-Count", itoa(int64(o.PartsCount)))
 	}
 	if len(o.Tags) > 0 {
-		h["X-Amz-Tagging-Count"] = []string{itoa(int64(len(o.Tags)))}
+		vals.set(h, "X-Amz-Tagging-Count", itoa(int64(len(o.Tags))))
 	}
 	if whole && strings.EqualFold(r.Header.Get("X-Amz-Checksum-Mode"), "ENABLED") {
 		for _, c := range o.Checksums {
 			if alg, ok := checksum.ParseAlgorithm(c.Algorithm); ok {
-				h[http.CanonicalHeaderKey(alg.Header())] = []string{c.Value}
+				vals.set(h, http.CanonicalHeaderKey(alg.Header()), c.Value)
 			}
 			if c.Type != "" {
-				h["X-Amz-Checksum-Type"] = []string{c.Type}
+				vals.set(h, "X-Amz-Checksum-Type", c.Type)
 			}
 		}
 	}
 	// response-* query parameters override the stored headers (signed
 	// requests only, which every request reaching here is).
-	for param, header := range responseOverrides {
-		if v, ok := q[param]; ok && len(v) > 0 {
-			h[header] = []string{v[0]}
+	for _, ov := range responseOverrides {
+		if v, ok := q[ov.param]; ok && len(v) > 0 {
+			vals.set(h, ov.header, v[0])
 		}
 	}
 }
 
-var responseOverrides = map[string]string{
-	"response-content-type":        "Content-Type",
-	"response-content-language":    "Content-Language",
-	"response-expires":             "Expires",
-	"response-cache-control":       "Cache-Control",
-	"response-content-disposition": "Content-Disposition",
-	"response-content-encoding":    "Content-Encoding",
+// headerValues is the backing array of the response headers
+// setObjectHeaders writes.
+type headerValues []string
+
+// set sets h[name] (a canonical name) to the one value v.
+func (vs *headerValues) set(h http.Header, name, v string) {
+	*vs = append(*vs, v)
+	n := len(*vs)
+	h[name] = (*vs)[n-1 : n : n]
+}
+
+// setIf sets h[name] to v unless v is empty.
+func (vs *headerValues) setIf(h http.Header, name, v string) {
+	if v != "" {
+		vs.set(h, name, v)
+	}
+}
+
+// responseOverrides are the response-* query parameters and the headers
+// they replace.
+var responseOverrides = [...]struct{ param, header string }{
+	{"response-content-type", "Content-Type"},
+	{"response-content-language", "Content-Language"},
+	{"response-expires", "Expires"},
+	{"response-cache-control", "Cache-Control"},
+	{"response-content-disposition", "Content-Disposition"},
+	{"response-content-encoding", "Content-Encoding"},
 }
 
 func setIf(h http.Header, name, v string) {

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"net/url"
+	"slices"
 )
 
 // level says what a request's path addresses.
@@ -34,14 +35,25 @@ type operation struct {
 	handler handlerFunc
 }
 
-// subresource returns the first subresource parameter present in q, or "".
+// subresource returns the first subresource parameter (in the order of
+// subresources) present in q, or "". It goes over q's few keys rather than
+// looking each of the dozens of subresources up in q; every subresource
+// starts with a lower-case letter, so the X-Amz-* parameters of a
+// presigned URL are passed over at once.
 func subresource(q url.Values) string {
-	for _, s := range subresources {
-		if _, ok := q[s]; ok {
-			return s
+	best := len(subresources)
+	for k := range q {
+		if k == "" || k[0] < 'a' || k[0] > 'z' {
+			continue
+		}
+		if i := slices.Index(subresources[:best], k); i >= 0 {
+			best = i
 		}
 	}
-	return ""
+	if best == len(subresources) {
+		return ""
+	}
+	return subresources[best]
 }
 
 // route names the operation of a request. It is a pure function of the

@@ -74,3 +74,38 @@ func TestRoute(t *testing.T) {
 		}
 	}
 }
+
+// TestSubresource checks subresource against the lookup of every
+// subresource in order that it replaced, for each subresource alone, each
+// pair, and with presigned-URL and other parameters beside them.
+func TestSubresource(t *testing.T) {
+	ref := func(q url.Values) string {
+		for _, s := range subresources {
+			if _, ok := q[s]; ok {
+				return s
+			}
+		}
+		return ""
+	}
+	for _, s := range subresources {
+		if s[0] < 'a' || s[0] > 'z' {
+			t.Fatalf("subresource %q does not start with a lower-case letter, which subresource relies on", s)
+		}
+	}
+	extra := []string{"", "X-Amz-Signature", "prefix", "list-type", "Acl", "response-content-type"}
+	for _, a := range append([]string{""}, subresources...) {
+		for _, b := range subresources {
+			for _, e := range extra {
+				q := url.Values{}
+				for _, k := range []string{a, b, e} {
+					if k != "" {
+						q[k] = []string{""}
+					}
+				}
+				if got, want := subresource(q), ref(q); got != want {
+					t.Fatalf("subresource(%v) = %q, want %q", q, got, want)
+				}
+			}
+		}
+	}
+}
