@@ -2,6 +2,12 @@
 // for reference, a minimal static-file server, and reports latency and
 // throughput per named scenario.
 //
+// The edge scenario (edge.go) measures caches in front of an S3 origin —
+// Varnish, nginx, ObjectGateway's edge mode — as mode=http endpoints:
+// objects written once to the origin, then fetched with anonymous GETs
+// through each cache, with the cache server's CPU and memory read from
+// /proc (procstat.go). bench/edge-compare.sh runs it on one machine.
+//
 // It owns three things: the scenarios (what is measured and how), the
 // runner (several endpoints measured in one run, interleaved round by round
 // A B B A … so that noise on the machine hits all of them alike), and the

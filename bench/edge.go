@@ -333,12 +333,12 @@ func (cl *edgeClass) write(ctx context.Context, eo *edgeOrigin, o *Options) erro
 
 // edgeScenario measures anonymous GETs of one size class through every
 // mode=http endpoint.
-func edgeScenario(size int64) *scenario {
+func edgeScenario(o *Options, size int64) *scenario {
 	cl := &edgeClass{size: size}
 	return &scenario{
 		name: edgeName + "-" + sizeName(size),
-		desc: fmt.Sprintf("anonymous GETs of %s objects (%d bytes) from the origin through each mode=http endpoint, --edge-conns clients, --edge-hot-share %% of them on --edge-hot-keys %% of the keys",
-			sizeName(size), size),
+		desc: fmt.Sprintf("anonymous GETs of %d-byte objects written to the origin: %d objects, %d requests per endpoint from %d clients, %d%% of them on %d%% of the keys",
+			size, o.edgeObjects(size), o.edgeRequests(size), o.Edge.Conns, o.Edge.HotShare, o.Edge.HotKeys),
 		edge: true, rounds: roundsOf,
 		setup: func(ctx context.Context, r *run) error {
 			t := r.target

@@ -107,7 +107,7 @@ func selectScenarios(o *Options) ([]*scenario, error) {
 			return nil, errors.New("bench: the edge scenario needs an origin (--edge-origin)")
 		}
 		for _, size := range o.Edge.Sizes {
-			out = append(out, edgeScenario(size))
+			out = append(out, edgeScenario(o, size))
 		}
 		known++
 	}
