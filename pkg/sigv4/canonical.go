@@ -89,17 +89,27 @@ func parseQuery(raw string) ([]queryPair, error) {
 			continue
 		}
 		k, v, _ := strings.Cut(part, "=")
-		dk, err := url.QueryUnescape(k)
+		dk, err := queryUnescape(k)
 		if err != nil {
 			return nil, s3err.Wrap(s3err.InvalidURI, err)
 		}
-		dv, err := url.QueryUnescape(v)
+		dv, err := queryUnescape(v)
 		if err != nil {
 			return nil, s3err.Wrap(s3err.InvalidURI, err)
 		}
 		out = append(out, queryPair{dk, dv})
 	}
 	return out, nil
+}
+
+// queryUnescape is url.QueryUnescape, which returns s itself when s holds
+// neither '%' nor '+'; two IndexByte calls find that faster than its
+// byte-by-byte scan of a presigned URL's long values.
+func queryUnescape(s string) (string, error) {
+	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+		return s, nil
+	}
+	return url.QueryUnescape(s)
 }
 
 // querySpan locates one encoded "key=value" pair that appendCanonicalQuery

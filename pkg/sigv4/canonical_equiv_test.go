@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +111,20 @@ func FuzzParseAmzDate(f *testing.F) {
 		if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) ||
 			!got.Equal(want) || got.Location() != want.Location() {
 			t.Fatalf("parseAmzDate(%q) = %v, %v; time.Parse = %v, %v", s, got, gerr, want, werr)
+		}
+	})
+}
+
+// FuzzQueryUnescape checks queryUnescape against url.QueryUnescape.
+func FuzzQueryUnescape(f *testing.F) {
+	for _, s := range []string{"", "AWS4-HMAC-SHA256", "a+b", "a%2Fb", "%zz", "%", "a b;c=d&e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, gerr := queryUnescape(s)
+		want, werr := url.QueryUnescape(s)
+		if got != want || (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+			t.Fatalf("queryUnescape(%q) = %q, %v; want %q, %v", s, got, gerr, want, werr)
 		}
 	})
 }

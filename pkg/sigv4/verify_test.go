@@ -520,3 +520,14 @@ func BenchmarkVerifyPresigned(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseQuery splits a presigned URL's query into its pairs.
+func BenchmarkParseQuery(b *testing.B) {
+	raw := presigned("/bucket/photos/2024/img_0001.jpg", time.Hour).URL.RawQuery
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseQuery(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
