@@ -213,9 +213,12 @@ type edgeOrigin struct {
 	pids    []int
 }
 
+// edgePolicySid marks the bucket policy the edge scenario puts.
+const edgePolicySid = "ObjectGatewayEdgeBenchPublicRead"
+
 // publicReadPolicy is a bucket policy letting anyone GET the edge objects.
 func publicReadPolicy(bucket string) string {
-	return `{"Version":"2012-10-17","Statement":[{"Sid":"EdgeBenchPublicRead","Effect":"Allow","Principal":"*",` +
+	return `{"Version":"2012-10-17","Statement":[{"Sid":"` + edgePolicySid + `","Effect":"Allow","Principal":"*",` +
 		`"Action":"s3:GetObject","Resource":"arn:aws:s3:::` + bucket + `/` + edgePrefix + `*"}]}`
 }
 
@@ -248,6 +251,19 @@ func openEdgeOrigin(ctx context.Context, o *Options, bucket string) (*edgeOrigin
 			return fail(err)
 		}
 		eo.created = true
+	default:
+		// A bucket given with --bucket keeps a policy of its own: the
+		// scenario would replace it.
+		resp, err := c.do(ctx, request{method: http.MethodGet, query: "policy="})
+		if err == nil {
+			doc, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			if !bytes.Contains(doc, []byte(edgePolicySid)) {
+				return fail(fmt.Errorf("bucket %s has a bucket policy, which the edge scenario would replace: give another --bucket", bucket))
+			}
+		} else if !isNotFound(err) {
+			return fail(fmt.Errorf("GetBucketPolicy: %w", err))
+		}
 	}
 	if _, err := c.drain(ctx, request{method: http.MethodPut, query: "policy=", body: []byte(publicReadPolicy(bucket)),
 		header: http.Header{"Content-Type": {"application/json"}}}); err != nil {

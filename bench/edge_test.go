@@ -272,6 +272,40 @@ func TestEdgeKeepAndReuse(t *testing.T) {
 	}
 }
 
+// TestEdgeRefusesForeignPolicy checks that a --bucket with a bucket
+// policy of its own is left alone.
+func TestEdgeRefusesForeignPolicy(t *testing.T) {
+	gw := startGateway(t, nil)
+	c, err := newClient(Endpoint{Name: "gw", URL: gw.URL, Mode: ModeS3},
+		Credentials{AccessKey: testAccess, SecretKey: testSecret, Region: "us-east-1"}, true, "theirs", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	ctx := context.Background()
+	foreign := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::theirs/pub/*"}]}`
+	if err := c.createBucket(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.drain(ctx, request{method: http.MethodPut, query: "policy=", body: []byte(foreign)}); err != nil {
+		t.Fatal(err)
+	}
+	o := edgeOptions(gw.URL, Endpoint{Name: "origin", URL: gw.URL, Mode: ModeHTTP})
+	o.Bucket = "theirs"
+	if _, err := Run(ctx, o, nil); err == nil || !strings.Contains(err.Error(), "has a bucket policy") {
+		t.Fatalf("Run on a bucket with a foreign policy: %v", err)
+	}
+	resp, err := c.do(ctx, request{method: http.MethodGet, query: "policy="})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.Contains(string(doc), edgePolicySid) {
+		t.Errorf("the foreign policy was replaced: %s", doc)
+	}
+}
+
 func TestEdgeSequence(t *testing.T) {
 	a := edgeSequence(1<<20, 1000, 20000, 10, 92)
 	b := edgeSequence(1<<20, 1000, 20000, 10, 92)
