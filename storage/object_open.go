@@ -39,30 +39,44 @@ func (fs *FS) Open(bucket, key string, loc Location) (*os.File, FileInfo, error)
 
 // openRegular opens name read-only and checks it is a regular file. It
 // opens with O_NONBLOCK so that a FIFO planted in the tree cannot block the
-// reader, then clears the flag on the file it keeps.
+// reader, then clears the flag on the file it keeps. The fstat and the
+// fcntl run in one SyscallConn.Control call on a stack Stat_t, without
+// File.Stat's FileInfo.
 func (fs *FS) openRegular(r *os.Root, name string) (*os.File, FileInfo, error) {
 	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, FileInfo{}, fs.mapErr(err)
 	}
-	st, err := f.Stat()
-	if err != nil {
+	var st syscall.Stat_t
+	var statErr error
+	err = withFd(f, func(fd int) error {
+		if err := ignoringEINTR(func() error { return syscall.Fstat(fd, &st) }); err != nil {
+			statErr = &os.PathError{Op: "stat", Path: f.Name(), Err: err}
+			return nil
+		}
+		if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+			return nil
+		}
+		// F_SETFL with 0 clears O_NONBLOCK; the other status flags it
+		// could change (O_APPEND, O_DIRECT, O_NOATIME, O_ASYNC) were never
+		// set.
+		_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0)
+		return err
+	})
+	switch {
+	case statErr != nil:
+		f.Close()
+		return nil, FileInfo{}, statErr
+	case err != nil:
 		f.Close()
 		return nil, FileInfo{}, err
-	}
-	if !st.Mode().IsRegular() {
+	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
 		f.Close()
 		errno := syscall.EINVAL
-		if st.IsDir() {
+		if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
 			errno = syscall.EISDIR
 		}
 		return nil, FileInfo{}, fmt.Errorf("%w: %w", ErrNotFound, &os.PathError{Op: "open", Path: name, Err: errno})
 	}
-	// F_SETFL with 0 clears O_NONBLOCK; the other status flags it could
-	// change (O_APPEND, O_DIRECT, O_NOATIME, O_ASYNC) were never set.
-	if err := withFd(f, func(fd int) error { _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0); return err }); err != nil {
-		f.Close()
-		return nil, FileInfo{}, err
-	}
-	return f, fileInfo(st), nil
+	return f, statInfo(&st), nil
 }

@@ -30,7 +30,11 @@ type FileInfo struct {
 
 // fileInfo extracts FileInfo from an fstat result.
 func fileInfo(fi os.FileInfo) FileInfo {
-	st := fi.Sys().(*syscall.Stat_t)
+	return statInfo(fi.Sys().(*syscall.Stat_t))
+}
+
+// statInfo extracts FileInfo from a stat(2) buffer.
+func statInfo(st *syscall.Stat_t) FileInfo {
 	return FileInfo{
 		Size:  st.Size,
 		Mtime: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec),
