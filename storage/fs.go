@@ -52,6 +52,7 @@ type Options struct {
 type FS struct {
 	path    string   // absolute path of the root, for StatePath
 	root    *os.Root // every path operation goes through it
+	rootDir *os.File // the root directory, for the bucket lstat of reads (readRoot)
 	staging *os.File // StateDir/staging, the source directory of renames
 	noSync  bool
 	keepDir func(bucket, dir string) bool
@@ -93,6 +94,9 @@ func Open(root string, o Options) (*FS, error) {
 		if fs.staging != nil {
 			fs.staging.Close()
 		}
+		if fs.rootDir != nil {
+			fs.rootDir.Close()
+		}
 		return nil, err
 	}
 	return fs, nil
@@ -108,6 +112,10 @@ func (fs *FS) init() error {
 	}
 	var err error
 	fs.staging, err = fs.root.OpenFile(stagingDir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return err
+	}
+	fs.rootDir, err = fs.root.OpenFile(".", os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return err
 	}
@@ -144,7 +152,7 @@ func (fs *FS) clearStaging() error {
 
 // Close releases the root. Uploads in flight fail afterwards.
 func (fs *FS) Close() error {
-	return errors.Join(fs.roots.close(), fs.staging.Close(), fs.root.Close())
+	return errors.Join(fs.roots.close(), fs.staging.Close(), fs.rootDir.Close(), fs.root.Close())
 }
 
 // StatePath returns the absolute path of name in the state directory, for

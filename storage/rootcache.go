@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // rootCache keeps the bucket Roots that reads use, so a GET does not open,
@@ -35,14 +37,13 @@ func (fs *FS) readRoot(bucket string) (*os.Root, func(), error) {
 	if !validBucket(bucket) {
 		return nil, nil, &os.PathError{Op: "bucket", Path: bucket, Err: syscall.EINVAL}
 	}
-	entry, err := fs.root.Lstat(bucket)
-	if err != nil {
+	var st unix.Stat_t
+	if err := fs.lstatBucket(bucket, &st); err != nil {
 		return nil, nil, fs.mapErr(err)
 	}
-	if !entry.IsDir() {
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return nil, nil, fmt.Errorf("%w: bucket directory %q is not a plain directory", ErrEscape, bucket)
 	}
-	st := entry.Sys().(*syscall.Stat_t)
 	c := &fs.roots
 	c.mu.Lock()
 	if cr := c.m[bucket]; cr != nil && cr.dev == uint64(st.Dev) && cr.ino == st.Ino {
@@ -76,6 +77,20 @@ func (fs *FS) readRoot(bucket string) (*os.Root, func(), error) {
 	c.m[bucket] = cr
 	c.mu.Unlock()
 	return br, func() { c.release(cr) }, nil
+}
+
+// lstatBucket is fs.root.Lstat(bucket) for a valid bucket name, a single
+// path component: one fstatat(2) with AT_SYMLINK_NOFOLLOW relative to the
+// root directory, without os.Root's path splitting and FileInfo, which
+// every read paid for.
+func (fs *FS) lstatBucket(bucket string, st *unix.Stat_t) error {
+	err := withFd(fs.rootDir, func(fd int) error {
+		return ignoringEINTR(func() error { return unix.Fstatat(fd, bucket, st, unix.AT_SYMLINK_NOFOLLOW) })
+	})
+	if err != nil {
+		return &os.PathError{Op: "lstatat", Path: bucket, Err: err}
+	}
+	return nil
 }
 
 func (c *rootCache) release(cr *cachedRoot) {
