@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // Cache is the edge cache. It is safe for concurrent use.
@@ -32,8 +35,9 @@ type Cache struct {
 	healthy atomic.Bool
 	stop    chan struct{}
 	wg      sync.WaitGroup
-	// writes counts catalogue writes of completed fills; see persist.
-	writes sync.WaitGroup
+	// dirty holds the entries whose records the next flush writes.
+	dirty   map[*entry]struct{}
+	flushMu sync.Mutex
 
 	stats counters
 }
@@ -117,13 +121,15 @@ func Open(o Options) (*Cache, error) {
 		entries: make(map[string]*entry),
 		lru:     list.New(),
 		opening: make(map[string]*opening),
+		dirty:   make(map[*entry]struct{}),
 		stop:    make(chan struct{}),
 	}
 	if err := c.attach(); err != nil {
 		o.Logger.Error().Err(err).Str("dir", o.Dir).Msg("edge cache disk unusable: passing requests through to the origin")
 	}
-	c.wg.Add(1)
+	c.wg.Add(2)
 	go c.probe()
+	go c.syncer()
 	return c, nil
 }
 
@@ -409,32 +415,106 @@ func (c *Cache) drop(e *entry) {
 	}
 }
 
-// persist writes e's record, unless e was dropped meanwhile.
+// persist schedules e's record for the next flush, unless e was dropped.
 func (c *Cache) persist(e *entry) {
 	c.mu.Lock()
+	if c.cat != nil && !c.closed && !e.removed {
+		c.dirty[e] = struct{}{}
+	}
+	c.mu.Unlock()
+}
+
+// syncer flushes the records of finished fills every syncInterval.
+func (c *Cache) syncer() {
+	defer c.wg.Done()
+	t := time.NewTicker(c.o.syncInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+			c.flush()
+		}
+	}
+}
+
+// flush makes the slices finished since the last flush durable and
+// records them: each file with new slices is synced, then all their
+// records are written in one transaction. A slice is served from the
+// page cache as soon as its fill ends; it enters the catalogue only here,
+// after its bytes are on disk, so a crash loses at most the last
+// interval's slices (fetched again) and never records bytes that were
+// not written. Batching turns one file sync and one index commit per
+// slice into one sync per file and one commit per interval.
+func (c *Cache) flush() {
+	c.flushMu.Lock()
+	defer c.flushMu.Unlock()
+	c.mu.Lock()
 	cat := c.cat
-	if cat == nil || c.closed {
+	if cat == nil || len(c.dirty) == 0 {
 		c.mu.Unlock()
 		return
 	}
-	// Close waits for the records being written, so that a slice a
-	// client has just received is not fetched again after a restart.
-	c.writes.Add(1)
-	c.mu.Unlock()
-	defer c.writes.Done()
-	err := cat.put(e.ck, func() (record, bool) {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if e.removed {
-			return record{}, false
+	batch := make([]*entry, 0, len(c.dirty))
+	recs := make([]record, 0, len(c.dirty))
+	for e := range c.dirty {
+		if !e.removed {
+			batch = append(batch, e)
+			recs = append(recs, e.record())
 		}
-		return e.record(), true
+	}
+	clear(c.dirty)
+	c.mu.Unlock()
+	if !c.o.NoSync {
+		for i, e := range batch {
+			err := c.diskFault("sync")
+			var f *os.File
+			if err == nil {
+				f, err = os.Open(c.path(e.id))
+			}
+			if errors.Is(err, os.ErrNotExist) {
+				batch[i] = nil // evicted meanwhile
+				continue
+			}
+			if err == nil {
+				err = f.Sync()
+				f.Close()
+			}
+			if err != nil {
+				c.diskFailed("sync", err)
+				return
+			}
+		}
+	}
+	err := cat.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(objectsBucket)
+		for i, e := range batch {
+			if e == nil {
+				continue
+			}
+			c.mu.Lock()
+			removed := e.removed
+			c.mu.Unlock()
+			if removed {
+				continue
+			}
+			recs[i].Version = catalogVersion
+			v, err := json.Marshal(recs[i])
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte(e.ck), v); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		c.mu.Lock()
 		current := c.cat == cat
 		c.mu.Unlock()
-		// A write that lost the race with a disk failure went to the
+		// A flush that lost the race with a disk failure wrote to the
 		// catalogue closed then; the disk may be healthy again by now.
 		if current {
 			c.diskFailed("catalogue", err)
@@ -501,7 +581,11 @@ func (c *Cache) Close() error {
 	}
 	c.closed = true
 	c.mu.Unlock()
-	c.writes.Wait()
+	close(c.stop)
+	c.wg.Wait()
+	// Record what finished since the last flush, so that a slice a
+	// client has just received is not fetched again after a restart.
+	c.flush()
 	c.mu.Lock()
 	cat := c.cat
 	c.cat = nil
@@ -510,8 +594,6 @@ func (c *Cache) Close() error {
 		times[ck] = e.lastAccess
 	}
 	c.mu.Unlock()
-	close(c.stop)
-	c.wg.Wait()
 	if cat == nil {
 		return nil
 	}

@@ -73,24 +73,6 @@ func (c *catalog) load(fn func(ck string, r record, ok bool)) error {
 	})
 }
 
-// put stores the record of ck produced by get, unless get says the entry
-// is gone (ok=false). get runs inside the transaction, so a removal that
-// commits first is never undone by an older put.
-func (c *catalog) put(ck string, get func() (record, bool)) error {
-	return c.db.Batch(func(tx *bolt.Tx) error {
-		r, ok := get()
-		if !ok {
-			return nil
-		}
-		r.Version = catalogVersion
-		v, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		return tx.Bucket(objectsBucket).Put([]byte(ck), v)
-	})
-}
-
 // remove deletes the record of ck if it is still the one of file id.
 func (c *catalog) remove(ck, id string) error {
 	return c.db.Batch(func(tx *bolt.Tx) error {

@@ -109,6 +109,9 @@ func TestHitUsesReadFrom(t *testing.T) {
 	data := randomBytes(3, 3*testSlice+5)
 	e.origin.put("b/obj", data)
 	e.mustGet("b/obj", data, xMiss)
+	// The client has every byte before the handler's last ReadFrom
+	// returns and is counted.
+	e.waitInflight(0)
 	before := e.readFroms.Load()
 	e.mustGet("b/obj", data, xHit)
 	if n := e.readFroms.Load() - before; n != int64(len(data)) {

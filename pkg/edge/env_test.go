@@ -78,6 +78,7 @@ func newEnv(t *testing.T, mod func(*Options)) *env {
 		NoSync:        true,
 		Now:           e.clock.Now,
 		ProbeInterval: 10 * time.Millisecond,
+		syncInterval:  5 * time.Millisecond,
 	}
 	if mod != nil {
 		mod(&e.opts)

@@ -177,18 +177,9 @@ func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, bo
 		c.finish(fl, originDown(fmt.Errorf("reading slice %d from the origin: %w", fl.slice, err)))
 		return
 	}
-	stored := f != nil
-	if stored && !c.o.NoSync {
-		serr := c.diskFault("sync")
-		if serr == nil {
-			serr = f.Sync()
-		}
-		if serr != nil {
-			c.diskFailed("sync", serr)
-			stored = false
-		}
-	}
-	c.complete(fl, stored)
+	// The slice is served from the page cache from now on; the next
+	// flush syncs it and records it (see Cache.flush).
+	c.complete(fl, f != nil)
 }
 
 // toMemory switches a fill to keeping bytes from pos in memory.

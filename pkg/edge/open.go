@@ -24,12 +24,15 @@ type opening struct {
 // offset at from the origin when it is not cached. pass is true when the
 // object is not to be stored (no-store, private, too large, disk failed):
 // the caller relays the origin's answer.
-func (c *Cache) open(ctx context.Context, bucket, key string, at int64) (e *entry, pass bool, err error) {
+//
+// joined is true when the entry was there or made by another client's
+// fetch: this request caused no origin request of its own.
+func (c *Cache) open(ctx context.Context, bucket, key string, at int64) (e *entry, pass, joined bool, err error) {
 	ck := bucket + "/" + key
 	c.mu.Lock()
 	if e := c.entries[ck]; e != nil && c.o.Now().Before(e.freshUntil) {
 		c.mu.Unlock()
-		return e, false, nil
+		return e, false, true, nil
 	}
 	if op := c.opening[ck]; op != nil {
 		c.mu.Unlock()
@@ -37,9 +40,9 @@ func (c *Cache) open(ctx context.Context, bucket, key string, at int64) (e *entr
 		// every waiter.
 		select {
 		case <-op.done:
-			return op.e, op.pass, op.err
+			return op.e, op.pass, op.e != nil, op.err
 		case <-ctx.Done():
-			return nil, false, ctx.Err()
+			return nil, false, false, ctx.Err()
 		}
 	}
 	op := &opening{done: make(chan struct{})}
@@ -50,7 +53,7 @@ func (c *Cache) open(ctx context.Context, bucket, key string, at int64) (e *entr
 	delete(c.opening, ck)
 	c.mu.Unlock()
 	close(op.done)
-	return op.e, op.pass, op.err
+	return op.e, op.pass, false, op.err
 }
 
 // fetchFirst fetches the slice holding at (the whole object when the

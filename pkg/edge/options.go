@@ -33,9 +33,9 @@ type Options struct {
 	// served while the origin fails, unless its Cache-Control says
 	// stale-if-error itself. Default 1 hour; negative disables.
 	StaleIfError time.Duration
-	// NoSync skips the fdatasync of each slice before it enters the
-	// catalogue (tests; a crash may then leave a slice recorded as
-	// complete whose bytes did not reach the disk).
+	// NoSync skips the file sync before finished slices enter the
+	// catalogue (tests; a power failure may then leave a slice recorded
+	// as complete whose bytes did not reach the disk).
 	NoSync bool
 	// Client makes the requests to the origin; nil uses a client with
 	// keep-alive connections sized for an edge.
@@ -47,6 +47,10 @@ type Options struct {
 	// ProbeInterval is how often a failed cache disk is tried again.
 	// Default 5 seconds.
 	ProbeInterval time.Duration
+
+	// syncInterval is how often finished slices are synced and recorded
+	// (see Cache.flush). Default 1 second.
+	syncInterval time.Duration
 
 	// fault, when set (tests), is called before each write to the cache
 	// disk and fails it by returning an error.
@@ -86,6 +90,9 @@ func (o *Options) defaults() error {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.syncInterval <= 0 {
+		o.syncInterval = time.Second
 	}
 	if o.ProbeInterval <= 0 {
 		o.ProbeInterval = 5 * time.Second

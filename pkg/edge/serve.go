@@ -84,9 +84,16 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 	if !c.healthy.Load() {
 		return nil, xPass, nil
 	}
-	e, pass, err := c.open(r.Context(), bucket, key, firstOffset(r.Header.Get("Range")))
+	e, pass, joined, err := c.open(r.Context(), bucket, key, firstOffset(r.Header.Get("Range")))
 	if err != nil || pass {
 		return nil, xPass, err
+	}
+	if joined {
+		// Served by another client's fetch, as a cache's waiting list
+		// is: a hit for this client.
+		c.stats.misses.Add(^uint64(0))
+		c.stats.hits.Add(1)
+		return e, xHit, nil
 	}
 	return e, xMiss, nil
 }
