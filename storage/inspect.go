@@ -39,6 +39,12 @@ func OpenInspect(root string) (*FS, error) {
 		r.Close()
 		return nil, err
 	}
+	fs.rootDir, err = r.OpenFile(".", os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		fs.staging.Close()
+		r.Close()
+		return nil, err
+	}
 	if _, err := r.Stat(".."); err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
