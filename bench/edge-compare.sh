@@ -298,7 +298,8 @@ EPORT=$(free_port)
 HAVE_OG=0
 start_og() {
 	"$BIN" serve --root "$WORK/edge" --listen "127.0.0.1:$EPORT" --upstream "$ORIGIN" \
-		--cache-size "${CACHE_SIZE}GiB" --edge-public >"$WORK/og-edge.log" 2>&1 &
+		--cache-size "${CACHE_SIZE}GiB" --cache-memory 256MiB --edge-public \
+		--log-level warn >"$WORK/og-edge.log" 2>&1 &
 	PID[og]=$!
 	wait_http og "http://127.0.0.1:$EPORT/" "$WORK/og-edge.log"
 }

@@ -8,11 +8,13 @@ import (
 
 	"github.com/objectgateway/objectgateway/api"
 	"github.com/objectgateway/objectgateway/pkg/edge"
+	"github.com/objectgateway/objectgateway/pkg/hotcache"
 	"github.com/objectgateway/objectgateway/pkg/object"
 )
 
 // openEdge opens the edge cache when --upstream is set; nil otherwise.
-func openEdge(cfg config, layer *object.Layer, log zerolog.Logger) (*api.EdgeOptions, error) {
+// hot, when not nil (--cache-memory), is the edge's memory tier.
+func openEdge(cfg config, layer *object.Layer, hot *hotcache.Cache, log zerolog.Logger) (*api.EdgeOptions, error) {
 	if cfg.upstream == "" {
 		return nil, nil
 	}
@@ -39,6 +41,7 @@ func openEdge(cfg config, layer *object.Layer, log zerolog.Logger) (*api.EdgeOpt
 		DefaultTTL:   cfg.cacheTTL,
 		StaleIfError: stale,
 		NoSync:       !cfg.fsync,
+		Memory:       hot,
 		Logger:       log,
 	})
 	if err != nil {

@@ -92,7 +92,7 @@ func serve(ctx context.Context, args []string, e env) error {
 			layer.StatePath(credentialsFile), creds.Access, creds.Secret)
 	}
 
-	edgeOpts, err := openEdge(cfg, layer, log)
+	edgeOpts, err := openEdge(cfg, layer, hot, log)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/objectgateway/objectgateway/pkg/hotcache"
 )
 
 // Options configure a Cache.
@@ -37,6 +39,12 @@ type Options struct {
 	// catalogue (tests; a power failure may then leave a slice recorded
 	// as complete whose bytes did not reach the disk).
 	NoSync bool
+	// Memory, when set, keeps small hot objects in memory too (the same
+	// byte-budgeted, scan-resistant cache as the origin's hot-object
+	// tier): hits on them cost no file operation. Entries are keyed by
+	// the cached version's file id, so a changed object is never served
+	// from it.
+	Memory *hotcache.Cache
 	// Client makes the requests to the origin; nil uses a client with
 	// keep-alive connections sized for an edge.
 	Client *http.Client
