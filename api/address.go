@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 	"strings"
+
+	"github.com/gorilla/mux"
 )
 
 // address is what a request's Host and path address: a level and the
@@ -13,74 +15,41 @@ type address struct {
 	key    string
 }
 
-// resolve maps a request to the bucket and key it addresses, with
-// virtual-hosted-style requests (bucket.Domain) when a Domain is set. The
-// path is matched as the client encoded it (URL.EscapedPath) and never
-// cleaned: "a//b" and "a/../b" are keys like any other.
-//
-// It answers what the gorilla/mux routes it replaced did, which a request
-// paid for with regular expressions and two copies of the request per
-// request; TestResolveMatchesMux and FuzzResolve keep the two in step:
-//
-//	Host {bucket:.+}.Domain, path /            bucket
-//	Host {bucket:.+}.Domain, path /{key:.+}    object
-//	/                                          service
-//	/{bucket}, /{bucket}/                      bucket
-//	/{bucket}/{key:.+}                         object
-//	anything else                              service, no bucket
-//
-// where {bucket} is a non-empty segment without '/', and ".+" is one or
-// more bytes other than '\n' (Go's regexp '.'). The host is
-// URL.Host for an absolute-form request and Host otherwise, matched
-// case-sensitively, without its port when Domain has none.
+// levelHandler marks a route with the level it addresses. The router is
+// used only to match (see resolve); it never serves.
+type levelHandler level
+
+func (levelHandler) ServeHTTP(http.ResponseWriter, *http.Request) {}
+
+// newRouter maps paths (and, with a Domain, Host headers) to the addressed
+// bucket and key with gorilla/mux. The path is matched as the client
+// encoded it and never cleaned: "a//b" and "a/../b" are keys like any
+// other.
+func newRouter(domain string) *mux.Router {
+	r := mux.NewRouter().SkipClean(true).UseEncodedPath()
+	if domain != "" {
+		vh := r.Host("{bucket:.+}." + strings.TrimPrefix(domain, ".")).Subrouter()
+		vh.Path("/").Handler(levelHandler(levelBucket))
+		vh.Path("/{key:.+}").Handler(levelHandler(levelObject))
+	}
+	r.Path("/").Handler(levelHandler(levelService))
+	r.Path("/{bucket}").Handler(levelHandler(levelBucket))
+	r.Path("/{bucket}/").Handler(levelHandler(levelBucket))
+	r.Path("/{bucket}/{key:.+}").Handler(levelHandler(levelObject))
+	return r
+}
+
+// resolve returns what a request addresses. It asks the router to match
+// rather than to serve: serving would copy the request twice to carry the
+// variables and the route in its context, for every request.
 func (s *Server) resolve(r *http.Request) address {
-	path := r.URL.EscapedPath()
-	if s.hostSuffix != "" {
-		host := r.Host
-		if r.URL.IsAbs() {
-			host = r.URL.Host
-		}
-		if !strings.Contains(s.hostSuffix, ":") {
-			if i := strings.IndexByte(host, ':'); i >= 0 {
-				host = host[:i]
-			}
-		}
-		if bucket, ok := strings.CutSuffix(host, s.hostSuffix); ok && anyBytes(bucket) {
-			if path == "/" {
-				return address{lv: levelBucket, bucket: bucket}
-			}
-			if key, ok := strings.CutPrefix(path, "/"); ok && anyBytes(key) {
-				return address{lv: levelObject, bucket: bucket, key: key}
-			}
-		}
-	}
-	rest, ok := strings.CutPrefix(path, "/")
-	if !ok || rest == "" {
+	var m mux.RouteMatch
+	if !s.router.Match(r, &m) {
 		return address{lv: levelService}
 	}
-	bucket, key, slash := strings.Cut(rest, "/")
-	switch {
-	case bucket == "":
+	lv, ok := m.Handler.(levelHandler)
+	if !ok {
 		return address{lv: levelService}
-	case !slash || key == "":
-		return address{lv: levelBucket, bucket: bucket}
-	case anyBytes(key):
-		return address{lv: levelObject, bucket: bucket, key: key}
 	}
-	return address{lv: levelService}
-}
-
-// hostSuffix is what the Host of a virtual-hosted-style request ends
-// with: "." and domain without its leading dot; "" for no domain.
-func hostSuffix(domain string) string {
-	if domain == "" {
-		return ""
-	}
-	return "." + strings.TrimPrefix(domain, ".")
-}
-
-// anyBytes reports whether s matches the regular expression ".+": one or
-// more bytes, none of them '\n'.
-func anyBytes(s string) bool {
-	return s != "" && strings.IndexByte(s, '\n') < 0
+	return address{lv: level(lv), bucket: m.Vars["bucket"], key: m.Vars["key"]}
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gorilla/mux"
 	"github.com/rs/zerolog"
 
 	"github.com/objectgateway/objectgateway/pkg/object"
@@ -56,9 +57,9 @@ type Server struct {
 	opts   Options
 	verify *sigv4.Verifier
 	now    func() time.Time
-	// hostSuffix is "." + Options.Domain without its leading dot, or ""
-	// without a Domain; see resolve.
-	hostSuffix string
+	// router is the gorilla/mux route table of the three levels; see
+	// resolve.
+	router *mux.Router
 
 	// ids makes request ids: a random start, then a counter, so ids are
 	// unique per process without a syscall per request.
@@ -86,7 +87,7 @@ func New(layer *object.Layer, o Options) *Server {
 	_, _ = rand.Read(seed[:])
 	s.ids.Store(binary.BigEndian.Uint64(seed[:]))
 	s.verify = sigv4.NewVerifier(sigv4.Options{Region: o.Region, Credentials: o.Credentials, Now: o.Now})
-	s.hostSuffix = hostSuffix(o.Domain)
+	s.router = newRouter(o.Domain)
 	s.bucketCacheControl = anyBucketCacheControl(layer)
 	return s
 }
