@@ -36,7 +36,9 @@ type Cache struct {
 	stop    chan struct{}
 	wg      sync.WaitGroup
 	// dirty holds the entries whose records the next flush writes.
-	dirty   map[*entry]struct{}
+	dirty map[*entry]struct{}
+	// gone holds the records of removed entries the next flush deletes.
+	gone    []gone
 	flushMu sync.Mutex
 
 	stats counters
@@ -390,19 +392,25 @@ func (c *Cache) dropLocked(e *entry) {
 // that opened a file keeps reading it: unlinking does not cut it short.
 func (c *Cache) removeFiles(es []*entry) {
 	c.mu.Lock()
-	cat := c.cat
+	if c.cat != nil {
+		// Their records go in the next flush's transaction: one commit
+		// for many evictions. A crash before it leaves records whose
+		// file is gone, which Open drops.
+		for _, e := range es {
+			c.gone = append(c.gone, gone{ck: e.ck, id: e.id})
+		}
+	}
 	c.mu.Unlock()
 	for _, e := range es {
-		if cat != nil {
-			if err := cat.remove(e.ck, e.id); err != nil && !errors.Is(err, errCatalogClosed) {
-				c.o.Logger.Warn().Err(err).Str("key", e.ck).Msg("edge cache: removing a catalogue record")
-			}
-		}
 		if err := os.Remove(c.path(e.id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			c.o.Logger.Warn().Err(err).Str("key", e.ck).Msg("edge cache: removing a cached file")
 		}
 	}
 }
+
+// gone is the record of a removed entry, deleted by the next flush if it
+// is still the record of that file.
+type gone struct{ ck, id string }
 
 // drop removes one entry now (object changed or gone at the origin).
 func (c *Cache) drop(e *entry) {
@@ -452,10 +460,12 @@ func (c *Cache) flush() {
 	defer c.flushMu.Unlock()
 	c.mu.Lock()
 	cat := c.cat
-	if cat == nil || len(c.dirty) == 0 {
+	if cat == nil || len(c.dirty) == 0 && len(c.gone) == 0 {
 		c.mu.Unlock()
 		return
 	}
+	removed := c.gone
+	c.gone = nil
 	batch := make([]*entry, 0, len(c.dirty))
 	recs := make([]record, 0, len(c.dirty))
 	for e := range c.dirty {
@@ -489,6 +499,11 @@ func (c *Cache) flush() {
 	}
 	err := cat.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(objectsBucket)
+		for _, g := range removed {
+			if err := deleteRecord(b, g.ck, g.id); err != nil {
+				return err
+			}
+		}
 		for i, e := range batch {
 			if e == nil {
 				continue

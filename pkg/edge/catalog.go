@@ -52,9 +52,6 @@ func openCatalog(path string, noSync bool) (*catalog, error) {
 		db.Close()
 		return nil, err
 	}
-	// Fills commit from their own goroutines; a short batch window
-	// groups the commits of concurrent fills into one fsync.
-	db.MaxBatchDelay = 2 * time.Millisecond
 	return &catalog{db: db}, nil
 }
 
@@ -73,20 +70,18 @@ func (c *catalog) load(fn func(ck string, r record, ok bool)) error {
 	})
 }
 
-// remove deletes the record of ck if it is still the one of file id.
-func (c *catalog) remove(ck, id string) error {
-	return c.db.Batch(func(tx *bolt.Tx) error {
-		b := tx.Bucket(objectsBucket)
-		v := b.Get([]byte(ck))
-		if v == nil {
-			return nil
-		}
-		var r record
-		if err := json.Unmarshal(v, &r); err == nil && r.ID != id {
-			return nil
-		}
-		return b.Delete([]byte(ck))
-	})
+// deleteRecord deletes the record of ck if it is still the one of file
+// id: a newer version's record stays.
+func deleteRecord(b *bolt.Bucket, ck, id string) error {
+	v := b.Get([]byte(ck))
+	if v == nil {
+		return nil
+	}
+	var r record
+	if err := json.Unmarshal(v, &r); err == nil && r.ID != id {
+		return nil
+	}
+	return b.Delete([]byte(ck))
 }
 
 // removeMany deletes the records of the given keys whatever their file.
