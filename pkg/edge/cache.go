@@ -130,8 +130,8 @@ func Open(o Options) (*Cache, error) {
 		o.Logger.Error().Err(err).Str("dir", o.Dir).Msg("edge cache disk unusable: passing requests through to the origin")
 	}
 	c.wg.Add(2)
-	go c.probe()
-	go c.syncer()
+	go c.every(o.ProbeInterval, c.probe)
+	go c.every(o.syncInterval, c.flush)
 	return c, nil
 }
 
@@ -296,28 +296,33 @@ func (c *Cache) diskFailed(op string, err error) {
 	}
 }
 
-// probe tries a failed disk again every ProbeInterval.
-func (c *Cache) probe() {
+// every runs f every d until Close.
+func (c *Cache) every(d time.Duration, f func()) {
 	defer c.wg.Done()
-	t := time.NewTicker(c.o.ProbeInterval)
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-c.stop:
 			return
 		case <-t.C:
+			f()
 		}
-		if c.healthy.Load() {
-			continue
-		}
-		if err := c.checkDisk(); err != nil {
-			continue
-		}
-		if err := c.attach(); err != nil {
-			continue
-		}
-		c.o.Logger.Info().Str("dir", c.o.Dir).Msg("edge cache disk works again: caching resumed")
 	}
+}
+
+// probe tries a failed disk again (every ProbeInterval).
+func (c *Cache) probe() {
+	if c.healthy.Load() {
+		return
+	}
+	if err := c.checkDisk(); err != nil {
+		return
+	}
+	if err := c.attach(); err != nil {
+		return
+	}
+	c.o.Logger.Info().Str("dir", c.o.Dir).Msg("edge cache disk works again: caching resumed")
 }
 
 // checkDisk writes, syncs and removes a probe file.
@@ -430,21 +435,6 @@ func (c *Cache) persist(e *entry) {
 		c.dirty[e] = struct{}{}
 	}
 	c.mu.Unlock()
-}
-
-// syncer flushes the records of finished fills every syncInterval.
-func (c *Cache) syncer() {
-	defer c.wg.Done()
-	t := time.NewTicker(c.o.syncInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.stop:
-			return
-		case <-t.C:
-			c.flush()
-		}
-	}
 }
 
 // flush makes the slices finished since the last flush durable and
