@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/s3name"
 )
 
 // listParams are the query parameters common to ListObjects and
@@ -45,26 +45,7 @@ func (p listParams) encode(s string) string {
 	if !p.encodeURL {
 		return s
 	}
-	return urlEncodeKey(s)
-}
-
-// urlEncodeKey percent-encodes every byte except the unreserved characters
-// and '/'. Both form decoding (space as '+') and plain percent-decoding read
-// it back exactly, so every client library recovers the key.
-func urlEncodeKey(s string) string {
-	const hexd = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' || c == '/' {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hexd[c>>4])
-		b.WriteByte(hexd[c&15])
-	}
-	return b.String()
+	return s3name.EscapeKey(s)
 }
 
 // listEntry, commonPrefix and the listBucketResult types describe the

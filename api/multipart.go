@@ -12,6 +12,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/precondition"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/s3name"
 )
 
 // checksumFields are the Checksum* elements of S3's multipart documents.
@@ -267,7 +268,7 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 		return err
 	}
 	out := completeMultipartUploadResult{
-		NS: s3NS, Location: "/" + rq.bucket + "/" + urlEncodeKey(rq.key),
+		NS: s3NS, Location: "/" + rq.bucket + "/" + s3name.EscapeKey(rq.key),
 		Bucket: rq.bucket, Key: rq.key, ETag: `"` + o.ETag + `"`,
 	}
 	for _, c := range o.Checksums {

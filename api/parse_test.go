@@ -39,21 +39,6 @@ func TestParseListParams(t *testing.T) {
 	}
 }
 
-func TestURLEncodeKeyRoundTrips(t *testing.T) {
-	for _, k := range []string{"plain", "a b", "a+b", "100%", "é/ü", "a/b/c", "x&y=z?", "~._-", "\x01"} {
-		enc := urlEncodeKey(k)
-		if strings.ContainsAny(enc, " +&=?") {
-			t.Errorf("%q encoded to %q, which form decoding would misread", k, enc)
-		}
-		if dec, err := url.QueryUnescape(enc); err != nil || dec != k {
-			t.Errorf("QueryUnescape(%q) = %q, %v", enc, dec, err)
-		}
-		if dec, err := url.PathUnescape(enc); err != nil || dec != k {
-			t.Errorf("PathUnescape(%q) = %q, %v", enc, dec, err)
-		}
-	}
-}
-
 func TestParseCopySource(t *testing.T) {
 	cases := []struct {
 		in          string

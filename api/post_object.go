@@ -19,6 +19,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/postpolicy"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/s3name"
 	"github.com/objectgateway/objectgateway/pkg/sigv4"
 )
 
@@ -291,7 +292,7 @@ func objectURL(r *http.Request, bucket, key string) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	p := "/" + urlEncodeKey(key)
+	p := "/" + s3name.EscapeKey(key)
 	if strings.HasPrefix(r.URL.EscapedPath(), "/"+bucket) {
 		p = "/" + bucket + p
 	}

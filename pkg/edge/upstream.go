@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/s3name"
 	"github.com/objectgateway/objectgateway/pkg/sigv4"
 )
 
@@ -27,7 +28,7 @@ func newUpstream(o *Options) *upstream { return &upstream{o: o} }
 func (u *upstream) request(ctx context.Context, method, bucket, key string, h http.Header) (*http.Request, error) {
 	base := *u.o.Upstream
 	p := strings.TrimSuffix(base.Path, "/") + "/" + bucket + "/" + key
-	raw := strings.TrimSuffix(base.EscapedPath(), "/") + "/" + escapePath(bucket) + "/" + escapePath(key)
+	raw := strings.TrimSuffix(base.EscapedPath(), "/") + "/" + s3name.EscapeKey(bucket) + "/" + s3name.EscapeKey(key)
 	base.Path, base.RawPath, base.RawQuery, base.Fragment = p, raw, "", ""
 	r, err := http.NewRequestWithContext(ctx, method, base.String(), nil)
 	if err != nil {
@@ -50,25 +51,6 @@ func (u *upstream) do(ctx context.Context, method, bucket, key string, h http.He
 		return nil, err
 	}
 	return u.o.Client.Do(r)
-}
-
-// escapePath percent-encodes a key as S3 clients do: everything but the
-// unreserved characters and '/'.
-func escapePath(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-			c == '-' || c == '_' || c == '.' || c == '~' || c == '/' {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
 }
 
 // upstreamError turns an origin's error response into the S3 error the

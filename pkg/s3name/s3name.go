@@ -111,3 +111,23 @@ func ValidKey(key string) error {
 	}
 	return nil
 }
+
+// EscapeKey percent-encodes every byte of a key except the unreserved
+// characters and '/', as S3 clients put keys in URLs and as S3 encodes
+// them in listings (encoding-type=url). Both form decoding (space as '+')
+// and plain percent-decoding read it back exactly.
+func EscapeKey(s string) string {
+	const hexd = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' || c == '/' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexd[c>>4])
+		b.WriteByte(hexd[c&15])
+	}
+	return b.String()
+}

@@ -1,6 +1,7 @@
 package s3name
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
@@ -109,5 +110,20 @@ func TestValidKey(t *testing.T) {
 				t.Fatalf("ValidKey = %v, want %v", err, tt.code)
 			}
 		})
+	}
+}
+
+func TestEscapeKeyRoundTrips(t *testing.T) {
+	for _, k := range []string{"plain", "a b", "a+b", "100%", "é/ü", "a/b/c", "x&y=z?", "~._-", "\x01"} {
+		enc := EscapeKey(k)
+		if strings.ContainsAny(enc, " +&=?") {
+			t.Errorf("%q encoded to %q, which form decoding would misread", k, enc)
+		}
+		if dec, err := url.QueryUnescape(enc); err != nil || dec != k {
+			t.Errorf("QueryUnescape(%q) = %q, %v", enc, dec, err)
+		}
+		if dec, err := url.PathUnescape(enc); err != nil || dec != k {
+			t.Errorf("PathUnescape(%q) = %q, %v", enc, dec, err)
+		}
 	}
 }
