@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -25,22 +24,8 @@ func get(t *testing.T, url string) (int, string) {
 // unless asked for.
 func TestAdminListener(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
-	ctx, cancel := context.WithCancel(context.Background())
-	adminc, s3c := make(chan string, 1), make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(ctx, []string{"--root", root, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--log-level", "error"}, env{
-			stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" },
-			ready: func(a string) { s3c <- a }, adminReady: func(a string) { adminc <- a },
-		})
-	}()
-	admin, s3addr := <-adminc, <-s3c
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
+	sv := startServe(t, []string{"--root", root, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--log-level", "error"}, nil, nil)
+	admin, s3addr := sv.admin, sv.addr
 	if code, body := get(t, "http://"+admin+"/healthz"); code != 200 || body != "ok\n" {
 		t.Fatalf("/healthz: %d %q", code, body)
 	}

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -99,45 +98,12 @@ func startCDNGateway(t *testing.T, root string) *cdnGateway {
 		root = t.TempDir()
 	}
 	g := &cdnGateway{log: &syncBuffer{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	addrc := make(chan string, 1)
-	done := make(chan error, 1)
-	env := env{
-		stdout: io.Discard, stderr: g.log,
-		getenv: func(k string) string {
-			switch k {
-			case "OBJECTGATEWAY_ACCESS_KEY":
-				return cdnAccess
-			case "OBJECTGATEWAY_SECRET_KEY":
-				return cdnSecret
-			}
-			return ""
-		},
-		ready: func(a string) { addrc <- a },
-	}
-	go func() {
-		done <- serve(ctx, []string{"--root", root, "--listen", "127.0.0.1:0", "--fsync=false",
-			"--default-cache-control", cdnMaxAge}, env)
-	}()
-	select {
-	case g.addr = <-addrc:
-	case err := <-done:
-		cancel()
-		t.Fatalf("serve exited early: %v\n%s", err, g.log.String())
-	case <-time.After(cdnWait):
-		cancel()
-		t.Fatalf("the gateway did not start within %v", cdnWait)
-	}
-	var once sync.Once
-	g.stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("serve: %v", err)
-			}
-		})
-	}
-	t.Cleanup(g.stop)
+	sv := startServe(t, []string{"--root", root, "--listen", "127.0.0.1:0", "--fsync=false",
+		"--default-cache-control", cdnMaxAge}, map[string]string{
+		"OBJECTGATEWAY_ACCESS_KEY": cdnAccess,
+		"OBJECTGATEWAY_SECRET_KEY": cdnSecret,
+	}, g.log)
+	g.addr, g.stop = sv.addr, sv.stop
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	g.client = s3.NewFromConfig(aws.Config{

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,61 +28,17 @@ const (
 )
 
 // edgeNode is an edge-mode gateway started by serve in-process.
-type edgeNode struct {
-	addr, admin string
-	stop        func()
-}
+type edgeNode struct{ *served }
 
 func startEdge(t *testing.T, root, origin string) *edgeNode {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	addrc, adminc := make(chan string, 1), make(chan string, 1)
-	done := make(chan error, 1)
-	e := env{
-		stdout: io.Discard, stderr: io.Discard,
-		getenv: func(k string) string {
-			switch k {
-			case "OBJECTGATEWAY_ACCESS_KEY":
-				return edgeAccess
-			case "OBJECTGATEWAY_SECRET_KEY":
-				return edgeSecret
-			case "OBJECTGATEWAY_UPSTREAM_SECRET_KEY":
-				return cdnSecret
-			}
-			return ""
-		},
-		ready:      func(a string) { addrc <- a },
-		adminReady: func(a string) { adminc <- a },
-	}
-	go func() {
-		done <- serve(ctx, []string{"--root", root, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
-			"--fsync=false", "--log-level", "error", "--upstream", "http://" + origin, "--upstream-access-key", cdnAccess,
-			"--edge-public", "--cache-slice", "1MiB", "--cache-size", "64MiB"}, e)
-	}()
-	n := &edgeNode{}
-	for n.addr == "" || n.admin == "" {
-		select {
-		case n.addr = <-addrc:
-		case n.admin = <-adminc:
-		case err := <-done:
-			cancel()
-			t.Fatalf("edge serve exited early: %v", err)
-		case <-time.After(cdnWait):
-			cancel()
-			t.Fatalf("the edge did not start within %v", cdnWait)
-		}
-	}
-	var once sync.Once
-	n.stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("edge serve: %v", err)
-			}
-		})
-	}
-	t.Cleanup(n.stop)
-	return n
+	return &edgeNode{startServe(t, []string{"--root", root, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+		"--fsync=false", "--log-level", "error", "--upstream", "http://" + origin, "--upstream-access-key", cdnAccess,
+		"--edge-public", "--cache-slice", "1MiB", "--cache-size", "64MiB"}, map[string]string{
+		"OBJECTGATEWAY_ACCESS_KEY":          edgeAccess,
+		"OBJECTGATEWAY_SECRET_KEY":          edgeSecret,
+		"OBJECTGATEWAY_UPSTREAM_SECRET_KEY": cdnSecret,
+	}, nil)}
 }
 
 func (n *edgeNode) get(t *testing.T, key, rng string) cdnResponse {

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"io"
+	"sync"
+	"testing"
+	"time"
+)
+
+// served is a serve command running in-process.
+type served struct {
+	addr, admin string
+	// stop shuts it down and checks it exited cleanly; it runs at
+	// cleanup if not before.
+	stop func()
+}
+
+// startServe runs serve with args and the environment vars (nothing else
+// is set) until stop, writing its log to logw (nil: discarded). It returns
+// once the S3 listener accepts requests and, when args ask for one, the
+// admin listener too.
+func startServe(t *testing.T, args []string, vars map[string]string, logw io.Writer) *served {
+	t.Helper()
+	if logw == nil {
+		logw = io.Discard
+	}
+	wantAdmin := false
+	for _, a := range args {
+		wantAdmin = wantAdmin || a == "--admin-listen"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc, adminc := make(chan string, 1), make(chan string, 1)
+	done := make(chan error, 1)
+	e := env{
+		stdout: io.Discard, stderr: logw,
+		getenv:     func(k string) string { return vars[k] },
+		ready:      func(a string) { addrc <- a },
+		adminReady: func(a string) { adminc <- a },
+	}
+	go func() { done <- serve(ctx, args, e) }()
+	s := &served{}
+	for s.addr == "" || wantAdmin && s.admin == "" {
+		select {
+		case s.addr = <-addrc:
+		case s.admin = <-adminc:
+		case err := <-done:
+			cancel()
+			t.Fatalf("serve exited early: %v", err)
+		case <-time.After(cdnWait):
+			cancel()
+			t.Fatalf("serve did not start within %v", cdnWait)
+		}
+	}
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		})
+	}
+	t.Cleanup(s.stop)
+	return s
+}
