@@ -6,6 +6,7 @@ import (
 
 	"github.com/objectgateway/objectgateway/pkg/edge"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/s3name"
 )
 
 // EdgeOptions put the server in edge mode: GET and HEAD of objects are
@@ -32,6 +33,9 @@ func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request, rq *request, 
 			return s3err.Newf(s3err.NotImplemented, "The edge cache does not serve the %q query parameter.", k)
 		}
 	}
+	if err := edgeAddress(rq.bucket, rq.key); err != nil {
+		return err
+	}
 	auth, err := s.verify.Verify(r)
 	if err != nil {
 		return err
@@ -42,4 +46,24 @@ func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request, rq *request, 
 	}
 	rq.accessKey = auth.AccessKeyID
 	return s.opts.Edge.Cache.Serve(w, r, rq.bucket, rq.key)
+}
+
+// edgeAddress refuses what the edge must not pass on to its origin: a
+// bucket name S3 would not accept, and keys with "." or ".." segments,
+// which a proxy in front of the origin could resolve into another bucket
+// or out of the origin's base path (and which would also alias cache
+// entries, so that a purge misses them).
+func edgeAddress(bucket, key string) error {
+	if err := s3name.ValidBucketName(bucket); err != nil {
+		return err
+	}
+	if err := s3name.ValidKey(key); err != nil {
+		return err
+	}
+	for seg := range strings.SplitSeq(key, "/") {
+		if seg == "." || seg == ".." {
+			return s3err.Newf(s3err.InvalidArgument, "The edge cache does not serve keys with \".\" or \"..\" path segments.")
+		}
+	}
+	return nil
 }

@@ -175,6 +175,27 @@ func TestEdgeMode(t *testing.T) {
 		t.Errorf("PutObject through the edge: %v, want NotImplemented", err)
 	}
 
+	// Names that could leave the bucket or the origin's base path through
+	// a proxy in front of the origin are refused, not passed on.
+	for _, c := range []struct{ path, code string }{
+		{"/%2e%2e/%2e%2e/admin/secret", "InvalidBucketName"},
+		{"/" + cdnBucket + "/a/../other/" + page, "InvalidArgument"},
+		{"/" + cdnBucket + "/./" + page, "InvalidArgument"},
+	} {
+		resp, err := http.Get("http://" + n.addr + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "<Code>"+c.code+"</Code>") {
+			t.Errorf("GET %s through the edge: %d %s, want 400 %s", c.path, resp.StatusCode, body, c.code)
+		}
+	}
+	if got := originCount(g, "GetObject", "../admin/secret", 200) + originCount(g, "GetObject", "a/../other/"+page, 200); got != 0 {
+		t.Errorf("the origin was asked for a dot-segment key %d times", got)
+	}
+
 	// Purge: unsigned is refused; signed by the root user removes the key.
 	purge := func(query string, sign bool) (int, string) {
 		req, _ := http.NewRequest(http.MethodPost, "http://"+n.admin+"/edge/purge?"+query, nil)
