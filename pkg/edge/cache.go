@@ -37,6 +37,9 @@ type Cache struct {
 	wg      sync.WaitGroup
 	// dirty holds the entries whose records the next flush writes.
 	dirty map[*entry]struct{}
+	// detachedPurges are purges made while the disk was failed, applied
+	// when it is attached again.
+	detachedPurges []purge
 	// gone holds the records of removed entries the next flush deletes.
 	gone    []gone
 	flushMu sync.Mutex
@@ -217,13 +220,23 @@ func (c *Cache) attach() error {
 		return errCatalogClosed
 	}
 	c.cat = cat
+	var purged []*entry
 	for _, e := range ordered {
 		if old := c.entries[e.ck]; old != nil {
 			continue // served while detached; keep the live one
 		}
+		if slices.ContainsFunc(c.detachedPurges, func(p purge) bool { return p.matches(e.ck) }) {
+			e.removed = true
+			purged = append(purged, e)
+			continue
+		}
 		c.entries[e.ck] = e
 		e.elem = c.lru.PushFront(e)
 		c.bytes += e.size
+	}
+	c.detachedPurges = nil
+	if len(purged) > 0 {
+		go c.removeFiles(purged)
 	}
 	c.healthy.Store(true)
 	c.evictLocked(nil)
@@ -531,22 +544,24 @@ func (c *Cache) flush() {
 // every object of bucket whose key starts with key when it is true, every
 // object of every bucket when bucket is "". It returns how many it
 // removed.
+//
+// While the cache disk is failed, the catalogue's objects are not in
+// memory: the purge is kept and applied to them when the disk is attached
+// again, before any of them is served.
 func (c *Cache) Purge(bucket, key string, prefix bool) int {
+	pg := purge{bucket: bucket, key: key, prefix: prefix}
 	c.mu.Lock()
+	if c.cat == nil && !c.closed {
+		c.detachedPurges = append(c.detachedPurges, pg)
+	}
 	var out []*entry
-	switch {
-	case bucket == "":
-		for _, e := range c.entries {
-			out = append(out, e)
-		}
-	case !prefix:
+	if bucket != "" && !prefix {
 		if e := c.entries[bucket+"/"+key]; e != nil {
 			out = append(out, e)
 		}
-	default:
-		p := bucket + "/" + key
+	} else {
 		for ck, e := range c.entries {
-			if strings.HasPrefix(ck, p) {
+			if pg.matches(ck) {
 				out = append(out, e)
 			}
 		}
@@ -557,6 +572,22 @@ func (c *Cache) Purge(bucket, key string, prefix bool) int {
 	c.mu.Unlock()
 	c.removeFiles(out)
 	return len(out)
+}
+
+// purge is one Purge request.
+type purge struct {
+	bucket, key string
+	prefix      bool
+}
+
+func (p purge) matches(ck string) bool {
+	switch {
+	case p.bucket == "":
+		return true
+	case !p.prefix:
+		return ck == p.bucket+"/"+p.key
+	}
+	return strings.HasPrefix(ck, p.bucket+"/"+p.key)
 }
 
 // Stats returns the cache's counters.

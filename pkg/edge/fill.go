@@ -70,9 +70,16 @@ func (c *Cache) fetchSlice(fl *fill, bucket, key string) {
 	e := fl.e
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h := http.Header{"Range": {"bytes=" + strconv.FormatInt(fl.off, 10) + "-" + strconv.FormatInt(fl.off+fl.length-1, 10)}}
-	if e.etag != "" {
-		h["If-Match"] = []string{e.etag}
+	if e.etag == "" {
+		// Without an ETag a refetched slice could belong to a new
+		// version of the same size: drop the entry instead.
+		c.drop(e)
+		c.finish(fl, originDown(errors.New("the origin gave the object no ETag; it cannot be fetched in pieces")))
+		return
+	}
+	h := http.Header{
+		"Range":    {"bytes=" + strconv.FormatInt(fl.off, 10) + "-" + strconv.FormatInt(fl.off+fl.length-1, 10)},
+		"If-Match": {e.etag},
 	}
 	c.stats.fetches.Add(1)
 	resp, err := c.up.do(ctx, http.MethodGet, bucket, key, h)

@@ -17,7 +17,8 @@ type policy struct {
 	// zero means it must be revalidated before each use (no-cache).
 	ttl time.Duration
 	// staleIfError, when set (>= 0), is the response's own stale-if-error
-	// window; -1 means not given.
+	// window (0 when it must be revalidated: never served stale); -1
+	// means not given.
 	staleIfError time.Duration
 }
 
@@ -26,7 +27,7 @@ type policy struct {
 func cachePolicy(h http.Header, now time.Time, defaultTTL time.Duration) policy {
 	p := policy{store: true, ttl: defaultTTL, staleIfError: -1}
 	maxAge, sMaxAge := time.Duration(-1), time.Duration(-1)
-	noCache := false
+	noCache, mustRevalidate := false, false
 	for _, line := range h.Values("Cache-Control") {
 		for _, d := range strings.Split(line, ",") {
 			name, val, _ := strings.Cut(strings.TrimSpace(d), "=")
@@ -36,6 +37,8 @@ func cachePolicy(h http.Header, now time.Time, defaultTTL time.Duration) policy 
 				p.store = false
 			case "no-cache":
 				noCache = true
+			case "must-revalidate", "proxy-revalidate":
+				mustRevalidate = true
 			case "max-age":
 				maxAge = seconds(val, maxAge)
 			case "s-maxage":
@@ -44,6 +47,13 @@ func cachePolicy(h http.Header, now time.Time, defaultTTL time.Duration) policy 
 				p.staleIfError = seconds(val, p.staleIfError)
 			}
 		}
+	}
+	// A copy the origin says must be revalidated is never served stale
+	// when the origin fails (RFC 9111 §5.2.2.2, §5.2.2.8, §5.2.2.10: a
+	// shared cache treats s-maxage as proxy-revalidate), unless the
+	// origin grants a stale-if-error window itself.
+	if (noCache || mustRevalidate || sMaxAge >= 0) && p.staleIfError < 0 {
+		p.staleIfError = 0
 	}
 	switch {
 	case noCache:

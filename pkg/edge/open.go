@@ -92,7 +92,9 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	case http.StatusPartialContent:
 		var ok bool
 		first, last, size, ok = contentRange(resp.Header.Get("Content-Range"))
-		if !ok || first != slice*s {
+		// The whole slice asked for, or up to the object's end: a shorter
+		// answer would leave a hole recorded as present.
+		if !ok || first != slice*s || last != min((slice+1)*s, size)-1 {
 			resp.Body.Close()
 			cancel()
 			return nil, false, originDown(fmt.Errorf("origin sent Content-Range %q for slice %d", resp.Header.Get("Content-Range"), slice))

@@ -64,3 +64,31 @@ func TestPurge(t *testing.T) {
 	e.mustGet("b/z", data["b/z"], xMiss)
 	e.mustGet("c/a1", data["c/a1"], xHit)
 }
+
+// TestPurgeWhileDiskFailed checks that a purge made while the cache disk
+// is failed (its objects not in memory) still applies when the disk is
+// attached again: the purged object is fetched anew, never served from
+// the old copy.
+func TestPurgeWhileDiskFailed(t *testing.T) {
+	f := &faults{}
+	e := newEnv(t, func(o *Options) { o.fault = f.fault })
+	day := func(o *object) { o.cacheControl = "max-age=86400" }
+	v1, v2, other := []byte("version-1"), []byte("version-2"), []byte("other")
+	e.origin.put("b/obj", v1, day)
+	e.origin.put("b/keep", other, day)
+	e.mustGet("b/obj", v1, xMiss)
+	e.mustGet("b/keep", other, xMiss)
+	e.settle()
+
+	f.set("create", "probe", "attach")
+	e.origin.put("b/new", []byte("new"), day)
+	e.mustGet("b/new", []byte("new"), "") // its file cannot be created: the disk fails
+	eventually(t, "the disk to be failed", func() bool { return !e.c().Stats().Healthy })
+	e.c().Purge("b", "obj", false)
+	e.origin.put("b/obj", v2, day)
+
+	f.set()
+	eventually(t, "the disk to be attached again", func() bool { return e.c().Stats().Healthy })
+	e.mustGet("b/obj", v2, xMiss)
+	e.mustGet("b/keep", other, xHit)
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/objectgateway/objectgateway/pkg/byterange"
 	"github.com/objectgateway/objectgateway/pkg/hotcache"
@@ -39,7 +40,20 @@ func (c *Cache) Serve(w http.ResponseWriter, r *http.Request, bucket, key string
 			c.stats.passes.Add(1)
 			return c.pass(w, r, bucket, key)
 		}
+		before := make(map[string]bool, len(w.Header()))
+		for k := range w.Header() {
+			before[k] = true
+		}
 		err = c.serveEntry(w, r, e, state, bucket, key)
+		if errors.Is(err, errRetry) {
+			// Nothing was sent: drop every header the entry set, so
+			// that the next answer carries none of the old version's.
+			for k := range w.Header() {
+				if !before[k] {
+					delete(w.Header(), k)
+				}
+			}
+		}
 		if errors.Is(err, errRetry) && attempt == 0 {
 			continue
 		}
@@ -192,7 +206,7 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 				c.mu.Unlock()
 				// Dropped or disk failed: the rest comes straight from
 				// the origin.
-				return c.relay(w, e, bucket, key, pos, end-pos)
+				return c.relay(r.Context(), w, e, bucket, key, pos, end-pos)
 			}
 		}
 		// Read one slice ahead, so that a long object does not wait a
@@ -235,13 +249,17 @@ func clearEntityHeaders(h http.Header) {
 // relay sends n bytes from pos of an object straight from the origin,
 // with the object's ETag as a condition so that a changed object is not
 // spliced into a response already begun.
-func (c *Cache) relay(w io.Writer, e *entry, bucket, key string, pos, n int64) error {
+func (c *Cache) relay(ctx context.Context, w io.Writer, e *entry, bucket, key string, pos, n int64) error {
 	h := http.Header{"Range": {"bytes=" + strconv.FormatInt(pos, 10) + "-" + strconv.FormatInt(pos+n-1, 10)}}
 	if e.etag != "" {
 		h["If-Match"] = []string{e.etag}
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stall := time.AfterFunc(stallTimeout, cancel)
+	defer stall.Stop()
 	c.stats.fetches.Add(1)
-	resp, err := c.up.do(context.Background(), http.MethodGet, bucket, key, h)
+	resp, err := c.up.do(ctx, http.MethodGet, bucket, key, h)
 	if err != nil {
 		c.stats.upstreamErrors.Add(1)
 		return originDown(err)
@@ -250,7 +268,7 @@ func (c *Cache) relay(w io.Writer, e *entry, bucket, key string, pos, n int64) e
 	if resp.StatusCode != http.StatusPartialContent {
 		return originDown(errors.New("origin answered " + resp.Status + " while relaying"))
 	}
-	got, err := io.CopyN(w, resp.Body, n)
+	got, err := io.CopyN(w, stallReader{resp.Body, stall}, n)
 	c.stats.bytesFromUpstream.Add(uint64(got))
 	if err != nil {
 		return originDown(err)
@@ -364,4 +382,18 @@ func (c *Cache) readWhole(e *entry) ([]byte, bool) {
 		return nil, false
 	}
 	return b, true
+}
+
+// stallReader restarts a stall timer at every read that returns bytes.
+type stallReader struct {
+	r     io.Reader
+	stall *time.Timer
+}
+
+func (s stallReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.stall.Reset(stallTimeout)
+	}
+	return n, err
 }
