@@ -26,13 +26,6 @@ func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request, rq *request, 
 	if op.name != "GetObject" && op.name != "HeadObject" {
 		return s3err.Newf(s3err.NotImplemented, "This ObjectGateway is an edge cache: it serves GetObject and HeadObject only.")
 	}
-	for k := range rq.queryOf(r) {
-		// Subresources and response overrides would be cached under the
-		// object's name; the edge serves plain object reads only.
-		if !strings.HasPrefix(k, "X-Amz-") && k != "x-id" {
-			return s3err.Newf(s3err.NotImplemented, "The edge cache does not serve the %q query parameter.", k)
-		}
-	}
 	if err := edgeAddress(rq.bucket, rq.key); err != nil {
 		return err
 	}
@@ -45,6 +38,15 @@ func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request, rq *request, 
 		return s3err.New(s3err.AccessDenied)
 	}
 	rq.accessKey = auth.AccessKeyID
+	for k := range rq.queryOf(r) {
+		// Authentication has run first, so that SigV2 and malformed
+		// signatures get the answer they get from the gateway itself.
+		// Subresources and response overrides would be cached under the
+		// object's name; the edge serves plain object reads only.
+		if !strings.HasPrefix(k, "X-Amz-") && k != "x-id" {
+			return s3err.Newf(s3err.NotImplemented, "The edge cache does not serve the %q query parameter.", k)
+		}
+	}
 	return s.opts.Edge.Cache.Serve(w, r, rq.bucket, rq.key)
 }
 

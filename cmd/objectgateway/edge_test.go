@@ -196,6 +196,21 @@ func TestEdgeMode(t *testing.T) {
 		t.Errorf("the origin was asked for a dot-segment key %d times", got)
 	}
 
+	// A SigV2 presigned URL gets the gateway's own answer, not NotImplemented.
+	sigv2 := "/" + cdnBucket + "/" + page + "?AWSAccessKeyId=" + edgeAccess + "&Signature=abc%3D&Expires=1"
+	var codes [2]int
+	for i, host := range []string{g.addr, n.addr} {
+		resp, err := http.Get("http://" + host + sigv2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes[i] = resp.StatusCode
+	}
+	if codes[1] != codes[0] || codes[1] == http.StatusNotImplemented {
+		t.Errorf("SigV2 presigned GET: edge %d, gateway %d", codes[1], codes[0])
+	}
+
 	// Purge: unsigned is refused; signed by the root user removes the key.
 	purge := func(query string, sign bool) (int, string) {
 		req, _ := http.NewRequest(http.MethodPost, "http://"+n.admin+"/edge/purge?"+query, nil)
