@@ -290,6 +290,37 @@ func TestCDNVarnish(t *testing.T) {
 	})
 }
 
+// checkLargeRanges puts a 3 MiB object of random bytes (seeded with seed)
+// at the gateway and checks, through get (which sends the given Range
+// header, none for ""), three ranges — one crossing 1 MiB boundaries, a
+// short one and a suffix — and a full GET. It returns the object's bytes.
+func checkLargeRanges(t *testing.T, g *cdnGateway, name, key string, seed uint64, get func(rng string) cdnResponse) []byte {
+	t.Helper()
+	data := make([]byte, 3<<20+12345)
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	g.put(t, key, data)
+	for _, c := range []struct{ rng, contentRange string }{
+		{"bytes=1048000-2100000", "bytes 1048000-2100000/" + strconv.Itoa(len(data))},
+		{"bytes=5-9", "bytes 5-9/" + strconv.Itoa(len(data))},
+		{"bytes=-70000", fmt.Sprintf("bytes %d-%d/%d", len(data)-70000, len(data)-1, len(data))},
+	} {
+		r := get(c.rng)
+		var first, last int
+		fmt.Sscanf(c.contentRange, "bytes %d-%d/", &first, &last)
+		if r.status != http.StatusPartialContent || r.header.Get("Content-Range") != c.contentRange || !bytes.Equal(r.body, data[first:last+1]) {
+			t.Errorf("%s GET Range %s: %d Content-Range %q, %d bytes (equal: %v), want 206 %q, %d bytes",
+				name, c.rng, r.status, r.header.Get("Content-Range"), len(r.body), bytes.Equal(r.body, data[first:last+1]), c.contentRange, last+1-first)
+		}
+	}
+	if r := get(""); r.status != http.StatusOK || !bytes.Equal(r.body, data) {
+		t.Errorf("%s full GET of the large object: %d, %d bytes (equal: %v), want 200, %d bytes", name, r.status, len(r.body), bytes.Equal(r.body, data), len(data))
+	}
+	return data
+}
+
 // cdnProxy is a running proxy and the X-Cache-Status values its
 // configuration reports.
 type cdnProxy struct {
@@ -406,28 +437,13 @@ func runCDNChecks(t *testing.T, g *cdnGateway, p cdnProxy) {
 	// 4. Ranges of a large object (nginx: through the slice location, the
 	// ranges crossing its 1 MiB slices).
 	const big = "video/movie.mp4"
-	data := make([]byte, 3<<20+12345)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range data {
-		data[i] = byte(rng.Uint32())
-	}
-	g.put(t, big, data)
-	for _, c := range []struct{ rng, contentRange string }{
-		{"bytes=1048000-2100000", "bytes 1048000-2100000/" + strconv.Itoa(len(data))},
-		{"bytes=5-9", "bytes 5-9/" + strconv.Itoa(len(data))},
-		{"bytes=-70000", fmt.Sprintf("bytes %d-%d/%d", len(data)-70000, len(data)-1, len(data))},
-	} {
-		r := p.get(t, big, map[string]string{"Range": c.rng}, false)
-		var first, last int
-		fmt.Sscanf(c.contentRange, "bytes %d-%d/", &first, &last)
-		if r.status != http.StatusPartialContent || r.header.Get("Content-Range") != c.contentRange || !bytes.Equal(r.body, data[first:last+1]) {
-			t.Errorf("%s GET Range %s: %d Content-Range %q, %d bytes (equal: %v), want 206 %q, %d bytes",
-				p.name, c.rng, r.status, r.header.Get("Content-Range"), len(r.body), bytes.Equal(r.body, data[first:last+1]), c.contentRange, last+1-first)
+	checkLargeRanges(t, g, p.name, big, 1, func(rng string) cdnResponse {
+		var hdr map[string]string
+		if rng != "" {
+			hdr = map[string]string{"Range": rng}
 		}
-	}
-	if r := p.get(t, big, nil, false); r.status != http.StatusOK || !bytes.Equal(r.body, data) {
-		t.Errorf("%s full GET of the large object: %d, %d bytes (equal: %v), want 200, %d bytes", p.name, r.status, len(r.body), bytes.Equal(r.body, data), len(data))
-	}
+		return p.get(t, big, hdr, false)
+	})
 	whole, parts := g.count(big, http.StatusOK), g.count(big, http.StatusPartialContent)
 	if p.slices && (whole != 0 || parts < 4) {
 		t.Errorf("%s fetched the large object as %d whole GETs and %d ranges, want only ranges (4 slices of 1 MiB)", p.name, whole, parts)

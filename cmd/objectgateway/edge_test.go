@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,27 +124,7 @@ func TestEdgeMode(t *testing.T) {
 
 	// Ranges of a large object: fetched from the origin as 1 MiB slices.
 	const big = "video/movie.mp4"
-	data := make([]byte, 3<<20+12345)
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range data {
-		data[i] = byte(rng.Uint32())
-	}
-	g.put(t, big, data)
-	for _, c := range []struct{ rng, contentRange string }{
-		{"bytes=1048000-2100000", "bytes 1048000-2100000/" + strconv.Itoa(len(data))},
-		{"bytes=5-9", "bytes 5-9/" + strconv.Itoa(len(data))},
-		{"bytes=-70000", fmt.Sprintf("bytes %d-%d/%d", len(data)-70000, len(data)-1, len(data))},
-	} {
-		r := n.get(t, big, c.rng)
-		var first, last int
-		fmt.Sscanf(c.contentRange, "bytes %d-%d/", &first, &last)
-		if r.status != 206 || r.header.Get("Content-Range") != c.contentRange || !bytes.Equal(r.body, data[first:last+1]) {
-			t.Errorf("GET Range %s: %d Content-Range %q, %d bytes", c.rng, r.status, r.header.Get("Content-Range"), len(r.body))
-		}
-	}
-	if r := n.get(t, big, ""); r.status != 200 || !bytes.Equal(r.body, data) {
-		t.Errorf("full GET of the large object: %d, %d bytes (equal %v)", r.status, len(r.body), bytes.Equal(r.body, data))
-	}
+	data := checkLargeRanges(t, g, "edge", big, 3, func(rng string) cdnResponse { return n.get(t, big, rng) })
 	if whole, parts := originCount(g, "GetObject", big, 200), originCount(g, "GetObject", big, 206); whole != 0 || parts < 4 || parts > 6 {
 		t.Errorf("the origin served the large object as %d whole GETs and %d ranges, want only ranges, each of its 4 slices about once", whole, parts)
 	}
