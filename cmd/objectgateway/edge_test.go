@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awscreds "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 
@@ -130,14 +129,7 @@ func TestEdgeMode(t *testing.T) {
 	}
 
 	// Signed access with the edge's own credentials; writes are refused.
-	client := s3.NewFromConfig(aws.Config{
-		Region:      "us-east-1",
-		Credentials: awscreds.NewStaticCredentialsProvider(edgeAccess, edgeSecret, ""),
-		Retryer:     func() aws.Retryer { return aws.NopRetryer{} },
-	}, func(o *s3.Options) {
-		o.BaseEndpoint = aws.String("http://" + n.addr)
-		o.UsePathStyle = true
-	})
+	client := s3Client(n.addr, edgeAccess, edgeSecret)
 	out, err := client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(cdnBucket), Key: aws.String(big)})
 	if err != nil {
 		t.Fatalf("SDK GetObject through the edge: %v", err)

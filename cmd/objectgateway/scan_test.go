@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awscreds "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
@@ -34,32 +32,11 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 // the gateway wrote to stderr.
 func serveOnce(t *testing.T, root string) ([]string, string) {
 	t.Helper()
-	var stdout, stderr syncBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	addrc := make(chan string, 1)
-	done := make(chan error, 1)
+	var stderr syncBuffer
+	ctx := context.Background()
 	vars := map[string]string{"OBJECTGATEWAY_ACCESS_KEY": "SCANTESTACCESSKEY001", "OBJECTGATEWAY_SECRET_KEY": "scan-test-secret"}
-	go func() {
-		done <- serve(ctx, []string{"--root", root, "--listen", "127.0.0.1:0"}, env{
-			stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return vars[k] },
-			ready: func(a string) { addrc <- a },
-		})
-	}()
-	var addr string
-	select {
-	case addr = <-addrc:
-	case err := <-done:
-		t.Fatalf("serve exited early: %v\n%s", err, stderr.String())
-	}
-	client := s3.NewFromConfig(aws.Config{
-		Region:      "us-east-1",
-		Credentials: awscreds.NewStaticCredentialsProvider(vars["OBJECTGATEWAY_ACCESS_KEY"], vars["OBJECTGATEWAY_SECRET_KEY"], ""),
-		HTTPClient:  &http.Client{},
-		Retryer:     func() aws.Retryer { return aws.NopRetryer{} },
-	}, func(o *s3.Options) {
-		o.BaseEndpoint = aws.String("http://" + addr)
-		o.UsePathStyle = true
-	})
+	sv := startServe(t, []string{"--root", root, "--listen", "127.0.0.1:0"}, vars, &stderr)
+	client := s3Client(sv.addr, vars["OBJECTGATEWAY_ACCESS_KEY"], vars["OBJECTGATEWAY_SECRET_KEY"])
 	var keys []string
 	bs, err := client.ListBuckets(ctx, &s3.ListBucketsInput{})
 	if err != nil {
@@ -77,10 +54,7 @@ func serveOnce(t *testing.T, root string) ([]string, string) {
 			}
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
+	sv.stop()
 	return keys, stderr.String()
 }
 

@@ -3,9 +3,14 @@ package main
 import (
 	"context"
 	"io"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awscreds "github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
 // served is a serve command running in-process.
@@ -63,4 +68,18 @@ func startServe(t *testing.T, args []string, vars map[string]string, logw io.Wri
 	}
 	t.Cleanup(s.stop)
 	return s
+}
+
+// s3Client is an aws-sdk-go-v2 client of a gateway at addr, path-style,
+// without retries (a test sees the first answer).
+func s3Client(addr, access, secret string) *s3.Client {
+	return s3.NewFromConfig(aws.Config{
+		Region:      "us-east-1",
+		Credentials: awscreds.NewStaticCredentialsProvider(access, secret, ""),
+		HTTPClient:  &http.Client{},
+		Retryer:     func() aws.Retryer { return aws.NopRetryer{} },
+	}, func(o *s3.Options) {
+		o.BaseEndpoint = aws.String("http://" + addr)
+		o.UsePathStyle = true
+	})
 }

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awscreds "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
@@ -36,33 +34,11 @@ func TestParseConfigWatch(t *testing.T) {
 func TestServeWatchListsOutOfBandFiles(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"photos/cat.png": "png"})
-	var stdout, stderr syncBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	addrc := make(chan string, 1)
-	done := make(chan error, 1)
+	var stderr syncBuffer
+	ctx := context.Background()
 	vars := map[string]string{"OBJECTGATEWAY_ACCESS_KEY": "WATCHTESTACCESSKEY01", "OBJECTGATEWAY_SECRET_KEY": "watch-test-secret"}
-	go func() {
-		done <- serve(ctx, []string{"--root", root, "--listen", "127.0.0.1:0", "--watch"}, env{
-			stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return vars[k] },
-			ready: func(a string) { addrc <- a },
-		})
-	}()
-	var addr string
-	select {
-	case addr = <-addrc:
-	case err := <-done:
-		t.Fatalf("serve exited early: %v\n%s", err, stderr.String())
-	}
-	client := s3.NewFromConfig(aws.Config{
-		Region:      "us-east-1",
-		Credentials: awscreds.NewStaticCredentialsProvider(vars["OBJECTGATEWAY_ACCESS_KEY"], vars["OBJECTGATEWAY_SECRET_KEY"], ""),
-		HTTPClient:  &http.Client{},
-		Retryer:     func() aws.Retryer { return aws.NopRetryer{} },
-	}, func(o *s3.Options) {
-		o.BaseEndpoint = aws.String("http://" + addr)
-		o.UsePathStyle = true
-	})
+	sv := startServe(t, []string{"--root", root, "--listen", "127.0.0.1:0", "--watch"}, vars, &stderr)
+	client := s3Client(sv.addr, vars["OBJECTGATEWAY_ACCESS_KEY"], vars["OBJECTGATEWAY_SECRET_KEY"])
 	// The existing directories are watched in the background: write the
 	// file first into a directory created now, whose watch (or the import
 	// of the directory when it is watched) finds it either way.
@@ -85,8 +61,5 @@ func TestServeWatchListsOutOfBandFiles(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
+	sv.stop() // checks the shutdown is clean
 }
