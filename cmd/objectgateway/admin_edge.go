@@ -11,25 +11,15 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/sigv4"
 )
 
-// rootCredentials resolves only the root user's key: the purge endpoint
-// is for the operator.
-type rootCredentials struct{ access, secret string }
-
-func (r rootCredentials) SecretKey(access string) (string, bool) {
-	if access == r.access {
-		return r.secret, true
-	}
-	return "", false
-}
-
 // edgeCache adds the edge cache's purge endpoint and metrics to the admin
 // listener. POST /edge/purge?bucket=B&key=K removes one object,
 // ?bucket=B&prefix=P the objects of B whose keys start with P, ?all=true
 // everything. Requests must be signed with SigV4 (service s3) by the
 // root credentials, e.g. curl --aws-sigv4 "aws:amz:us-east-1:s3" with
 // -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" (see docs/cdn.md).
-func (a *admin) edgeCache(c *edge.Cache, access, secret, region string) {
-	v := sigv4.NewVerifier(sigv4.Options{Region: region, Credentials: rootCredentials{access, secret}})
+func (a *admin) edgeCache(c *edge.Cache, root credentials, region string) {
+	// Only the root user's key verifies: the purge is for the operator.
+	v := sigv4.NewVerifier(sigv4.Options{Region: region, Credentials: root})
 	a.mux.HandleFunc("POST /edge/purge", func(w http.ResponseWriter, r *http.Request) {
 		auth, err := v.Verify(r)
 		if err == nil && auth.Anonymous {

@@ -102,7 +102,7 @@ func serve(ctx context.Context, args []string, e env) error {
 				log.Error().Err(err).Msg("closing the edge cache")
 			}
 		}()
-		adm.edgeCache(edgeOpts.Cache, creds.Access, creds.Secret, cfg.region)
+		adm.edgeCache(edgeOpts.Cache, creds, cfg.region)
 	}
 
 	ln, err := net.Listen("tcp", cfg.listen)

@@ -121,7 +121,6 @@ func Open(o Options) (*Cache, error) {
 	}
 	c := &Cache{
 		o:       o,
-		up:      newUpstream(&o),
 		data:    filepath.Join(o.Dir, "data"),
 		entries: make(map[string]*entry),
 		lru:     list.New(),
@@ -129,6 +128,7 @@ func Open(o Options) (*Cache, error) {
 		dirty:   make(map[*entry]struct{}),
 		stop:    make(chan struct{}),
 	}
+	c.up = newUpstream(&c.o)
 	if err := c.attach(); err != nil {
 		o.Logger.Error().Err(err).Str("dir", o.Dir).Msg("edge cache disk unusable: passing requests through to the origin")
 	}

@@ -107,13 +107,11 @@ func (o *Options) defaults() error {
 	}
 	if o.Client == nil {
 		o.Client = &http.Client{Transport: &http.Transport{
-			Proxy:                 nil,
 			MaxIdleConns:          256,
 			MaxIdleConnsPerHost:   256,
 			IdleConnTimeout:       90 * time.Second,
 			ResponseHeaderTimeout: 60 * time.Second,
 			DisableCompression:    true,
-			ForceAttemptHTTP2:     false,
 		}}
 	}
 	return nil
