@@ -58,11 +58,22 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if err := checkVersionID(q); err != nil {
 		return err
 	}
-	rd, err := s.layer.ReadObject(rq.bucket, rq.key)
-	if err != nil {
-		return err
+	var rd *object.Reader
+	var err error
+	if r.Method == http.MethodHead {
+		// A HEAD needs the record, checked against the file by a stat;
+		// opening the file would buy nothing (StatObject).
+		var o object.Object
+		if o, err = s.layer.StatObject(rq.bucket, rq.key); err != nil {
+			return err
+		}
+		rd = &object.Reader{Object: o}
+	} else {
+		if rd, err = s.layer.ReadObject(rq.bucket, rq.key); err != nil {
+			return err
+		}
+		defer rd.Close()
 	}
-	defer rd.Close()
 	o := &rd.Object
 
 	if err := precondition.Check(preconditionHeaders(r.Header), o.ETag, o.LastModified); err != nil {

@@ -1,17 +1,19 @@
 package storage
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 )
 
-// TestStatPathAgreesWithOpen checks that StatPath, which does not open the
-// file, gives what Open gives: the same FileInfo for every location, and
-// the same errors for missing files, non-regular files and escapes.
-func TestStatPathAgreesWithOpen(t *testing.T) {
+// TestIdentifyAgreesWithOpen checks that Identify, which neither opens
+// the file nor walks the path through the bucket's Root, gives what Open
+// gives for a regular file at every location, and ok=false wherever Open
+// would not give that file's own FileInfo straight away: no file, not a
+// regular file, a symbolic link (Open follows it inside the bucket, and
+// refuses it outside).
+func TestIdentifyAgreesWithOpen(t *testing.T) {
 	fs, dir := newTestFS(t, Options{NoSync: true})
 	mustBucket(t, fs, "b")
 	natLoc, _ := put(t, fs, "b", "dir/k", []byte("natural"), Natural)
@@ -29,30 +31,39 @@ func TestStatPathAgreesWithOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		key     string
-		loc     Location
-		wantErr error
+		key    string
+		loc    Location
+		wantOK bool
 	}{
-		{"dir/k", natLoc, nil},
-		{"dir", Shadow, nil},
-		{"link", Natural, nil},
-		{"missing", Natural, ErrNotFound},
-		{"missing", Shadow, ErrNotFound},
-		{"fifo", Natural, ErrNotFound},
-		{"dir/", Natural, ErrNotFound},
-		{"escape", Natural, ErrEscape},
+		{"dir/k", natLoc, true},
+		{"dir", Shadow, true},
+		{"link", Natural, false},
+		{"missing", Natural, false},
+		{"missing", Shadow, false},
+		{"fifo", Natural, false},
+		{"dir/", Natural, false},
+		{"escape", Natural, false},
+		{"../b/dir/k", Natural, false},
+		{"dir/k", Directory, false},
 	} {
-		fi, err := fs.StatPath("b", tc.key, tc.loc)
-		if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
-			t.Errorf("StatPath(%q, %v) error %v, want %v", tc.key, tc.loc, err, tc.wantErr)
+		fi, ok := fs.Identify("b", tc.key, tc.loc)
+		if ok != tc.wantOK {
+			t.Errorf("Identify(%q, %v) ok %v, want %v", tc.key, tc.loc, ok, tc.wantOK)
 			continue
 		}
-		f, ofi, oerr := fs.Open("b", tc.key, tc.loc)
-		if f != nil {
-			f.Close()
+		if !ok {
+			continue
 		}
-		if (oerr == nil) != (err == nil) || fi != ofi {
-			t.Errorf("%q: StatPath %+v, %v; Open %+v, %v", tc.key, fi, err, ofi, oerr)
+		f, ofi, err := fs.Open("b", tc.key, tc.loc)
+		if err != nil {
+			t.Fatalf("Open(%q): %v", tc.key, err)
 		}
+		f.Close()
+		if fi != ofi {
+			t.Errorf("%q: Identify %+v; Open %+v", tc.key, fi, ofi)
+		}
+	}
+	if _, ok := fs.Identify(".objectgateway", "x", Natural); ok {
+		t.Error("Identify reached into the state directory")
 	}
 }

@@ -81,8 +81,28 @@ func (l *Layer) OpenObject(bucket, key string) (*Reader, error) {
 }
 
 // StatObject returns an object's record, checked against its file like
-// OpenObject.
+// OpenObject but without opening it when the two agree: one fstatat of the
+// file's path (storage.FS.Identify) against OpenObject's walk, open,
+// fstat, fcntl and close. HeadObject and GetObjectAttributes answer from
+// it. The stat proves the file is there with the record's size, mtime and
+// inode, not that the gateway may read it: a file made unreadable behind
+// the gateway's back answers HEAD and fails on GET, as its bytes, not its
+// metadata, are what cannot be read.
+// Anything else (no file, another file, not a regular file) takes
+// OpenObject's path, which refreshes or drops the record under the key's
+// lock.
 func (l *Layer) StatObject(bucket, key string) (Object, error) {
+	rec, err := l.ix.Object(bucket, key)
+	if err != nil {
+		return Object{}, keyErr(err, bucket, key)
+	}
+	if rec.Location == metadata.Directory {
+		return rec, nil
+	}
+	if fi, ok := l.fs.Identify(bucket, key, toStorage(rec.Location)); ok && matches(&rec, fi) {
+		l.md5.note(bucket, &rec, fi)
+		return rec, nil
+	}
 	r, err := l.OpenObject(bucket, key)
 	if err != nil {
 		return Object{}, err

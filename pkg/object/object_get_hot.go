@@ -29,7 +29,9 @@ func (l *Layer) HotCache() *hotcache.Cache { return l.hot }
 // ReadObject is OpenObject for GetObject and HeadObject. With a hot-object
 // cache, a small object may come back with its bytes in Body and no File.
 // Cached bytes are served only when their key matches the current record
-// and the file, checked with one stat without opening it, still has the
+// and the file, checked with one stat without opening it (storage.FS.
+// Identify: the bytes were read through a confined open when the entry was
+// filled, and the stat confirms the same file is still there), still has the
 // size, mtime and inode of the record; anything else takes the ordinary
 // path, which refreshes a record that no longer matches its file.
 // Concurrent misses of one object version share a single read.
@@ -46,8 +48,8 @@ func (l *Layer) ReadObject(bucket, key string) (*Reader, error) {
 	}
 	k := hotKey(bucket, key, &rec)
 	if b, ok := l.hot.Get(k); ok {
-		fi, err := l.fs.StatPath(bucket, key, toStorage(rec.Location))
-		if err == nil && matches(&rec, fi) {
+		fi, ok := l.fs.Identify(bucket, key, toStorage(rec.Location))
+		if ok && matches(&rec, fi) {
 			l.hot.Hit()
 			l.md5.note(bucket, &rec, fi)
 			return &Reader{Object: rec, Body: b}, nil

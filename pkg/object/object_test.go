@@ -225,6 +225,98 @@ func TestOutOfBandChangesAreNeverServedStale(t *testing.T) {
 	}
 }
 
+// TestStatObjectChecksTheFile is TestOutOfBandChangesAreNeverServedStale
+// for StatObject (HEAD), which stats the file instead of opening it: a
+// change behind the gateway's back is seen by the stat alone, gives the
+// same refreshed record a GET would, and a file that is gone or no longer
+// a regular file is no object.
+func TestStatObjectChecksTheFile(t *testing.T) {
+	l, root := newLayer(t)
+	orig := put(t, l, "f", "version one")
+	if o, err := l.StatObject("bkt", "f"); err != nil || o.ETag != orig.ETag || o.Size != orig.Size {
+		t.Fatalf("StatObject of an unchanged file = %+v, %v; want the record %+v", o, err, orig)
+	}
+	path := filepath.Join(root, "bkt", "f")
+
+	// Appended behind the gateway's back: HEAD sees the new size and a
+	// fresh ETag, and the GET that follows finds the same record.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(" and more")
+	f.Close()
+	head, err := l.StatObject("bkt", "f")
+	if err != nil || head.Size != int64(len("version one and more")) || head.ETag == orig.ETag || !strings.HasSuffix(head.ETag, "-1") || len(head.Checksums) != 0 {
+		t.Fatalf("StatObject of an appended file = %+v, %v", head, err)
+	}
+	if got, body := read(t, l, "f"); got.ETag != head.ETag || body != "version one and more" {
+		t.Fatalf("GET after HEAD: %+v %q; HEAD said ETag %s", got, body, head.ETag)
+	}
+
+	// Replaced by another program: new inode, same size.
+	tmp := path + ".tmp"
+	os.WriteFile(tmp, []byte("VERSION ONE AND MORE"), 0o644)
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := l.StatObject("bkt", "f"); err != nil || o.ETag == head.ETag {
+		t.Fatalf("StatObject of a replaced file = %+v, %v; still ETag %s", o, err, head.ETag)
+	}
+
+	// Replaced by a directory, then removed: no object, record dropped.
+	os.Remove(path)
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.StatObject("bkt", "f"); code(err) != s3err.NoSuchKey {
+		t.Fatalf("StatObject of a key whose file became a directory: %v; want NoSuchKey", err)
+	}
+	os.Remove(path)
+	put(t, l, "g", "gone soon")
+	os.Remove(filepath.Join(root, "bkt", "g"))
+	if _, err := l.StatObject("bkt", "g"); code(err) != s3err.NoSuchKey {
+		t.Fatalf("StatObject of a vanished file: %v; want NoSuchKey", err)
+	}
+	if page, _ := l.ListObjects("bkt", ListQuery{Limit: 10}); len(page.Objects) != 0 {
+		t.Fatalf("records of vanished files must be dropped, still listed: %+v", page.Objects)
+	}
+
+	// A key kept in the shadow area and a folder marker answer too.
+	shadow := put(t, l, "a/./b", "shadowed")
+	if o, err := l.StatObject("bkt", "a/./b"); err != nil || o.ETag != shadow.ETag {
+		t.Fatalf("StatObject of a shadow-area key = %+v, %v; want ETag %s", o, err, shadow.ETag)
+	}
+	put(t, l, "dir/", "")
+	if o, err := l.StatObject("bkt", "dir/"); err != nil || o.Size != 0 {
+		t.Fatalf("StatObject of a folder marker = %+v, %v", o, err)
+	}
+	if _, err := l.StatObject("bkt", "never"); code(err) != s3err.NoSuchKey {
+		t.Fatalf("StatObject of a key never written: %v; want NoSuchKey", err)
+	}
+
+	// A directory of the key's path replaced by a symbolic link leading
+	// out of the bucket, to a file of the same name and size: the stat
+	// that follows it finds another file, and the confined open refuses
+	// the path, so HEAD and GET fail alike and nothing outside is described.
+	put(t, l, "out/k", "inside")
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "k"), []byte("OUTSIDE"[:6]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "bkt", "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "bkt", "out")); err != nil {
+		t.Fatal(err)
+	}
+	_, headErr := l.StatObject("bkt", "out/k")
+	_, getErr := l.OpenObject("bkt", "out/k")
+	if headErr == nil || code(headErr) != code(getErr) {
+		t.Fatalf("StatObject through an escaping link: %v; OpenObject: %v; want the same error", headErr, getErr)
+	}
+}
+
 // TestConcurrentWritersOneKey races PUTs of distinct bodies to one key and
 // checks that the record always describes the bytes on disk.
 func TestConcurrentWritersOneKey(t *testing.T) {
