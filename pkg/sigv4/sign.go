@@ -79,6 +79,10 @@ func Presign(r *http.Request, accessKey, secret, region string, t time.Time, exp
 	r.URL.RawQuery += "&X-Amz-Signature=" + sig
 }
 
+// signingKeys memoises the derived keys of the client signers, as the
+// Verifier does for the keys it checks against.
+var signingKeys keyCache
+
 // sign computes the hex signature and scope of a client request.
 func sign(r *http.Request, pairs []queryPair, skip string, signed []string, secret, region, amzDate, payload string) (sig, scope string) {
 	b := append([]byte(r.Method), '\n')
@@ -90,7 +94,7 @@ func sign(r *http.Request, pairs []queryPair, skip string, signed []string, secr
 	n := len(b)
 	scope = amzDate[:8] + "/" + region + "/" + service + "/" + terminator
 	b = appendStringToSign(b, amzDate, scope, b[:n])
-	key := SigningKey(secret, amzDate[:8], region, service)
+	key := signingKeys.get(secret, amzDate[:8], region)
 	mac := macSHA256(key, b[n:], nil)
 	return hex.EncodeToString(mac[:]), scope
 }

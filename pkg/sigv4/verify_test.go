@@ -531,3 +531,14 @@ func BenchmarkParseQuery(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSignRequest measures the client signer the bench tool and the
+// edge's upstream client sign each request with.
+func BenchmarkSignRequest(b *testing.B) {
+	r := httptest.NewRequest(http.MethodHead, "http://127.0.0.1:9000/bench/small/obj", nil)
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		SignRequest(r, "AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "us-east-1", now, UnsignedPayload)
+	}
+}
