@@ -13,10 +13,11 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
-// Reader hashes a body as it is read and verifies the expected digests at
-// EOF. It is not safe for concurrent use.
-type Reader struct {
-	r   io.Reader
+// Digest hashes a body written to it in pieces and, at Finish, verifies
+// the expected digests. It is what Reader hashes with; a caller that wants
+// to hash on another goroutine than the one reading the body (a pipelined
+// copy) uses it directly. It is not safe for concurrent use.
+type Digest struct {
 	e   Expect
 	alg Algorithm
 
@@ -26,16 +27,15 @@ type Reader struct {
 
 	md5Sum []byte
 	value  string
-	err    error // sticky: the final error (io.EOF or a verification error)
 }
 
-// NewReader returns a Reader over r that verifies e. It returns
-// InvalidDigest or InvalidRequest when e carries malformed values (an Expect
-// built by FromHeader never does), InvalidArgument for a SHA256Hex that is
-// not 64 hex digits, and InternalError when x-amz-trailer named the
-// checksum but no Trailer function was wired, because that would skip
-// verification silently.
-func NewReader(r io.Reader, e Expect) (*Reader, error) {
+// NewDigest returns a Digest that verifies e. It returns InvalidDigest or
+// InvalidRequest when e carries malformed values (an Expect built by
+// FromHeader never does), InvalidArgument for a SHA256Hex that is not 64
+// hex digits, and InternalError when x-amz-trailer named the checksum but
+// no Trailer function was wired, because that would skip verification
+// silently.
+func NewDigest(e Expect) (*Digest, error) {
 	if e.ContentMD5 != "" && !validBase64(e.ContentMD5, md5.Size) {
 		return nil, s3err.New(s3err.InvalidDigest)
 	}
@@ -48,19 +48,101 @@ func NewReader(r io.Reader, e Expect) (*Reader, error) {
 	if e.trailerNamed && e.Trailer == nil {
 		return nil, s3err.Newf(s3err.InternalError, "checksum: x-amz-trailer named %s but no trailer reader was wired", e.Algorithm.Header())
 	}
-	cr := &Reader{r: r, e: e, alg: e.Algorithm, md5: md5.New()}
-	if cr.alg == None {
-		cr.alg = CRC64NVME
+	d := &Digest{e: e, alg: e.Algorithm, md5: md5.New()}
+	if d.alg == None {
+		d.alg = CRC64NVME
 	}
-	if e.SHA256Hex != "" || cr.alg == SHA256 {
-		cr.sha256 = sha256.New()
+	if e.SHA256Hex != "" || d.alg == SHA256 {
+		d.sha256 = sha256.New()
 	}
-	if cr.alg == SHA256 {
-		cr.sum = cr.sha256
+	if d.alg == SHA256 {
+		d.sum = d.sha256
 	} else {
-		cr.sum = cr.alg.New()
+		d.sum = d.alg.New()
 	}
-	return cr, nil
+	return d, nil
+}
+
+// Write hashes b; it never fails.
+func (d *Digest) Write(b []byte) (int, error) {
+	d.md5.Write(b)
+	if d.sha256 != nil {
+		d.sha256.Write(b)
+	}
+	if d.sum != d.sha256 {
+		d.sum.Write(b)
+	}
+	return len(b), nil
+}
+
+// Finish computes the final digests once the whole body was written, and
+// compares them with the expected ones in the order S3 reports them:
+// Content-MD5, then the checksum (from its header, or from the trailer,
+// which must have been read by now), then the signed SHA-256. It returns
+// nil when all match.
+func (d *Digest) Finish() error {
+	d.md5Sum = d.md5.Sum(nil)
+	sum := d.sum.Sum(nil)
+	d.value = base64.StdEncoding.EncodeToString(sum)
+
+	if d.e.ContentMD5 != "" {
+		want, _ := base64.StdEncoding.DecodeString(d.e.ContentMD5)
+		if !bytes.Equal(want, d.md5Sum) {
+			return s3err.Newf(s3err.BadDigest, "The Content-MD5 you specified did not match what we received.")
+		}
+	}
+
+	want := d.e.Value
+	if d.e.Trailer != nil {
+		want = strings.TrimSpace(d.e.Trailer())
+		if want == "" {
+			return s3err.Newf(s3err.MalformedTrailerError,
+				"The request contained trailing data that was not well-formed or did not conform to our published schema. Missing %s in the trailer.", d.alg.Header())
+		}
+		if !validBase64(want, d.alg.size()) {
+			return s3err.Newf(s3err.InvalidRequest, "Value for %s trailing header is invalid.", d.alg.Header())
+		}
+	}
+	if want != "" {
+		wb, _ := base64.StdEncoding.DecodeString(want)
+		if !bytes.Equal(wb, sum) {
+			return s3err.Newf(s3err.BadDigest, "The %s you specified did not match the calculated checksum.", d.alg)
+		}
+	}
+
+	if d.e.SHA256Hex != "" {
+		wb, _ := hex.DecodeString(d.e.SHA256Hex)
+		if !bytes.Equal(wb, d.sha256.Sum(nil)) {
+			return s3err.New(s3err.XAmzContentSHA256Mismatch)
+		}
+	}
+	return nil
+}
+
+// MD5 returns the MD5 digest of the body, or nil before Finish.
+func (d *Digest) MD5() []byte { return d.md5Sum }
+
+// Checksum returns the algorithm computed and its base64 value, valid after
+// Finish: the requested algorithm, or CRC64NVME when none was requested.
+// Before Finish the value is "".
+func (d *Digest) Checksum() (Algorithm, string) { return d.alg, d.value }
+
+// Reader hashes a body as it is read and verifies the expected digests at
+// EOF. It is not safe for concurrent use.
+type Reader struct {
+	r   io.Reader
+	d   *Digest
+	err error // sticky: the final error (io.EOF or a verification error)
+}
+
+// NewReader returns a Reader over r that verifies e; its errors are
+// NewDigest's.
+func NewReader(r io.Reader, e Expect) (*Reader, error) {
+	d, err := NewDigest(e)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{r: r, d: d}, nil
 }
 
 // Read reads from the underlying reader, hashing what it returns. At EOF it
@@ -72,18 +154,14 @@ func (r *Reader) Read(p []byte) (int, error) {
 	}
 	n, err := r.r.Read(p)
 	if n > 0 {
-		b := p[:n]
-		r.md5.Write(b)
-		if r.sha256 != nil {
-			r.sha256.Write(b)
-		}
-		if r.sum != r.sha256 {
-			r.sum.Write(b)
-		}
+		r.d.Write(p[:n])
 	}
 	switch {
 	case err == io.EOF:
-		r.err = r.finish()
+		r.err = io.EOF
+		if ferr := r.d.Finish(); ferr != nil {
+			r.err = ferr
+		}
 		return n, r.err
 	case err != nil:
 		r.err = err
@@ -91,51 +169,10 @@ func (r *Reader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// finish computes the final digests and compares them, in the order S3
-// reports them: Content-MD5, then the checksum, then the signed SHA-256.
-func (r *Reader) finish() error {
-	r.md5Sum = r.md5.Sum(nil)
-	sum := r.sum.Sum(nil)
-	r.value = base64.StdEncoding.EncodeToString(sum)
-
-	if r.e.ContentMD5 != "" {
-		want, _ := base64.StdEncoding.DecodeString(r.e.ContentMD5)
-		if !bytes.Equal(want, r.md5Sum) {
-			return s3err.Newf(s3err.BadDigest, "The Content-MD5 you specified did not match what we received.")
-		}
-	}
-
-	want := r.e.Value
-	if r.e.Trailer != nil {
-		want = strings.TrimSpace(r.e.Trailer())
-		if want == "" {
-			return s3err.Newf(s3err.MalformedTrailerError,
-				"The request contained trailing data that was not well-formed or did not conform to our published schema. Missing %s in the trailer.", r.alg.Header())
-		}
-		if !validBase64(want, r.alg.size()) {
-			return s3err.Newf(s3err.InvalidRequest, "Value for %s trailing header is invalid.", r.alg.Header())
-		}
-	}
-	if want != "" {
-		wb, _ := base64.StdEncoding.DecodeString(want)
-		if !bytes.Equal(wb, sum) {
-			return s3err.Newf(s3err.BadDigest, "The %s you specified did not match the calculated checksum.", r.alg)
-		}
-	}
-
-	if r.e.SHA256Hex != "" {
-		wb, _ := hex.DecodeString(r.e.SHA256Hex)
-		if !bytes.Equal(wb, r.sha256.Sum(nil)) {
-			return s3err.New(s3err.XAmzContentSHA256Mismatch)
-		}
-	}
-	return io.EOF
-}
-
 // MD5 returns the MD5 digest of the body, or nil before EOF.
-func (r *Reader) MD5() []byte { return r.md5Sum }
+func (r *Reader) MD5() []byte { return r.d.MD5() }
 
 // Checksum returns the algorithm computed and its base64 value, valid after
 // EOF: the requested algorithm, or CRC64NVME when none was requested.
 // Before EOF the value is "".
-func (r *Reader) Checksum() (Algorithm, string) { return r.alg, r.value }
+func (r *Reader) Checksum() (Algorithm, string) { return r.d.Checksum() }

@@ -192,7 +192,7 @@ func (l *Layer) UploadPart(in PartInput) (Part, error) {
 // writePart hashes body into a staged file while copying it, then stores
 // it as part number n of an upload.
 func (l *Layer) writePart(bucket, key, id string, n int, body io.Reader, size int64, expect checksum.Expect) (Part, error) {
-	cr, err := checksum.NewReader(body, expect)
+	dg, err := checksum.NewDigest(expect)
 	if err != nil {
 		return Part{}, err
 	}
@@ -201,12 +201,12 @@ func (l *Layer) writePart(bucket, key, id string, n int, body io.Reader, size in
 		return Part{}, mapErr(err)
 	}
 	defer up.Abort()
-	written, err := copyBody(up, cr, size)
+	written, err := copyBody(up, body, dg, size)
 	if err != nil {
 		return Part{}, err
 	}
-	alg, sum := cr.Checksum()
-	p := Part{Number: n, Size: written, ETag: hex.EncodeToString(cr.MD5()), LastModified: l.now().UTC()}
+	alg, sum := dg.Checksum()
+	p := Part{Number: n, Size: written, ETag: hex.EncodeToString(dg.MD5()), LastModified: l.now().UTC()}
 	if alg != checksum.None {
 		p.Checksum = metadata.Checksum{Algorithm: alg.String(), Value: sum}
 	}

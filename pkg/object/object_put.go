@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/checksum"
@@ -62,10 +61,6 @@ type PutInput struct {
 	Chown *POSIXOwner
 }
 
-// copyBufs holds the buffers PUT copies through, so a PUT allocates no
-// per-request buffer.
-var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
-
 // PutObject stores an object: the body is written to a staging file while
 // it is hashed, verified, made durable, renamed into place, and then
 // recorded in the index.
@@ -79,7 +74,7 @@ func (l *Layer) PutObject(in PutInput) (Object, error) {
 	if in.Size > MaxPutSize {
 		return Object{}, s3err.New(s3err.EntityTooLarge)
 	}
-	cr, err := checksum.NewReader(in.Body, in.Expect)
+	dg, err := checksum.NewDigest(in.Expect)
 	if err != nil {
 		return Object{}, err
 	}
@@ -89,15 +84,15 @@ func (l *Layer) PutObject(in PutInput) (Object, error) {
 	}
 	defer up.Abort()
 
-	n, err := copyBody(up, cr, in.Size)
+	n, err := copyBody(up, in.Body, dg, in.Size)
 	if err != nil {
 		return Object{}, err
 	}
-	alg, sum := cr.Checksum()
+	alg, sum := dg.Checksum()
 	rec := Object{
 		Key:  in.Key,
 		Size: n,
-		ETag: hex.EncodeToString(cr.MD5()),
+		ETag: hex.EncodeToString(dg.MD5()),
 	}
 	if alg != checksum.None {
 		rec.Checksums = []metadata.Checksum{{Algorithm: alg.String(), Value: sum, Type: "FULL_OBJECT"}}
@@ -108,37 +103,6 @@ func (l *Layer) PutObject(in PutInput) (Object, error) {
 		return Object{}, err
 	}
 	return l.commit(in.Bucket, up, rec, publish{cond: in.Conditions, store: l.putRecord(in.Bucket)})
-}
-
-// copyBody copies r into the upload through a pooled buffer and checks the
-// length. r must report digest mismatches as errors at EOF.
-func copyBody(up *storage.Upload, r io.Reader, size int64) (int64, error) {
-	bp := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(bp)
-	buf := *bp
-	var n int64
-	for {
-		m, rerr := r.Read(buf)
-		if m > 0 {
-			n += int64(m)
-			if (size >= 0 && n > size) || n > MaxPutSize {
-				return n, s3err.New(s3err.IncompleteBody)
-			}
-			if _, werr := up.Write(buf[:m]); werr != nil {
-				return n, mapErr(werr)
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return n, bodyErr(rerr)
-		}
-	}
-	if size >= 0 && n != size {
-		return n, s3err.New(s3err.IncompleteBody)
-	}
-	return n, nil
 }
 
 // bodyErr maps an error from reading a request body: a client that went

@@ -1,0 +1,174 @@
+package object
+
+import (
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/objectgateway/objectgateway/pkg/checksum"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/storage"
+)
+
+// copyBufs holds the buffers small PUTs copy through, so a PUT allocates
+// no per-request buffer.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+const (
+	// pipelineMin is the smallest body copied through the pipeline;
+	// smaller ones (and the start of bodies of unknown size) are read,
+	// hashed and written on the request's goroutine.
+	pipelineMin = 2 << 20
+	// pipeChunk is the size of a pipeline buffer, pipeDepth how many
+	// buffers one body's pipeline holds.
+	pipeChunk = 1 << 20
+	pipeDepth = 4
+)
+
+// pipeBufs holds the pipeline's buffers.
+var pipeBufs = sync.Pool{New: func() any { b := make([]byte, pipeChunk); return &b }}
+
+// pipelines bounds the bodies copied through a pipeline at once to one per
+// CPU: more hashing goroutines than CPUs gain nothing, and each pipeline
+// holds pipeDepth×pipeChunk bytes (4 MiB). Bodies beyond the bound are
+// copied serially.
+var pipelines = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// copyBody copies body into the upload, hashing it with dg, checks the
+// length (size, or -1 when unknown) and verifies the digests at the end
+// (Digest.Finish, after the body's EOF, when an aws-chunked trailer has
+// been read).
+//
+// Hashing (MD5 and the checksum) is most of a large PUT's CPU, and reading
+// the socket and writing the file most of the rest, so a large body goes
+// through a pipeline: the request's goroutine reads a buffer, writes it to
+// the file and hands it to a hashing goroutine, which hashes it while the
+// next one is read and written. A PUT then takes about as long as the
+// longer of the two instead of their sum.
+func copyBody(up *storage.Upload, body io.Reader, dg *checksum.Digest, size int64) (int64, error) {
+	var n int64
+	var err error
+	if size >= 0 && size < pipelineMin {
+		n, err = copySerial(up, body, dg, size)
+	} else {
+		select {
+		case pipelines <- struct{}{}:
+			n, err = copyPipelined(up, body, dg, size)
+			<-pipelines
+		default:
+			n, err = copySerial(up, body, dg, size)
+		}
+	}
+	if err != nil {
+		return n, err
+	}
+	if size >= 0 && n != size {
+		return n, s3err.New(s3err.IncompleteBody)
+	}
+	return n, dg.Finish()
+}
+
+// copySerial reads, hashes and writes body on the calling goroutine.
+func copySerial(up *storage.Upload, body io.Reader, dg *checksum.Digest, size int64) (int64, error) {
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	var n int64
+	for {
+		m, rerr := body.Read(buf)
+		if m > 0 {
+			n += int64(m)
+			if tooLong(n, size) {
+				return n, s3err.New(s3err.IncompleteBody)
+			}
+			dg.Write(buf[:m])
+			if _, werr := up.Write(buf[:m]); werr != nil {
+				return n, mapErr(werr)
+			}
+		}
+		if rerr == io.EOF {
+			return n, nil
+		}
+		if rerr != nil {
+			return n, bodyErr(rerr)
+		}
+	}
+}
+
+// copyPipelined is copySerial with the hashing on a goroutine of its own,
+// pipeDepth buffers of pipeChunk bytes in flight between the two. A buffer
+// goes back to the reader once it is both written and hashed; the hasher
+// has hashed everything when copyPipelined returns.
+func copyPipelined(up *storage.Upload, body io.Reader, dg *checksum.Digest, size int64) (int64, error) {
+	free := make(chan *[]byte, pipeDepth)
+	for range pipeDepth {
+		free <- pipeBufs.Get().(*[]byte)
+	}
+	type chunk struct {
+		bp *[]byte
+		n  int
+	}
+	work := make(chan chunk, pipeDepth)
+	hashed := make(chan struct{})
+	go func() {
+		defer close(hashed)
+		for c := range work {
+			dg.Write((*c.bp)[:c.n])
+			free <- c.bp
+		}
+	}()
+	defer func() {
+		close(work)
+		<-hashed
+		for range pipeDepth {
+			pipeBufs.Put(<-free)
+		}
+	}()
+
+	var n int64
+	for {
+		bp := <-free
+		m, rerr := fill(body, *bp)
+		if m > 0 {
+			n += int64(m)
+			if tooLong(n, size) {
+				free <- bp
+				return n, s3err.New(s3err.IncompleteBody)
+			}
+			if _, werr := up.Write((*bp)[:m]); werr != nil {
+				free <- bp
+				return n, mapErr(werr)
+			}
+			work <- chunk{bp, m}
+		} else {
+			free <- bp
+		}
+		if rerr == io.EOF {
+			return n, nil
+		}
+		if rerr != nil {
+			return n, bodyErr(rerr)
+		}
+	}
+}
+
+// fill reads from r until buf is full or r fails. Unlike io.ReadFull it
+// reports a clean end of the body as io.EOF whatever it read before, and
+// passes every other error on as it is, so a truncated body is never
+// mistaken for a complete one.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// tooLong reports whether n bytes are more than the body may hold.
+func tooLong(n, size int64) bool {
+	return (size >= 0 && n > size) || n > MaxPutSize
+}
