@@ -23,9 +23,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, getenv f
 		return err
 	}
 	if cmd.ServeStatic != "" {
-		return ServeStatic(ctx, StaticOptions{Dir: cmd.ServeStatic, NoSync: cmd.StaticNoSync}, cmd.Listen, func(addr string) {
-			fmt.Fprintf(stdout, "static-file server: serving %s on http://%s (fsync %v); compare with NAME=http://%s;mode=static\n",
-				cmd.ServeStatic, addr, !cmd.StaticNoSync, addr)
+		so := StaticOptions{Dir: cmd.ServeStatic, NoSync: cmd.StaticNoSync, Sink: cmd.StaticSink}
+		return ServeStatic(ctx, so, cmd.Listen, func(addr string) {
+			mode := fmt.Sprintf("fsync %v", !so.NoSync)
+			if so.Sink != "" {
+				mode = "PUT bodies: " + so.Sink
+			}
+			fmt.Fprintf(stdout, "static-file server: serving %s on http://%s (%s); compare with NAME=http://%s;mode=static\n",
+				cmd.ServeStatic, addr, mode, addr)
 		})
 	}
 	o := cmd.Options

@@ -219,6 +219,7 @@ type Command struct {
 	ServeStatic  string
 	Listen       string
 	StaticNoSync bool
+	StaticSink   string
 }
 
 // ParseArgs parses the bench subcommand's flags. Credentials come from
@@ -265,11 +266,15 @@ func ParseArgs(args []string, getenv func(string) string, stderr io.Writer) (Com
 	fs.StringVar(&c.ServeStatic, "serve-static", "", "serve this directory as the static-file baseline instead of benchmarking")
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:9100", "address of --serve-static")
 	fs.BoolVar(&c.StaticNoSync, "static-nosync", false, "--serve-static: do not fsync PUTs")
+	fs.StringVar(&c.StaticSink, "static-sink", "", "--serve-static: PUTs store nothing; their bodies are dropped (discard) or hashed with MD5 (md5): the network and hash ceilings of put-large")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.StaticSink != "" && c.StaticSink != SinkDiscard && c.StaticSink != SinkMD5 {
+		return c, fmt.Errorf("--static-sink %q: want %s or %s", c.StaticSink, SinkDiscard, SinkMD5)
 	}
 	if c.ServeStatic != "" {
 		return c, nil

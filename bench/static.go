@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/md5"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -27,7 +28,19 @@ type StaticOptions struct {
 	// PUT write a temp file, fsync it and rename it into place: the
 	// ceiling a durable S3 PUT is compared with.
 	NoSync bool
+	// Sink, when set, makes a PUT read its body and store nothing:
+	// SinkDiscard drops the bytes, SinkMD5 hashes them with MD5 on the
+	// request's goroutine. They are the ceilings of put-large without a
+	// disk: what loopback alone carries, and what receiving and hashing
+	// the body allow.
+	Sink string
 }
+
+// The sinks of StaticOptions.Sink.
+const (
+	SinkDiscard = "discard"
+	SinkMD5     = "md5"
+)
 
 // staticServer is the raw ceiling the gateway is compared with: a minimal
 // net/http file server without auth, confined to its directory by os.Root.
@@ -172,6 +185,15 @@ func (s *staticServer) get(w http.ResponseWriter, r *http.Request, rel string) e
 }
 
 func (s *staticServer) put(r *http.Request, rel string) error {
+	if s.opts.Sink != "" {
+		var dst io.Writer = io.Discard
+		if s.opts.Sink == SinkMD5 {
+			dst = md5.New()
+		}
+		buf := make([]byte, 1<<20)
+		_, err := io.CopyBuffer(dst, struct{ io.Reader }{r.Body}, buf)
+		return err
+	}
 	dir := path.Dir(rel)
 	if err := s.root.MkdirAll(dir, 0o755); err != nil {
 		return err

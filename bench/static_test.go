@@ -2,8 +2,11 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"io"
+	"io/fs"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,5 +109,46 @@ func TestParseStaticList(t *testing.T) {
 	}
 	if p := parseStaticList([]byte("complete")); p.Truncated || len(p.Keys) != 0 {
 		t.Fatalf("parseStaticList(empty) = %+v", p)
+	}
+}
+
+// TestStaticSink runs put-large against the two sinks of the static
+// server: every PUT answers 200, nothing is stored, and the bucket is
+// still created and removed as on the file-backed server.
+func TestStaticSink(t *testing.T) {
+	for _, sink := range []string{SinkDiscard, SinkMD5} {
+		t.Run(sink, func(t *testing.T) {
+			dir := t.TempDir()
+			h, closeRoot, err := NewStaticHandler(StaticOptions{Dir: dir, Sink: sink})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(h)
+			defer closeRoot()
+			defer srv.Close()
+			o := tinyOptions(Endpoint{Name: sink, URL: srv.URL, Mode: ModeStatic})
+			o.Scenarios = []string{"put-large"}
+			rep, err := Run(context.Background(), o, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rep.Scenarios[0].Results[0]
+			if r.Skipped != "" || r.Errors != 0 || r.Ops == 0 {
+				t.Fatalf("put-large on the %s sink: skipped %q, %d ops, %d errors (%s)", sink, r.Skipped, r.Ops, r.Errors, r.FirstError)
+			}
+			var files []string
+			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					files = append(files, p)
+				}
+				return nil
+			})
+			if len(files) != 0 {
+				t.Fatalf("the %s sink stored files: %v", sink, files)
+			}
+		})
+	}
+	if _, err := ParseArgs([]string{"--serve-static", t.TempDir(), "--static-sink", "sha1"}, func(string) string { return "" }, io.Discard); err == nil {
+		t.Fatal("--static-sink sha1 was accepted")
 	}
 }
