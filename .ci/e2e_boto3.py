@@ -174,6 +174,21 @@ def main():
         else:
             raise AssertionError("get_object of a missing key succeeded")
 
+    def list_object_versions():
+        # The paginator boto3 users (and bucket-emptying scripts) call: in a
+        # bucket that was never versioned, every key is one "null" version.
+        keys = [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])]
+        versions, markers = [], []
+        pages = s3.get_paginator("list_object_versions").paginate(
+            Bucket=BUCKET, PaginationConfig={"PageSize": 2}
+        )
+        for page in pages:
+            versions += page.get("Versions", [])
+            markers += page.get("DeleteMarkers", [])
+        expect([v["Key"] for v in versions] == keys, f"versions {[v['Key'] for v in versions]}, keys {keys}")
+        expect(all(v["VersionId"] == "null" and v["IsLatest"] for v in versions), f"versions {versions[:2]}")
+        expect(not markers, f"delete markers {markers}")
+
     def delete_objects():
         keys = [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])]
         expect(keys, "nothing listed to delete")
@@ -209,6 +224,7 @@ def main():
     r.check("list_objects_v2 paginated", list_paginated)
     r.check("copy_object", copy_object)
     r.check("NoSuchKey is a ClientError", no_such_key)
+    r.check("list_object_versions paginated", list_object_versions)
     r.check("delete_objects", delete_objects)
     r.check("delete_bucket", delete_bucket)
 

@@ -129,6 +129,10 @@ func authzCases(g *usersGateway) []authzCase {
 			_, err := c.ListObjects(ctx, &s3.ListObjectsInput{Bucket: b(f)})
 			return err
 		}},
+		{op: "ListObjectVersions", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: b(f)})
+			return err
+		}},
 		{op: "ListObjectsV2", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: b(f)})
 			return err

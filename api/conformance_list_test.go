@@ -277,6 +277,78 @@ func listV2(t *testing.T, c *s3.Client, bucket string, sorted []string, p listPa
 	return true
 }
 
+// listVersions pages through ListObjectVersions with the SDK paginator
+// (key-marker from startAfter) and compares every page with the model:
+// in a bucket that was never versioned each key is one version, "null",
+// the latest, and there are no delete markers.
+func listVersions(t *testing.T, c *s3.Client, bucket string, sorted []string, p listParams) bool {
+	t.Helper()
+	dec := decoder(t, p.encode)
+	in := &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), MaxKeys: aws.Int32(int32(p.maxKeys))}
+	if p.prefix != "" {
+		in.Prefix = aws.String(p.prefix)
+	}
+	if p.delim != "" {
+		in.Delimiter = aws.String(p.delim)
+	}
+	if p.startAfter != "" {
+		in.KeyMarker = aws.String(p.startAfter)
+	}
+	if p.encode {
+		in.EncodingType = types.EncodingTypeUrl
+	}
+	cursor := p.startAfter
+	pg := s3.NewListObjectVersionsPaginator(c, in)
+	for page := 0; pg.HasMorePages(); page++ {
+		if page > len(sorted)+2 {
+			t.Errorf("versions %v: no end after %d pages", p, page)
+			return false
+		}
+		out, err := pg.NextPage(t.Context())
+		if err != nil {
+			t.Errorf("versions %v page %d: %v", p, page, err)
+			return false
+		}
+		if len(out.DeleteMarkers) != 0 {
+			t.Errorf("versions %v: delete markers in an unversioned bucket", p)
+			return false
+		}
+		var keys, prefixes []string
+		for _, v := range out.Versions {
+			keys = append(keys, dec(v.Key))
+			if aws.ToString(v.VersionId) != "null" || !aws.ToBool(v.IsLatest) || v.ETag == nil || v.Size == nil || v.Owner == nil {
+				t.Errorf("versions %v: entry %q: VersionId %q IsLatest %v ETag %v Size %v Owner %v", p, dec(v.Key),
+					aws.ToString(v.VersionId), aws.ToBool(v.IsLatest), v.ETag, v.Size, v.Owner)
+				return false
+			}
+		}
+		for _, cp := range out.CommonPrefixes {
+			prefixes = append(prefixes, dec(cp.Prefix))
+		}
+		got := merge(keys, prefixes)
+		want, wantTrunc := modelPage(sorted, p.prefix, p.delim, cursor, p.maxKeys)
+		if !comparePage(t, fmt.Sprintf("versions %v page %d (key-marker %q)", p, page, cursor), got, aws.ToBool(out.IsTruncated), want, wantTrunc) {
+			return false
+		}
+		if dec(out.Prefix) != p.prefix || dec(out.Delimiter) != p.delim || dec(out.KeyMarker) != cursor || aws.ToInt32(out.MaxKeys) != int32(p.maxKeys) {
+			t.Errorf("versions %v page %d: echoed Prefix %q Delimiter %q KeyMarker %q MaxKeys %d", p, page,
+				dec(out.Prefix), dec(out.Delimiter), dec(out.KeyMarker), aws.ToInt32(out.MaxKeys))
+			return false
+		}
+		if !wantTrunc {
+			break
+		}
+		last := got[len(got)-1]
+		if dec(out.NextKeyMarker) != last.name || (aws.ToString(out.NextVersionIdMarker) == "null") == last.prefix {
+			t.Errorf("versions %v page %d: NextKeyMarker %q NextVersionIdMarker %q; last entry %v", p, page,
+				dec(out.NextKeyMarker), aws.ToString(out.NextVersionIdMarker), last)
+			return false
+		}
+		cursor = last.name
+	}
+	return true
+}
+
 // TestConformanceListingDifferential stores the hostile keys and, for
 // every combination of prefix, delimiter, start-after/marker and max-keys,
 // pages through ListObjects and ListObjectsV2 (with and without
@@ -323,6 +395,9 @@ func TestConformanceListingDifferential(t *testing.T) {
 						ok := listV2(t, c, bucket, sorted, p)
 						p.encode = !p.encode
 						ok = listV1(t, c, bucket, sorted, p) && ok
+						if n%2 == 0 {
+							ok = listVersions(t, c, bucket, sorted, p) && ok
+						}
 						if !ok {
 							// Keep the report readable: one failing
 							// combination per prefix and delimiter is
@@ -332,7 +407,7 @@ func TestConformanceListingDifferential(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%d parameter combinations compared with V1 and V2", n)
+			t.Logf("%d parameter combinations compared with V1 and V2, half of them with ListObjectVersions", n)
 		})
 	}
 }
@@ -413,6 +488,30 @@ func TestConformanceListingFeatures(t *testing.T) {
 			wantCode(t, "ListObjectsV2(bogus continuation-token)", err, 400, "InvalidArgument")
 			_, err = c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), MaxKeys: aws.Int32(-1)})
 			wantCode(t, "ListObjectsV2(max-keys=-1)", err, 400, "InvalidArgument")
+
+			// ListObjectVersions: the keys as "null" versions, the markers
+			// S3 accepts for such a bucket, and the ones it refuses.
+			vs, err := c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String("enc/"),
+				KeyMarker: aws.String("enc/a b"), VersionIdMarker: aws.String("null")})
+			if err != nil {
+				t.Fatalf("ListObjectVersions(key-marker, version-id-marker null): %v", err)
+			}
+			got = got[:0]
+			for _, v := range vs.Versions {
+				got = append(got, aws.ToString(v.Key))
+				if aws.ToString(v.ETag) != etagOf([]byte(aws.ToString(v.Key))) || aws.ToString(v.VersionId) != "null" || !aws.ToBool(v.IsLatest) {
+					t.Errorf("ListObjectVersions: %q ETag %s VersionId %q IsLatest %v", aws.ToString(v.Key), aws.ToString(v.ETag), aws.ToString(v.VersionId), aws.ToBool(v.IsLatest))
+				}
+			}
+			if want := []string{"enc/a%b", "enc/a+b", "enc/x/y", "enc/ü"}; !slices.Equal(got, want) {
+				t.Errorf("ListObjectVersions after key-marker %q: %q, want %q", "enc/a b", got, want)
+			}
+			_, err = c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), VersionIdMarker: aws.String("null")})
+			wantCode(t, "ListObjectVersions(version-id-marker without key-marker)", err, 400, "InvalidArgument")
+			_, err = c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), KeyMarker: aws.String("enc/"), VersionIdMarker: aws.String("3HL4kqtJlcpXroDTDmJ")})
+			wantCode(t, "ListObjectVersions(unknown version-id-marker)", err, 400, "InvalidArgument")
+			_, err = c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String("no-such-bucket-versions")})
+			wantCode(t, "ListObjectVersions(no such bucket)", err, 404, "NoSuchBucket")
 		})
 	}
 

@@ -84,6 +84,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"GetBucketVersioning", s.getBucketVersioning}
 			case "uploads":
 				return operation{"ListMultipartUploads", s.listMultipartUploads}
+			case "versions":
+				return operation{"ListObjectVersions", s.listObjectVersions}
 			}
 		case http.MethodHead:
 			if sub == "" {

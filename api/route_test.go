@@ -24,7 +24,7 @@ func TestRoute(t *testing.T) {
 		{"GET", levelBucket, "versioning", false, "GetBucketVersioning"},
 		{"GET", levelBucket, "lifecycle", false, "NotImplemented"},
 		{"GET", levelBucket, "uploads", false, "ListMultipartUploads"},
-		{"GET", levelBucket, "versions", false, "NotImplemented"},
+		{"GET", levelBucket, "versions", false, "ListObjectVersions"},
 		{"GET", levelBucket, "policy", false, "GetBucketPolicy"},
 		{"HEAD", levelBucket, "", false, "HeadBucket"},
 		{"PUT", levelBucket, "", false, "CreateBucket"},
