@@ -11,8 +11,8 @@ import (
 // the file nor walks the path through the bucket's Root, gives what Open
 // gives for a regular file at every location, and ok=false wherever Open
 // would not give that file's own FileInfo straight away: no file, not a
-// regular file, a symbolic link (Open follows it inside the bucket, and
-// refuses it outside).
+// regular file, a symbolic link anywhere on the path (Open follows one
+// that stays inside the bucket, and refuses one that leaves it).
 func TestIdentifyAgreesWithOpen(t *testing.T) {
 	fs, dir := newTestFS(t, Options{NoSync: true})
 	mustBucket(t, fs, "b")
@@ -30,6 +30,9 @@ func TestIdentifyAgreesWithOpen(t *testing.T) {
 	if err := os.Symlink("dir/k", filepath.Join(dir, "b", "link")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink("dir", filepath.Join(dir, "b", "linkdir")); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		key    string
 		loc    Location
@@ -38,6 +41,7 @@ func TestIdentifyAgreesWithOpen(t *testing.T) {
 		{"dir/k", natLoc, true},
 		{"dir", Shadow, true},
 		{"link", Natural, false},
+		{"linkdir/k", Natural, false}, // Open follows it; Identify never does
 		{"missing", Natural, false},
 		{"missing", Shadow, false},
 		{"fifo", Natural, false},

@@ -26,6 +26,7 @@ type rootCache struct {
 
 type cachedRoot struct {
 	root     *os.Root
+	dir      *os.File // the bucket directory itself, for Identify
 	dev, ino uint64
 	refs     int  // users of root; guarded by rootCache.mu
 	stale    bool // replaced in the map; closed when refs drops to 0
@@ -34,6 +35,17 @@ type cachedRoot struct {
 // readRoot returns the bucket's Root for reading and a function to call
 // when done with it.
 func (fs *FS) readRoot(bucket string) (*os.Root, func(), error) {
+	cr, release, err := fs.readCached(bucket)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cr.root, release, nil
+}
+
+// readCached returns the bucket's cached Root and directory, opening them
+// if the cache has none for the directory now at the bucket's name, and a
+// function to call when done with them.
+func (fs *FS) readCached(bucket string) (*cachedRoot, func(), error) {
 	if !validBucket(bucket) {
 		return nil, nil, &os.PathError{Op: "bucket", Path: bucket, Err: syscall.EINVAL}
 	}
@@ -49,7 +61,7 @@ func (fs *FS) readRoot(bucket string) (*os.Root, func(), error) {
 	if cr := c.m[bucket]; cr != nil && cr.dev == uint64(st.Dev) && cr.ino == st.Ino {
 		cr.refs++
 		c.mu.Unlock()
-		return cr.root, func() { c.release(cr) }, nil
+		return cr, func() { c.release(cr) }, nil
 	}
 	c.mu.Unlock()
 
@@ -57,13 +69,18 @@ func (fs *FS) readRoot(bucket string) (*os.Root, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	opened, err := br.Stat(".")
+	dir, err := br.OpenFile(".", os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		br.Close()
 		return nil, nil, fs.mapErr(err)
 	}
-	ost := opened.Sys().(*syscall.Stat_t)
-	cr := &cachedRoot{root: br, dev: uint64(ost.Dev), ino: ost.Ino, refs: 1}
+	var ost syscall.Stat_t
+	if err := withFd(dir, func(fd int) error { return syscall.Fstat(fd, &ost) }); err != nil {
+		dir.Close()
+		br.Close()
+		return nil, nil, fs.mapErr(err)
+	}
+	cr := &cachedRoot{root: br, dir: dir, dev: uint64(ost.Dev), ino: ost.Ino, refs: 1}
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = map[string]*cachedRoot{}
@@ -71,12 +88,17 @@ func (fs *FS) readRoot(bucket string) (*os.Root, func(), error) {
 	if old := c.m[bucket]; old != nil {
 		old.stale = true
 		if old.refs == 0 {
-			old.root.Close()
+			old.close()
 		}
 	}
 	c.m[bucket] = cr
 	c.mu.Unlock()
-	return br, func() { c.release(cr) }, nil
+	return cr, func() { c.release(cr) }, nil
+}
+
+// close closes the Root and the directory.
+func (cr *cachedRoot) close() error {
+	return errors.Join(cr.dir.Close(), cr.root.Close())
 }
 
 // lstatBucket is fs.root.Lstat(bucket) for a valid bucket name, a single
@@ -98,7 +120,7 @@ func (c *rootCache) release(cr *cachedRoot) {
 	defer c.mu.Unlock()
 	cr.refs--
 	if cr.stale && cr.refs == 0 {
-		cr.root.Close()
+		cr.close()
 	}
 }
 
@@ -110,7 +132,7 @@ func (c *rootCache) forget(bucket string) {
 		delete(c.m, bucket)
 		cr.stale = true
 		if cr.refs == 0 {
-			cr.root.Close()
+			cr.close()
 		}
 	}
 }
@@ -124,7 +146,7 @@ func (c *rootCache) close() error {
 		delete(c.m, b)
 		cr.stale = true
 		if cr.refs == 0 {
-			errs = append(errs, cr.root.Close())
+			errs = append(errs, cr.close())
 		}
 	}
 	return errors.Join(errs...)

@@ -16,8 +16,9 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b
 
 const (
 	// pipelineMin is the smallest body copied through the pipeline;
-	// smaller ones (and the start of bodies of unknown size) are read,
-	// hashed and written on the request's goroutine.
+	// smaller ones are read, hashed and written on the request's
+	// goroutine. Bodies of unknown size (POST uploads, aws-chunked
+	// without a decoded length) take the pipeline.
 	pipelineMin = 2 << 20
 	// pipeChunk is the size of a pipeline buffer, pipeDepth how many
 	// buffers one body's pipeline holds.
@@ -54,7 +55,6 @@ func copyBody(up *storage.Upload, body io.Reader, dg *checksum.Digest, size int6
 		select {
 		case pipelines <- struct{}{}:
 			n, err = copyPipelined(up, body, dg, size)
-			<-pipelines
 		default:
 			n, err = copySerial(up, body, dg, size)
 		}
@@ -100,6 +100,7 @@ func copySerial(up *storage.Upload, body io.Reader, dg *checksum.Digest, size in
 // goes back to the reader once it is both written and hashed; the hasher
 // has hashed everything when copyPipelined returns.
 func copyPipelined(up *storage.Upload, body io.Reader, dg *checksum.Digest, size int64) (int64, error) {
+	defer func() { <-pipelines }()
 	free := make(chan *[]byte, pipeDepth)
 	for range pipeDepth {
 		free <- pipeBufs.Get().(*[]byte)
@@ -110,18 +111,37 @@ func copyPipelined(up *storage.Upload, body io.Reader, dg *checksum.Digest, size
 	}
 	work := make(chan chunk, pipeDepth)
 	hashed := make(chan struct{})
+	// A panic while hashing is carried over to the request's goroutine,
+	// where the server's recovery answers it, instead of ending the
+	// process; the hasher keeps handing buffers back meanwhile.
+	var hashPanic any
 	go func() {
 		defer close(hashed)
 		for c := range work {
-			dg.Write((*c.bp)[:c.n])
+			if hashPanic == nil {
+				func() {
+					defer func() { hashPanic = recover() }()
+					dg.Write((*c.bp)[:c.n])
+				}()
+			}
 			free <- c.bp
 		}
 	}()
 	defer func() {
 		close(work)
 		<-hashed
-		for range pipeDepth {
-			pipeBufs.Put(<-free)
+		// Every buffer is back in free unless the request's goroutine
+		// panicked holding one; that one is left to the collector.
+		for done := false; !done; {
+			select {
+			case bp := <-free:
+				pipeBufs.Put(bp)
+			default:
+				done = true
+			}
+		}
+		if hashPanic != nil {
+			panic(hashPanic)
 		}
 	}()
 

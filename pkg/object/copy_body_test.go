@@ -141,3 +141,40 @@ func TestPutPipelineRejectsBadBodies(t *testing.T) {
 		t.Fatalf("good body after the bad ones: %+v, %v", o, err)
 	}
 }
+
+// panicky yields n bytes, then panics, as a broken body decoder might.
+type panicky struct{ n int }
+
+func (p *panicky) Read(b []byte) (int, error) {
+	if p.n == 0 {
+		panic("body decoder bug")
+	}
+	m := min(len(b), p.n)
+	p.n -= m
+	return m, nil
+}
+
+// TestPipelinePanicReleasesEverything makes the body of pipelined PUTs
+// panic mid-copy, more times than there are pipeline slots: each panic
+// reaches the caller (where net/http's recovery would answer it), no
+// request hangs, every slot is released and nothing is left in staging.
+func TestPipelinePanicReleasesEverything(t *testing.T) {
+	l, root := newLayer(t)
+	for range cap(pipelines) + 2 {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("the body's panic did not reach the caller")
+				}
+			}()
+			l.PutObject(PutInput{Bucket: "bkt", Key: "p", Body: &panicky{n: pipelineMin + 5}, Size: -1})
+		}()
+	}
+	if n := len(pipelines); n != 0 {
+		t.Fatalf("%d pipeline slots still taken after the panics", n)
+	}
+	entries, err := os.ReadDir(filepath.Join(root, ".objectgateway", "staging"))
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("staging after the panics: %v %v", entries, err)
+	}
+}

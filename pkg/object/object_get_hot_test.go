@@ -234,3 +234,65 @@ func TestHotCacheConcurrentMissesFillOnce(t *testing.T) {
 		t.Fatalf("stats: %+v", s)
 	}
 }
+
+// TestMovedOutOfTheBucketIsNotServed caches objects, then moves the very
+// files out of the bucket behind the gateway's back (same inode, size and
+// mtime) and leaves a symbolic link where they were: a directory of the
+// key's path, or the bucket directory itself. The stat that confirms a
+// record (HEAD, hot-cache hits) must not follow the link: HEAD, a GET of
+// the cached copy and a GET through the file all fail alike, as the
+// confined open refuses the path.
+func TestMovedOutOfTheBucketIsNotServed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		move func(t *testing.T, root, outside string)
+	}{
+		{"a directory of the key", func(t *testing.T, root, outside string) {
+			moveAndLink(t, filepath.Join(root, "bkt", "d"), filepath.Join(outside, "d"))
+		}},
+		{"the bucket directory", func(t *testing.T, root, outside string) {
+			moveAndLink(t, filepath.Join(root, "bkt"), filepath.Join(outside, "bkt"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, _, root := newHotLayer(t, hotcache.Options{MaxBytes: 1 << 20, MaxObject: 1 << 10})
+			for _, k := range []string{"d/secret", "d/cold"} {
+				if _, err := l.PutObject(PutInput{Bucket: "bkt", Key: k, Body: bytes.NewReader([]byte(k)), Size: int64(len(k))}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, body, err := readHot(t, l, "d/secret"); err != nil || body != "d/secret" {
+				t.Fatalf("first read: %q, %v", body, err)
+			}
+			// The outside directory is on the same filesystem, so a rename
+			// keeps every file's inode, size and mtime.
+			outside := filepath.Join(root, "outside")
+			if err := os.Mkdir(outside, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tc.move(t, root, outside)
+
+			for _, k := range []string{"d/secret", "d/cold"} {
+				_, headErr := l.StatObject("bkt", k)
+				_, body, getErr := readHot(t, l, k)
+				_, openErr := l.OpenObject("bkt", k)
+				if headErr == nil || getErr == nil || openErr == nil {
+					t.Fatalf("%s after the move: HEAD %v; GET %q, %v; open %v — want all refused", k, headErr, body, getErr, openErr)
+				}
+				if code(headErr) != code(openErr) || code(getErr) != code(openErr) {
+					t.Errorf("%s: HEAD %v, GET %v, open %v: want the same error", k, headErr, getErr, openErr)
+				}
+			}
+		})
+	}
+}
+
+func moveAndLink(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(to, from); err != nil {
+		t.Fatal(err)
+	}
+}
