@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/policy"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
@@ -172,6 +173,88 @@ func (s *Server) putBucketACL(w http.ResponseWriter, r *http.Request, rq *reques
 	})
 	if err != nil {
 		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// objectACL is the access the gateway enforces on an object, as an ACL:
+// objects carry none of their own, so it is the bucket owner's
+// FULL_CONTROL and, when the bucket's policy or canned ACL lets everyone
+// read the key, AllUsers READ. It fails like HeadObject for a key that
+// does not exist.
+func (s *Server) objectACL(r *http.Request, rq *request) (acl accessControlPolicy, public bool, err error) {
+	if err := checkVersionID(r.URL.Query()); err != nil {
+		return acl, false, err
+	}
+	b, err := s.bucketRecord(rq)
+	if err != nil {
+		return acl, false, err
+	}
+	if _, err := s.layer.StatObject(rq.bucket, rq.key); err != nil {
+		return acl, false, err
+	}
+	public = s.access.policyOf(b).Allows(policy.GetObject, rq.key)
+	o := ownerOf(bucketOwner(b, rq))
+	acl = accessControlPolicy{NS: s3NS, Owner: o, Grants: []aclGrant{{
+		Grantee:    aclGrantee{XMLNSXSI: xsiNS, Type: "CanonicalUser", ID: o.ID, DisplayName: o.DisplayName},
+		Permission: "FULL_CONTROL",
+	}}}
+	if public {
+		acl.Grants = append(acl.Grants, aclGrant{
+			Grantee:    aclGrantee{XMLNSXSI: xsiNS, Type: "Group", URI: allUsers},
+			Permission: "READ",
+		})
+	}
+	return acl, public, nil
+}
+
+// getObjectACL answers GetObjectAcl with objectACL.
+func (s *Server) getObjectACL(w http.ResponseWriter, r *http.Request, rq *request) error {
+	acl, _, err := s.objectACL(r, rq)
+	if err != nil {
+		return err
+	}
+	return writeXML(w, http.StatusOK, acl)
+}
+
+// putObjectACL answers PutObjectAcl. An object's access is its bucket's,
+// so an ACL that states exactly that (objectACL: "private" or the
+// bucket-owner canned ACLs where the bucket grants no public read,
+// "public-read" where it does, or the same as a body) changes nothing and
+// is accepted; any other would have to change the object's access alone,
+// which the gateway cannot do, and answers NotImplemented rather than a
+// silent success.
+func (s *Server) putObjectACL(w http.ResponseWriter, r *http.Request, rq *request) error {
+	acl, public, err := s.objectACL(r, rq)
+	if err != nil {
+		return err
+	}
+	body, err := s.readBody(r, rq, maxSmallBody)
+	if err != nil {
+		return err
+	}
+	hasBody := len(strings.TrimSpace(string(body))) > 0
+	var want bool
+	switch canned := r.Header.Get("X-Amz-Acl"); {
+	case canned != "" && hasBody:
+		return s3err.New(s3err.UnexpectedContent)
+	case hasBody:
+		if want, err = parseACLBody(body, acl.Owner.ID); err != nil {
+			return err
+		}
+	case canned != "":
+		if want, err = bucketCannedACL(r.Header); err != nil {
+			return err
+		}
+	default:
+		if err := checkACL(r.Header); err != nil {
+			return err
+		}
+		return s3err.New(s3err.MissingSecurityHeader).With("MissingHeaderName", "x-amz-acl")
+	}
+	if want != public {
+		return s3err.Newf(s3err.NotImplemented, "Objects have no ACL of their own: an object's access is its bucket's (bucket policy or bucket ACL).")
 	}
 	w.WriteHeader(http.StatusOK)
 	return nil

@@ -129,6 +129,14 @@ func authzCases(g *usersGateway) []authzCase {
 			_, err := c.ListObjects(ctx, &s3.ListObjectsInput{Bucket: b(f)})
 			return err
 		}},
+		{op: "GetObjectAcl", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: b(f), Key: obj})
+			return err
+		}},
+		{op: "PutObjectAcl", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: b(f), Key: obj, ACL: types.ObjectCannedACLPrivate})
+			return err
+		}},
 		{op: "ListObjectVersions", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: b(f)})
 			return err

@@ -323,6 +323,91 @@ const corsConfigXML = `<CORSConfiguration xmlns="http://s3.amazonaws.com/doc/200
 	`<ExposeHeader>ETag</ExposeHeader><MaxAgeSeconds>600</MaxAgeSeconds></CORSRule>` +
 	`<CORSRule><AllowedMethod>GET</AllowedMethod><AllowedOrigin>*</AllowedOrigin></CORSRule></CORSConfiguration>`
 
+// TestConformanceObjectACL covers GetObjectAcl and PutObjectAcl: an
+// object's ACL states its bucket's access (owner FULL_CONTROL, AllUsers
+// READ when the bucket is readable by everyone); PutObjectAcl accepts an
+// ACL that restates it and refuses, with NotImplemented, one that would
+// give the object access of its own.
+func TestConformanceObjectACL(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := makeBucket(t, c, "objacl")
+	mustPut(t, c, bucket, "k", "v")
+
+	grants := func(what string) (owner, everyone bool) {
+		t.Helper()
+		acl, err := c.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+		if err != nil {
+			t.Fatalf("%s: GetObjectAcl: %v", what, err)
+		}
+		bacl, err := c.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: aws.String(bucket)})
+		if err != nil {
+			t.Fatalf("%s: GetBucketAcl: %v", what, err)
+		}
+		if acl.Owner == nil || aws.ToString(acl.Owner.ID) == "" || aws.ToString(acl.Owner.ID) != aws.ToString(bacl.Owner.ID) {
+			t.Errorf("%s: object owner %+v, bucket owner %+v", what, acl.Owner, bacl.Owner)
+		}
+		for _, gr := range acl.Grants {
+			switch {
+			case gr.Grantee.Type == types.TypeCanonicalUser && aws.ToString(gr.Grantee.ID) == aws.ToString(acl.Owner.ID) && gr.Permission == types.PermissionFullControl:
+				owner = true
+			case gr.Grantee.Type == types.TypeGroup && aws.ToString(gr.Grantee.URI) == "http://acs.amazonaws.com/groups/global/AllUsers" && gr.Permission == types.PermissionRead:
+				everyone = true
+			default:
+				t.Errorf("%s: unexpected grant %+v", what, gr)
+			}
+		}
+		return owner, everyone
+	}
+	putACL := func(acl types.ObjectCannedACL) error {
+		_, err := c.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k"), ACL: acl})
+		return err
+	}
+
+	if owner, everyone := grants("private bucket"); !owner || everyone {
+		t.Errorf("private bucket: owner FULL_CONTROL %v, AllUsers READ %v; want true, false", owner, everyone)
+	}
+	for _, acl := range []types.ObjectCannedACL{types.ObjectCannedACLPrivate, types.ObjectCannedACLBucketOwnerFullControl} {
+		if err := putACL(acl); err != nil {
+			t.Errorf("PutObjectAcl(%s) on a private bucket: %v", acl, err)
+		}
+	}
+	wantCode(t, "PutObjectAcl(public-read) on a private bucket", putACL(types.ObjectCannedACLPublicRead), 501, "NotImplemented")
+	wantCode(t, "PutObjectAcl(authenticated-read)", putACL(types.ObjectCannedACLAuthenticatedRead), 501, "NotImplemented")
+	if resp, body := g.anon("GET", "/"+bucket+"/k", "", nil, nil); resp.StatusCode != 403 {
+		t.Errorf("after the refused public-read: anonymous GET %d %q", resp.StatusCode, body)
+	}
+	// An AccessControlPolicy body that restates the owner's grant.
+	cur, err := c.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k"),
+		AccessControlPolicy: &types.AccessControlPolicy{Owner: cur.Owner, Grants: cur.Grants}})
+	if err != nil {
+		t.Errorf("PutObjectAcl(the ACL GetObjectAcl returned): %v", err)
+	}
+
+	_, err = c.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("missing")})
+	wantCode(t, "GetObjectAcl(missing key)", err, 404, "NoSuchKey")
+	_, err = c.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("missing"), ACL: types.ObjectCannedACLPrivate})
+	wantCode(t, "PutObjectAcl(missing key)", err, 404, "NoSuchKey")
+
+	// A bucket everyone may read: its objects say so, and "public-read"
+	// is then what they already have.
+	if _, err := c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket), ACL: types.BucketCannedACLPublicRead}); err != nil {
+		t.Fatalf("PutBucketAcl(public-read): %v", err)
+	}
+	if owner, everyone := grants("public-read bucket"); !owner || !everyone {
+		t.Errorf("public-read bucket: owner FULL_CONTROL %v, AllUsers READ %v; want true, true", owner, everyone)
+	}
+	if err := putACL(types.ObjectCannedACLPublicRead); err != nil {
+		t.Errorf("PutObjectAcl(public-read) on a public-read bucket: %v", err)
+	}
+	wantCode(t, "PutObjectAcl(private) on a public-read bucket", putACL(types.ObjectCannedACLPrivate), 501, "NotImplemented")
+}
+
 func TestConformanceCORS(t *testing.T) {
 	g := startGateway(t)
 	c := g.sdk(sdkModes[0])

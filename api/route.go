@@ -116,6 +116,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"GetObjectTagging", s.getObjectTagging}
 			case "attributes":
 				return operation{"GetObjectAttributes", s.getObjectAttributes}
+			case "acl":
+				return operation{"GetObjectAcl", s.getObjectACL}
 			}
 			if sub == "" || sub == "partNumber" || sub == "versionId" {
 				return operation{"GetObject", s.getObject}
@@ -131,8 +133,11 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				}
 				return operation{"UploadPart", s.uploadPart}
 			}
-			if sub == "tagging" {
+			switch sub {
+			case "tagging":
 				return operation{"PutObjectTagging", s.putObjectTagging}
+			case "acl":
+				return operation{"PutObjectAcl", s.putObjectACL}
 			}
 			if sub == "" {
 				if h.Get("X-Amz-Copy-Source") != "" {
