@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/objectgateway/objectgateway/api"
 	"github.com/objectgateway/objectgateway/pkg/object"
@@ -120,6 +122,17 @@ type authzCase struct {
 	run   func(ctx context.Context, c *s3.Client, f authzFixture) error
 }
 
+// unset is nil for err when it is the error S3 answers for a bucket
+// configuration that was never set (code), so that reading it counts as
+// allowed; any other error is returned.
+func unset(err error, code string) error {
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorCode() == code {
+		return nil
+	}
+	return err
+}
+
 func authzCases(g *usersGateway) []authzCase {
 	b := func(f authzFixture) *string { return aws.String(f.bucket) }
 	obj := aws.String("obj")
@@ -135,6 +148,86 @@ func authzCases(g *usersGateway) []authzCase {
 		}},
 		{op: "PutObjectAcl", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: b(f), Key: obj, ACL: types.ObjectCannedACLPrivate})
+			return err
+		}},
+		{op: "GetBucketTagging", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b(f)})
+			return unset(err, "NoSuchTagSet")
+		}},
+		{op: "PutBucketTagging", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: b(f), Tagging: &types.Tagging{TagSet: []types.Tag{{Key: aws.String("a"), Value: aws.String("b")}}}})
+			return err
+		}},
+		{op: "DeleteBucketTagging", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.DeleteBucketTagging(ctx, &s3.DeleteBucketTaggingInput{Bucket: b(f)})
+			return err
+		}},
+		{op: "GetBucketLifecycleConfiguration", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: b(f)})
+			return unset(err, "NoSuchLifecycleConfiguration")
+		}},
+		{op: "DeleteBucketLifecycle", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.DeleteBucketLifecycle(ctx, &s3.DeleteBucketLifecycleInput{Bucket: b(f)})
+			return err
+		}},
+		{op: "GetBucketEncryption", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: b(f)})
+			return unset(err, "ServerSideEncryptionConfigurationNotFoundError")
+		}},
+		{op: "DeleteBucketEncryption", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.DeleteBucketEncryption(ctx, &s3.DeleteBucketEncryptionInput{Bucket: b(f)})
+			return err
+		}},
+		{op: "GetBucketWebsite", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetBucketWebsite(ctx, &s3.GetBucketWebsiteInput{Bucket: b(f)})
+			return unset(err, "NoSuchWebsiteConfiguration")
+		}},
+		{op: "DeleteBucketWebsite", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.DeleteBucketWebsite(ctx, &s3.DeleteBucketWebsiteInput{Bucket: b(f)})
+			return err
+		}},
+		{op: "GetBucketReplication", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetBucketReplication(ctx, &s3.GetBucketReplicationInput{Bucket: b(f)})
+			return unset(err, "ReplicationConfigurationNotFoundError")
+		}},
+		{op: "DeleteBucketReplication", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.DeleteBucketReplication(ctx, &s3.DeleteBucketReplicationInput{Bucket: b(f)})
+			return err
+		}},
+		{op: "GetObjectLockConfiguration", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetObjectLockConfiguration(ctx, &s3.GetObjectLockConfigurationInput{Bucket: b(f)})
+			return unset(err, "ObjectLockConfigurationNotFoundError")
+		}},
+		{op: "GetBucketOwnershipControls", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetBucketOwnershipControls(ctx, &s3.GetBucketOwnershipControlsInput{Bucket: b(f)})
+			return unset(err, "OwnershipControlsNotFoundError")
+		}},
+		{op: "DeleteBucketOwnershipControls", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.DeleteBucketOwnershipControls(ctx, &s3.DeleteBucketOwnershipControlsInput{Bucket: b(f)})
+			return err
+		}},
+		{op: "GetPublicAccessBlock", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: b(f)})
+			return unset(err, "NoSuchPublicAccessBlockConfiguration")
+		}},
+		{op: "DeletePublicAccessBlock", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: b(f)})
+			return err
+		}},
+		{op: "GetBucketLogging", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetBucketLogging(ctx, &s3.GetBucketLoggingInput{Bucket: b(f)})
+			return err
+		}},
+		{op: "GetBucketNotificationConfiguration", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetBucketNotificationConfiguration(ctx, &s3.GetBucketNotificationConfigurationInput{Bucket: b(f)})
+			return err
+		}},
+		{op: "GetBucketAccelerateConfiguration", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetBucketAccelerateConfiguration(ctx, &s3.GetBucketAccelerateConfigurationInput{Bucket: b(f)})
+			return err
+		}},
+		{op: "GetBucketRequestPayment", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetBucketRequestPayment(ctx, &s3.GetBucketRequestPaymentInput{Bucket: b(f)})
 			return err
 		}},
 		{op: "ListObjectVersions", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {

@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -224,4 +225,113 @@ func TestConformanceBucketsMinio(t *testing.T) {
 			wantMinioCode(t, "RemoveBucket(again)", err, 404, "NoSuchBucket")
 		})
 	}
+}
+
+// TestConformanceBucketTaggingAndUnsetConfigurations covers bucket tags
+// (stored) and the bucket configurations the gateway cannot set: reading
+// one answers what S3 answers for a bucket where it was never set,
+// deleting it succeeds, setting it is NotImplemented.
+func TestConformanceBucketTaggingAndUnsetConfigurations(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := makeBucket(t, c, "bcfg")
+	b := aws.String(bucket)
+
+	_, err := c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b})
+	wantCode(t, "GetBucketTagging(none)", err, 404, "NoSuchTagSet")
+	tags := []types.Tag{{Key: aws.String("team"), Value: aws.String("storage")}, {Key: aws.String("env"), Value: aws.String("a b+c/d=e")}}
+	if _, err := c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: b, Tagging: &types.Tagging{TagSet: tags}}); err != nil {
+		t.Fatalf("PutBucketTagging: %v", err)
+	}
+	got, err := c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b})
+	if err != nil {
+		t.Fatalf("GetBucketTagging: %v", err)
+	}
+	var kvs []string
+	for _, tg := range got.TagSet {
+		kvs = append(kvs, aws.ToString(tg.Key)+"="+aws.ToString(tg.Value))
+	}
+	if want := []string{"env=a b+c/d=e", "team=storage"}; !slices.Equal(kvs, want) {
+		t.Errorf("GetBucketTagging: %q, want %q", kvs, want)
+	}
+	many := make([]types.Tag, 51)
+	for i := range many {
+		many[i] = types.Tag{Key: aws.String(fmt.Sprintf("k%02d", i)), Value: aws.String("v")}
+	}
+	_, err = c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: b, Tagging: &types.Tagging{TagSet: many}})
+	wantCode(t, "PutBucketTagging(51 tags)", err, 400, "InvalidTag")
+	_, err = c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: b, Tagging: &types.Tagging{TagSet: []types.Tag{{Key: aws.String("aws:x"), Value: aws.String("v")}}}})
+	wantCode(t, "PutBucketTagging(aws: prefix)", err, 400, "InvalidTag")
+	if got, err := c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b}); err != nil || len(got.TagSet) != 2 {
+		t.Errorf("tags after refused PutBucketTagging: %v, %v", got, err)
+	}
+	if _, err := c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: b, Tagging: &types.Tagging{TagSet: many[:50]}}); err != nil {
+		t.Errorf("PutBucketTagging(50 tags): %v", err)
+	}
+	if _, err := c.DeleteBucketTagging(ctx, &s3.DeleteBucketTaggingInput{Bucket: b}); err != nil {
+		t.Fatalf("DeleteBucketTagging: %v", err)
+	}
+	_, err = c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b})
+	wantCode(t, "GetBucketTagging(after delete)", err, 404, "NoSuchTagSet")
+	_, err = c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: aws.String("no-such-bucket-bcfg")})
+	wantCode(t, "GetBucketTagging(no such bucket)", err, 404, "NoSuchBucket")
+
+	_, err = c.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: b})
+	wantCode(t, "GetBucketLifecycleConfiguration", err, 404, "NoSuchLifecycleConfiguration")
+	_, err = c.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: b})
+	wantCode(t, "GetBucketEncryption", err, 404, "ServerSideEncryptionConfigurationNotFoundError")
+	_, err = c.GetBucketWebsite(ctx, &s3.GetBucketWebsiteInput{Bucket: b})
+	wantCode(t, "GetBucketWebsite", err, 404, "NoSuchWebsiteConfiguration")
+	_, err = c.GetBucketReplication(ctx, &s3.GetBucketReplicationInput{Bucket: b})
+	wantCode(t, "GetBucketReplication", err, 404, "ReplicationConfigurationNotFoundError")
+	_, err = c.GetObjectLockConfiguration(ctx, &s3.GetObjectLockConfigurationInput{Bucket: b})
+	wantCode(t, "GetObjectLockConfiguration", err, 404, "ObjectLockConfigurationNotFoundError")
+	_, err = c.GetBucketOwnershipControls(ctx, &s3.GetBucketOwnershipControlsInput{Bucket: b})
+	wantCode(t, "GetBucketOwnershipControls", err, 404, "OwnershipControlsNotFoundError")
+	_, err = c.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: b})
+	wantCode(t, "GetPublicAccessBlock", err, 404, "NoSuchPublicAccessBlockConfiguration")
+	if out, err := c.GetBucketLogging(ctx, &s3.GetBucketLoggingInput{Bucket: b}); err != nil || out.LoggingEnabled != nil {
+		t.Errorf("GetBucketLogging = %+v, %v; want no logging", out, err)
+	}
+	if out, err := c.GetBucketNotificationConfiguration(ctx, &s3.GetBucketNotificationConfigurationInput{Bucket: b}); err != nil ||
+		len(out.TopicConfigurations)+len(out.QueueConfigurations)+len(out.LambdaFunctionConfigurations) != 0 {
+		t.Errorf("GetBucketNotificationConfiguration = %+v, %v; want none", out, err)
+	}
+	if out, err := c.GetBucketAccelerateConfiguration(ctx, &s3.GetBucketAccelerateConfigurationInput{Bucket: b}); err != nil || out.Status != "" {
+		t.Errorf("GetBucketAccelerateConfiguration = %+v, %v; want no status", out, err)
+	}
+	if out, err := c.GetBucketRequestPayment(ctx, &s3.GetBucketRequestPaymentInput{Bucket: b}); err != nil || out.Payer != types.PayerBucketOwner {
+		t.Errorf("GetBucketRequestPayment = %+v, %v; want BucketOwner", out, err)
+	}
+	for name, del := range map[string]func() error{
+		"DeleteBucketLifecycle": func() error {
+			_, err := c.DeleteBucketLifecycle(ctx, &s3.DeleteBucketLifecycleInput{Bucket: b})
+			return err
+		},
+		"DeleteBucketEncryption": func() error {
+			_, err := c.DeleteBucketEncryption(ctx, &s3.DeleteBucketEncryptionInput{Bucket: b})
+			return err
+		},
+		"DeleteBucketWebsite": func() error {
+			_, err := c.DeleteBucketWebsite(ctx, &s3.DeleteBucketWebsiteInput{Bucket: b})
+			return err
+		},
+		"DeletePublicAccessBlock": func() error {
+			_, err := c.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: b})
+			return err
+		},
+	} {
+		if err := del(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	_, err = c.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: b,
+		LifecycleConfiguration: &types.BucketLifecycleConfiguration{Rules: []types.LifecycleRule{{
+			ID: aws.String("r"), Status: types.ExpirationStatusEnabled, Filter: &types.LifecycleRuleFilter{Prefix: aws.String("")},
+			Expiration: &types.LifecycleExpiration{Days: aws.Int32(1)},
+		}}}})
+	wantCode(t, "PutBucketLifecycleConfiguration", err, 501, "NotImplemented")
+	_, err = c.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String("no-such-bucket-bcfg")})
+	wantCode(t, "GetBucketLifecycleConfiguration(no such bucket)", err, 404, "NoSuchBucket")
 }

@@ -70,9 +70,14 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 			return operation{"ListBuckets", s.listBuckets}
 		}
 	case levelBucket:
+		if op, ok := s.routeUnset(method, sub); ok {
+			return op
+		}
 		switch method {
 		case http.MethodGet:
 			switch sub {
+			case "tagging":
+				return operation{"GetBucketTagging", s.getBucketTagging}
 			case "":
 				if q.Get("list-type") == "2" {
 					return operation{"ListObjectsV2", s.listObjectsV2}
@@ -92,12 +97,18 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"HeadBucket", s.headBucket}
 			}
 		case http.MethodPut:
-			if sub == "" {
+			switch sub {
+			case "":
 				return operation{"CreateBucket", s.createBucket}
+			case "tagging":
+				return operation{"PutBucketTagging", s.putBucketTagging}
 			}
 		case http.MethodDelete:
-			if sub == "" {
+			switch sub {
+			case "":
 				return operation{"DeleteBucket", s.deleteBucket}
+			case "tagging":
+				return operation{"DeleteBucketTagging", s.deleteBucketTagging}
 			}
 		case http.MethodPost:
 			if sub == "delete" {

@@ -30,12 +30,18 @@ type tagXML struct {
 	Value string `xml:"Value"`
 }
 
-// validTags checks tags against S3's rules: at most 10, unique keys of 1
-// to 128 characters, values of up to 256, letters, digits, spaces and
-// _ . : / = + - @ only, and no "aws:" prefix.
+// validTags checks object tags against S3's rules: at most 10, unique
+// keys of 1 to 128 characters, values of up to 256, letters, digits,
+// spaces and _ . : / = + - @ only, and no "aws:" prefix.
 func validTags(tags []metadata.KV) error {
-	if len(tags) > maxTags {
-		return s3err.Newf(s3err.InvalidTag, "Object tags cannot be greater than %d", maxTags)
+	return validTagSet(tags, maxTags, "Object")
+}
+
+// validTagSet is validTags with the limit of max tags of a kind ("Object",
+// "Bucket").
+func validTagSet(tags []metadata.KV, max int, kind string) error {
+	if len(tags) > max {
+		return s3err.Newf(s3err.InvalidTag, "%s tags cannot be greater than %d", kind, max)
 	}
 	seen := make(map[string]bool, len(tags))
 	for _, t := range tags {
@@ -89,6 +95,11 @@ func parseTaggingHeader(v string) ([]metadata.KV, error) {
 
 // parseTaggingBody parses a PutObjectTagging body.
 func parseTaggingBody(body []byte) ([]metadata.KV, error) {
+	return parseTags(body, maxTags, "Object")
+}
+
+// parseTags parses a Tagging document of at most max tags of a kind.
+func parseTags(body []byte, max int, kind string) ([]metadata.KV, error) {
 	var t tagging
 	if err := xml.Unmarshal(body, &t); err != nil {
 		return nil, s3err.Wrap(s3err.MalformedXML, err)
@@ -97,7 +108,7 @@ func parseTaggingBody(body []byte) ([]metadata.KV, error) {
 	for _, x := range t.TagSet {
 		tags = append(tags, metadata.KV{Key: x.Key, Value: x.Value})
 	}
-	if err := validTags(tags); err != nil {
+	if err := validTagSet(tags, max, kind); err != nil {
 		return nil, err
 	}
 	sortKVs(tags)

@@ -28,6 +28,10 @@ type Bucket struct {
 	// that were stored without one, or "" for the server's default
 	// (docs/cdn.md).
 	CacheControl string
+	// Tags is the bucket's tag set (PutBucketTagging) as a URL query,
+	// k=v pairs sorted by key, or "" for none. A string keeps Bucket
+	// comparable.
+	Tags string
 }
 
 // CreateBucket records a new, empty bucket. It returns ErrBucketExists if

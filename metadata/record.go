@@ -67,6 +67,8 @@ const (
 	tagBktPublicRead = 6
 	// tagBktCacheControl is the bucket's default Cache-Control.
 	tagBktCacheControl = 7
+	// tagBktTags is the bucket's tag set, URL-query encoded.
+	tagBktTags = 8
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -237,6 +239,7 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 		e.uint(tagBktPublicRead, 1)
 	}
 	e.str(tagBktCacheControl, b.CacheControl)
+	e.str(tagBktTags, b.Tags)
 	return e.b, nil
 }
 
@@ -268,6 +271,8 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.PublicRead = err == nil
 		case tagBktCacheControl:
 			r.CacheControl = string(p)
+		case tagBktTags:
+			r.Tags = string(p)
 		}
 		return err
 	})

@@ -138,6 +138,7 @@ func TestBucketRecord(t *testing.T) {
 	for _, b := range []Bucket{
 		{},
 		{Created: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Owner: "AKIDEXAMPLE", Region: "eu-west-1"},
+		{Policy: "{}", CORS: "<CORSConfiguration/>", PublicRead: true, CacheControl: "max-age=60", Tags: "env=prod&team=a%20b"},
 	} {
 		data, err := b.MarshalBinary()
 		if err != nil {

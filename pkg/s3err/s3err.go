@@ -70,6 +70,14 @@ const (
 	MalformedPOSTRequest
 	NoSuchBucketPolicy
 	NoSuchCORSConfiguration
+	NoSuchTagSet
+	NoSuchLifecycleConfiguration
+	NoSuchWebsiteConfiguration
+	ServerSideEncryptionConfigurationNotFoundError
+	ReplicationConfigurationNotFoundError
+	ObjectLockConfigurationNotFoundError
+	OwnershipControlsNotFoundError
+	NoSuchPublicAccessBlockConfiguration
 
 	numCodes // keep last: the table test checks every code below it has a row.
 )
@@ -136,14 +144,22 @@ var table = [numCodes]row{
 
 	// Access for clients without credentials: bucket policies, CORS and
 	// browser POST uploads.
-	AccessForbidden:                     {"AccessForbidden", http.StatusForbidden, "CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec."},
-	BadRequest:                          {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},
-	IncorrectNumberOfFilesInPostRequest: {"IncorrectNumberOfFilesInPostRequest", http.StatusBadRequest, "POST requires exactly one file upload per request."},
-	InvalidPolicyDocument:               {"InvalidPolicyDocument", http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
-	MalformedPolicy:                     {"MalformedPolicy", http.StatusBadRequest, "This policy contains invalid Json"},
-	MalformedPOSTRequest:                {"MalformedPOSTRequest", http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
-	NoSuchBucketPolicy:                  {"NoSuchBucketPolicy", http.StatusNotFound, "The bucket policy does not exist"},
-	NoSuchCORSConfiguration:             {"NoSuchCORSConfiguration", http.StatusNotFound, "The CORS configuration does not exist"},
+	AccessForbidden:                                {"AccessForbidden", http.StatusForbidden, "CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec."},
+	BadRequest:                                     {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},
+	IncorrectNumberOfFilesInPostRequest:            {"IncorrectNumberOfFilesInPostRequest", http.StatusBadRequest, "POST requires exactly one file upload per request."},
+	InvalidPolicyDocument:                          {"InvalidPolicyDocument", http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
+	MalformedPolicy:                                {"MalformedPolicy", http.StatusBadRequest, "This policy contains invalid Json"},
+	MalformedPOSTRequest:                           {"MalformedPOSTRequest", http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
+	NoSuchBucketPolicy:                             {"NoSuchBucketPolicy", http.StatusNotFound, "The bucket policy does not exist"},
+	NoSuchCORSConfiguration:                        {"NoSuchCORSConfiguration", http.StatusNotFound, "The CORS configuration does not exist"},
+	NoSuchTagSet:                                   {"NoSuchTagSet", http.StatusNotFound, "The TagSet does not exist"},
+	NoSuchLifecycleConfiguration:                   {"NoSuchLifecycleConfiguration", http.StatusNotFound, "The lifecycle configuration does not exist"},
+	NoSuchWebsiteConfiguration:                     {"NoSuchWebsiteConfiguration", http.StatusNotFound, "The specified bucket does not have a website configuration"},
+	ServerSideEncryptionConfigurationNotFoundError: {"ServerSideEncryptionConfigurationNotFoundError", http.StatusNotFound, "The server side encryption configuration was not found"},
+	ReplicationConfigurationNotFoundError:          {"ReplicationConfigurationNotFoundError", http.StatusNotFound, "The replication configuration was not found"},
+	ObjectLockConfigurationNotFoundError:           {"ObjectLockConfigurationNotFoundError", http.StatusNotFound, "Object Lock configuration does not exist for this bucket"},
+	OwnershipControlsNotFoundError:                 {"OwnershipControlsNotFoundError", http.StatusNotFound, "The bucket ownership controls were not found"},
+	NoSuchPublicAccessBlockConfiguration:           {"NoSuchPublicAccessBlockConfiguration", http.StatusNotFound, "The public access block configuration was not found"},
 }
 
 // String returns the code as S3 spells it in the <Code> element.
