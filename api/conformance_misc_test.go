@@ -119,19 +119,21 @@ func TestConformanceNotImplemented(t *testing.T) {
 	putBytes(t, c, bucket, "k", []byte("v"))
 	ctx := t.Context()
 
-	_, err := c.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String(bucket)})
-	wantCode(t, "GetBucketLifecycleConfiguration", err, 501, "NotImplemented")
+	_, err := c.PutBucketWebsite(ctx, &s3.PutBucketWebsiteInput{Bucket: aws.String(bucket),
+		WebsiteConfiguration: &types.WebsiteConfiguration{IndexDocument: &types.IndexDocument{Suffix: aws.String("index.html")}}})
+	wantCode(t, "PutBucketWebsite", err, 501, "NotImplemented")
 	_, err = c.GetObjectLegalHold(ctx, &s3.GetObjectLegalHoldInput{Bucket: aws.String(bucket), Key: aws.String("k")})
 	wantCode(t, "GetObjectLegalHold", err, 501, "NotImplemented")
-	_, err = c.GetBucketWebsite(ctx, &s3.GetBucketWebsiteInput{Bucket: aws.String(bucket)})
-	wantCode(t, "GetBucketWebsite", err, 501, "NotImplemented")
+	_, err = c.GetBucketInventoryConfiguration(ctx, &s3.GetBucketInventoryConfigurationInput{Bucket: aws.String(bucket), Id: aws.String("i")})
+	wantCode(t, "GetBucketInventoryConfiguration", err, 501, "NotImplemented")
 
 	for _, tc := range []struct{ method, path, query string }{
-		{http.MethodGet, "/" + bucket, "lifecycle"},
+		{http.MethodPut, "/" + bucket, "lifecycle"},
 		{http.MethodPut, "/" + bucket + "/k", "retention"},
 		{http.MethodGet, "/" + bucket + "/k", "legal-hold"},
 		{http.MethodPut, "/" + bucket, "replication"},
-		{http.MethodDelete, "/" + bucket, "website"},
+		{http.MethodGet, "/" + bucket, "analytics"},
+		{http.MethodDelete, "/" + bucket, "object-lock"},
 	} {
 		body := []byte{}
 		if tc.method == http.MethodPut {
@@ -146,7 +148,7 @@ func TestConformanceNotImplemented(t *testing.T) {
 		t.Errorf("object after NotImplemented requests: %q", got)
 	}
 	if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)}); err != nil {
-		t.Errorf("bucket after DELETE ?website: %v", err)
+		t.Errorf("bucket after DELETE ?object-lock: %v", err)
 	}
 }
 
