@@ -1,6 +1,8 @@
 package api
 
 import (
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -131,4 +133,57 @@ func TestXMLNoEntityExpansion(t *testing.T) {
 	if err != nil || len(req.Objects) != 1 || req.Objects[0].Key != "k" {
 		t.Fatalf("DOCTYPE without references: %+v %v", req, err)
 	}
+}
+
+// FuzzBucketTags parses PutBucketTagging bodies and checks that an
+// accepted tag set survives the bucket record's URL-query encoding (what
+// GetBucketTagging reads back) unchanged.
+func FuzzBucketTags(f *testing.F) {
+	f.Add([]byte(`<Tagging><TagSet><Tag><Key>a=b</Key><Value>c+d e/f</Value></Tag><Tag><Key>k</Key><Value></Value></Tag></TagSet></Tagging>`))
+	f.Add([]byte(`<Tagging><TagSet><Tag><Key>ü:@</Key><Value>%41</Value></Tag></TagSet></Tagging>`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		tags, err := parseTags(body, maxBucketTags, "Bucket")
+		if err != nil {
+			wantCodes(t, err, s3err.MalformedXML, s3err.InvalidTag)
+			return
+		}
+		q := url.Values{}
+		for _, kv := range tags {
+			q.Set(kv.Key, kv.Value)
+		}
+		back, err := url.ParseQuery(q.Encode())
+		if err != nil {
+			t.Fatalf("stored tags %q do not parse: %v", q.Encode(), err)
+		}
+		if got := queryKVs(back); !slices.Equal(got, tags) {
+			t.Fatalf("tags %q read back as %q", tags, got)
+		}
+	})
+}
+
+// FuzzParseACLBody feeds AccessControlPolicy bodies (PutBucketAcl,
+// PutObjectAcl) to parseACLBody: it never panics, fails only with
+// MalformedXML or NotImplemented, and reports a public grant only when the
+// body names the AllUsers group.
+func FuzzParseACLBody(f *testing.F) {
+	const owner = "75aa57f09aa0c8caeab4f8c24e99d10f8e7faeebf76c078efc7c6caea54ba06a"
+	grant := func(typ, who, perm string) string {
+		return `<Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="` + typ + `">` + who + `</Grantee><Permission>` + perm + `</Permission></Grant>`
+	}
+	f.Add([]byte(`<AccessControlPolicy><Owner><ID>` + owner + `</ID></Owner><AccessControlList>` +
+		grant("CanonicalUser", "<ID>"+owner+"</ID>", "FULL_CONTROL") + `</AccessControlList></AccessControlPolicy>`))
+	f.Add([]byte(`<AccessControlPolicy><AccessControlList>` + grant("CanonicalUser", "<ID>"+owner+"</ID>", "FULL_CONTROL") +
+		grant("Group", "<URI>"+allUsers+"</URI>", "READ") + `</AccessControlList></AccessControlPolicy>`))
+	f.Add([]byte(`<AccessControlPolicy><AccessControlList>` + grant("Group", "<URI>"+allUsers+"</URI>", "WRITE") + `</AccessControlList></AccessControlPolicy>`))
+	f.Add([]byte(`<AccessControlPolicy><AccessControlList><Grant><Grantee><ID>x</ID></Grantee></Grant>`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		public, err := parseACLBody(body, owner)
+		if err != nil {
+			wantCodes(t, err, s3err.MalformedXML, s3err.NotImplemented)
+			return
+		}
+		if public && !strings.Contains(string(body), "AllUsers") && !strings.Contains(string(body), "&") {
+			t.Fatalf("public grant read from a body without AllUsers: %q", body)
+		}
+	})
 }
