@@ -107,7 +107,7 @@ func (s *Server) serveAnonymous(w http.ResponseWriter, r *http.Request, rq *requ
 	switch op.name {
 	case "GetObject", "HeadObject":
 		action = policy.GetObject
-	case "ListObjects", "ListObjectsV2":
+	case "ListObjects", "ListObjectsV2", "ListObjectVersions":
 		action = policy.ListBucket
 	default:
 		return s3err.New(s3err.AccessDenied)
@@ -115,6 +115,12 @@ func (s *Server) serveAnonymous(w http.ResponseWriter, r *http.Request, rq *requ
 	b, err := s.bucketRecord(rq)
 	if err != nil {
 		return s3err.Wrap(s3err.AccessDenied, err)
+	}
+	if op.name == "ListObjectVersions" && !b.PublicRead {
+		// The canned ACL public-read grants READ, which covers listing
+		// versions; a policy would need s3:ListBucketVersions, which no
+		// accepted policy grants.
+		return s3err.New(s3err.AccessDenied)
 	}
 	p := s.access.policyOf(b)
 	if !p.Allows(action, rq.key) {

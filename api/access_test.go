@@ -71,7 +71,7 @@ func TestParseACLBody(t *testing.T) {
 		{"not xml", `{`, false, s3err.MalformedXML},
 	}
 	for _, c := range cases {
-		public, err := parseACLBody([]byte(c.body), owner)
+		public, err := parseACLBody([]byte(c.body), owner, "a bucket")
 		if c.code == 0 && (err != nil || public != c.public) {
 			t.Errorf("%s: %v, %v; want %v", c.name, public, err, c.public)
 		}

@@ -103,13 +103,13 @@ type aclPolicyIn struct {
 // FULL_CONTROL and, optionally, AllUsers READ. It reports whether the
 // bucket is then public; every other grant is NotImplemented, because the
 // gateway could not enforce it.
-func parseACLBody(body []byte, ownerID string) (public bool, err error) {
+func parseACLBody(body []byte, ownerID, kind string) (public bool, err error) {
 	var in aclPolicyIn
 	if err := xml.Unmarshal(body, &in); err != nil {
 		return false, s3err.Wrap(s3err.MalformedXML, err)
 	}
 	if in.Owner != nil && in.Owner.ID != "" && in.Owner.ID != ownerID {
-		return false, s3err.Newf(s3err.NotImplemented, "Changing the owner of a bucket is not supported.")
+		return false, s3err.Newf(s3err.NotImplemented, "Changing the owner of %s is not supported.", kind)
 	}
 	ownerFull := false
 	for _, g := range in.Grants {
@@ -154,7 +154,7 @@ func (s *Server) putBucketACL(w http.ResponseWriter, r *http.Request, rq *reques
 	case r.Header.Get("X-Amz-Acl") != "" && hasBody:
 		return s3err.New(s3err.UnexpectedContent)
 	case hasBody:
-		if public, err = parseACLBody(body, ownerOf(bucketOwner(b, rq)).ID); err != nil {
+		if public, err = parseACLBody(body, ownerOf(bucketOwner(b, rq)).ID, "a bucket"); err != nil {
 			return err
 		}
 	case r.Header.Get("X-Amz-Acl") != "":
@@ -240,7 +240,7 @@ func (s *Server) putObjectACL(w http.ResponseWriter, r *http.Request, rq *reques
 	case canned != "" && hasBody:
 		return s3err.New(s3err.UnexpectedContent)
 	case hasBody:
-		if want, err = parseACLBody(body, acl.Owner.ID); err != nil {
+		if want, err = parseACLBody(body, acl.Owner.ID, "an object"); err != nil {
 			return err
 		}
 	case canned != "":

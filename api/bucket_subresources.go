@@ -40,7 +40,7 @@ func (s *Server) putBucketTagging(w http.ResponseWriter, r *http.Request, rq *re
 	if _, err := s.layer.Bucket(rq.bucket); err != nil {
 		return err
 	}
-	body, err := s.readBody(r, rq, maxTaggingBody)
+	body, err := s.readBody(r, rq, maxBucketTaggingBody)
 	if err != nil {
 		return err
 	}

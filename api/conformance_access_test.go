@@ -195,6 +195,10 @@ func TestConformanceAnonymousAccess(t *testing.T) {
 			t.Errorf("anonymous list ?%s with ListBucket: %d %q", q, resp.StatusCode, body)
 		}
 	}
+	// s3:ListBucket does not cover listing versions (s3:ListBucketVersions,
+	// which no accepted policy grants).
+	resp, body = g.anon("GET", "/"+pub, "versions", nil, nil)
+	wantXMLError(t, "anonymous ListObjectVersions with only ListBucket", resp, body, 403, "AccessDenied")
 	resp, body = g.anon("GET", "/"+pub+"/missing", "", nil, nil)
 	wantXMLError(t, "anonymous GET missing key with ListBucket", resp, body, 404, "NoSuchKey")
 	resp, body = g.anon("GET", "/"+priv, "list-type=2", nil, nil)
@@ -238,11 +242,13 @@ func TestConformanceCannedACL(t *testing.T) {
 		t.Helper()
 		resp, body := g.anon("GET", "/"+bucket+"/k", "", nil, nil)
 		listResp, _ := g.anon("GET", "/"+bucket, "list-type=2", nil, nil)
-		if public && (resp.StatusCode != 200 || string(body) != "v" || listResp.StatusCode != 200) {
-			t.Errorf("%s: anonymous GET %d, list %d; want 200, 200", what, resp.StatusCode, listResp.StatusCode)
+		versResp, versBody := g.anon("GET", "/"+bucket, "versions", nil, nil)
+		if public && (resp.StatusCode != 200 || string(body) != "v" || listResp.StatusCode != 200 || versResp.StatusCode != 200) {
+			t.Errorf("%s: anonymous GET %d, list %d, list versions %d; want 200, 200, 200", what, resp.StatusCode, listResp.StatusCode, versResp.StatusCode)
 		}
 		if !public {
 			wantXMLError(t, what+": anonymous GET", resp, body, 403, "AccessDenied")
+			wantXMLError(t, what+": anonymous ListObjectVersions", versResp, versBody, 403, "AccessDenied")
 		}
 		acl, err := c.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: aws.String(bucket)})
 		if err != nil {

@@ -277,10 +277,13 @@ func listV2(t *testing.T, c *s3.Client, bucket string, sorted []string, p listPa
 	return true
 }
 
-// listVersions pages through ListObjectVersions with the SDK paginator
-// (key-marker from startAfter) and compares every page with the model:
-// in a bucket that was never versioned each key is one version, "null",
-// the latest, and there are no delete markers.
+// listVersions pages through ListObjectVersions (key-marker from
+// startAfter) and compares every page with the model: in a bucket that was
+// never versioned each key is one version, "null", the latest, and there
+// are no delete markers. It pages by hand rather than with the SDK's
+// paginator, which sends NextKeyMarker back as it came — still
+// URL-encoded under encoding-type=url, as S3 returns it — where the
+// caller must decode it.
 func listVersions(t *testing.T, c *s3.Client, bucket string, sorted []string, p listParams) bool {
 	t.Helper()
 	dec := decoder(t, p.encode)
@@ -298,13 +301,12 @@ func listVersions(t *testing.T, c *s3.Client, bucket string, sorted []string, p 
 		in.EncodingType = types.EncodingTypeUrl
 	}
 	cursor := p.startAfter
-	pg := s3.NewListObjectVersionsPaginator(c, in)
-	for page := 0; pg.HasMorePages(); page++ {
+	for page := 0; ; page++ {
 		if page > len(sorted)+2 {
 			t.Errorf("versions %v: no end after %d pages", p, page)
 			return false
 		}
-		out, err := pg.NextPage(t.Context())
+		out, err := c.ListObjectVersions(t.Context(), in)
 		if err != nil {
 			t.Errorf("versions %v page %d: %v", p, page, err)
 			return false
@@ -345,6 +347,7 @@ func listVersions(t *testing.T, c *s3.Client, bucket string, sorted []string, p 
 			return false
 		}
 		cursor = last.name
+		in.KeyMarker, in.VersionIdMarker = aws.String(cursor), out.NextVersionIdMarker
 	}
 	return true
 }
@@ -396,7 +399,9 @@ func TestConformanceListingDifferential(t *testing.T) {
 						p.encode = !p.encode
 						ok = listV1(t, c, bucket, sorted, p) && ok
 						if n%2 == 0 {
-							ok = listVersions(t, c, bucket, sorted, p) && ok
+							pv := p
+							pv.encode = n%4 == 0
+							ok = listVersions(t, c, bucket, sorted, pv) && ok
 						}
 						if !ok {
 							// Keep the report readable: one failing

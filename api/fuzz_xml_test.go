@@ -177,7 +177,7 @@ func FuzzParseACLBody(f *testing.F) {
 	f.Add([]byte(`<AccessControlPolicy><AccessControlList>` + grant("Group", "<URI>"+allUsers+"</URI>", "WRITE") + `</AccessControlList></AccessControlPolicy>`))
 	f.Add([]byte(`<AccessControlPolicy><AccessControlList><Grant><Grantee><ID>x</ID></Grantee></Grant>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		public, err := parseACLBody(body, owner)
+		public, err := parseACLBody(body, owner, "a bucket")
 		if err != nil {
 			wantCodes(t, err, s3err.MalformedXML, s3err.NotImplemented)
 			return

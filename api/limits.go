@@ -13,6 +13,10 @@ const (
 	// 256 characters, even written as numeric character references,
 	// take under 40 KiB.
 	maxTaggingBody = 64 << 10
+	// maxBucketTaggingBody bounds a bucket's Tagging document: 50 tags of
+	// 128 + 256 characters as numeric character references take about
+	// 200 KiB.
+	maxBucketTaggingBody = 256 << 10
 	// maxPolicyBody bounds the read of a bucket policy. pkg/policy then
 	// refuses documents over S3's 20 KiB with MalformedPolicy, as S3 does.
 	maxPolicyBody = 64 << 10
