@@ -269,6 +269,19 @@ func TestConformanceBucketTaggingAndUnsetConfigurations(t *testing.T) {
 	if _, err := c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: b, Tagging: &types.Tagging{TagSet: many[:50]}}); err != nil {
 		t.Errorf("PutBucketTagging(50 tags): %v", err)
 	}
+	// 50 tags of the longest keys and values, in 4-byte letters: a body
+	// of about 77 KB, which S3 takes.
+	long := make([]types.Tag, 50)
+	for i := range long {
+		long[i] = types.Tag{Key: aws.String(fmt.Sprintf("%02d", i) + strings.Repeat("𝒜", 126)), Value: aws.String(strings.Repeat("𝒜", 256))}
+	}
+	if _, err := c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: b, Tagging: &types.Tagging{TagSet: long}}); err != nil {
+		t.Errorf("PutBucketTagging(50 longest tags): %v", err)
+	} else if got, err := c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b}); err != nil {
+		t.Errorf("GetBucketTagging after the longest tags: %v", err)
+	} else if len(got.TagSet) != 50 || aws.ToString(got.TagSet[49].Value) != strings.Repeat("𝒜", 256) {
+		t.Errorf("GetBucketTagging after the longest tags: %d tags", len(got.TagSet))
+	}
 	if _, err := c.DeleteBucketTagging(ctx, &s3.DeleteBucketTaggingInput{Bucket: b}); err != nil {
 		t.Fatalf("DeleteBucketTagging: %v", err)
 	}
