@@ -68,18 +68,48 @@ func (s *Server) getBucketACL(w http.ResponseWriter, r *http.Request, rq *reques
 	if err != nil {
 		return err
 	}
-	o := ownerOf(bucketOwner(b, rq))
-	out := accessControlPolicy{NS: s3NS, Owner: o, Grants: []aclGrant{{
+	return writeXML(w, http.StatusOK, aclOf(ownerOf(bucketOwner(b, rq)), b.PublicRead))
+}
+
+// aclOf is the ACL of a resource owned by o: o's FULL_CONTROL and, when
+// public, AllUsers READ.
+func aclOf(o owner, public bool) accessControlPolicy {
+	acl := accessControlPolicy{NS: s3NS, Owner: o, Grants: []aclGrant{{
 		Grantee:    aclGrantee{XMLNSXSI: xsiNS, Type: "CanonicalUser", ID: o.ID, DisplayName: o.DisplayName},
 		Permission: "FULL_CONTROL",
 	}}}
-	if b.PublicRead {
-		out.Grants = append(out.Grants, aclGrant{
+	if public {
+		acl.Grants = append(acl.Grants, aclGrant{
 			Grantee:    aclGrantee{XMLNSXSI: xsiNS, Type: "Group", URI: allUsers},
 			Permission: "READ",
 		})
 	}
-	return writeXML(w, http.StatusOK, out)
+	return acl
+}
+
+// requestedACL reads the ACL a PutBucketAcl or PutObjectAcl asks for,
+// from the x-amz-acl header or an AccessControlPolicy body (not both), as
+// whether it grants everyone READ; ownerID is the resource's owner, kind
+// names it in errors ("a bucket", "an object"). Any grant the gateway
+// could not enforce is NotImplemented.
+func (s *Server) requestedACL(r *http.Request, rq *request, ownerID, kind string) (public bool, err error) {
+	body, err := s.readBody(r, rq, maxSmallBody)
+	if err != nil {
+		return false, err
+	}
+	hasBody := len(strings.TrimSpace(string(body))) > 0
+	switch canned := r.Header.Get("X-Amz-Acl"); {
+	case canned != "" && hasBody:
+		return false, s3err.New(s3err.UnexpectedContent)
+	case hasBody:
+		return parseACLBody(body, ownerID, kind)
+	case canned != "":
+		return bucketCannedACL(r.Header)
+	}
+	if err := checkACL(r.Header); err != nil {
+		return false, err
+	}
+	return false, s3err.New(s3err.MissingSecurityHeader).With("MissingHeaderName", "x-amz-acl")
 }
 
 // aclPolicyIn is the AccessControlPolicy body of PutBucketAcl.
@@ -144,28 +174,9 @@ func (s *Server) putBucketACL(w http.ResponseWriter, r *http.Request, rq *reques
 	if err != nil {
 		return err
 	}
-	body, err := s.readBody(r, rq, maxSmallBody)
+	public, err := s.requestedACL(r, rq, ownerOf(bucketOwner(b, rq)).ID, "a bucket")
 	if err != nil {
 		return err
-	}
-	hasBody := len(strings.TrimSpace(string(body))) > 0
-	var public bool
-	switch {
-	case r.Header.Get("X-Amz-Acl") != "" && hasBody:
-		return s3err.New(s3err.UnexpectedContent)
-	case hasBody:
-		if public, err = parseACLBody(body, ownerOf(bucketOwner(b, rq)).ID, "a bucket"); err != nil {
-			return err
-		}
-	case r.Header.Get("X-Amz-Acl") != "":
-		if public, err = bucketCannedACL(r.Header); err != nil {
-			return err
-		}
-	default:
-		if err := checkACL(r.Header); err != nil {
-			return err
-		}
-		return s3err.New(s3err.MissingSecurityHeader).With("MissingHeaderName", "x-amz-acl")
 	}
 	err = s.layer.UpdateBucket(rq.bucket, func(b *object.Bucket) error {
 		b.PublicRead = public
@@ -195,18 +206,7 @@ func (s *Server) objectACL(r *http.Request, rq *request) (acl accessControlPolic
 		return acl, false, err
 	}
 	public = s.access.policyOf(b).Allows(policy.GetObject, rq.key)
-	o := ownerOf(bucketOwner(b, rq))
-	acl = accessControlPolicy{NS: s3NS, Owner: o, Grants: []aclGrant{{
-		Grantee:    aclGrantee{XMLNSXSI: xsiNS, Type: "CanonicalUser", ID: o.ID, DisplayName: o.DisplayName},
-		Permission: "FULL_CONTROL",
-	}}}
-	if public {
-		acl.Grants = append(acl.Grants, aclGrant{
-			Grantee:    aclGrantee{XMLNSXSI: xsiNS, Type: "Group", URI: allUsers},
-			Permission: "READ",
-		})
-	}
-	return acl, public, nil
+	return aclOf(ownerOf(bucketOwner(b, rq)), public), public, nil
 }
 
 // getObjectACL answers GetObjectAcl with objectACL.
@@ -230,28 +230,9 @@ func (s *Server) putObjectACL(w http.ResponseWriter, r *http.Request, rq *reques
 	if err != nil {
 		return err
 	}
-	body, err := s.readBody(r, rq, maxSmallBody)
+	want, err := s.requestedACL(r, rq, acl.Owner.ID, "an object")
 	if err != nil {
 		return err
-	}
-	hasBody := len(strings.TrimSpace(string(body))) > 0
-	var want bool
-	switch canned := r.Header.Get("X-Amz-Acl"); {
-	case canned != "" && hasBody:
-		return s3err.New(s3err.UnexpectedContent)
-	case hasBody:
-		if want, err = parseACLBody(body, acl.Owner.ID, "an object"); err != nil {
-			return err
-		}
-	case canned != "":
-		if want, err = bucketCannedACL(r.Header); err != nil {
-			return err
-		}
-	default:
-		if err := checkACL(r.Header); err != nil {
-			return err
-		}
-		return s3err.New(s3err.MissingSecurityHeader).With("MissingHeaderName", "x-amz-acl")
 	}
 	if want != public {
 		return s3err.Newf(s3err.NotImplemented, "Objects have no ACL of their own: an object's access is its bucket's (bucket policy or bucket ACL).")

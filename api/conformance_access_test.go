@@ -254,17 +254,7 @@ func TestConformanceCannedACL(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: GetBucketAcl: %v", what, err)
 		}
-		var owner, everyone bool
-		for _, gr := range acl.Grants {
-			switch {
-			case gr.Grantee.Type == types.TypeCanonicalUser && aws.ToString(gr.Grantee.ID) == aws.ToString(acl.Owner.ID) && gr.Permission == types.PermissionFullControl:
-				owner = true
-			case gr.Grantee.Type == types.TypeGroup && aws.ToString(gr.Grantee.URI) == "http://acs.amazonaws.com/groups/global/AllUsers" && gr.Permission == types.PermissionRead:
-				everyone = true
-			default:
-				t.Errorf("%s: unexpected grant %+v", what, gr)
-			}
-		}
+		owner, everyone := classifyGrants(t, what, acl.Owner, acl.Grants)
 		if !owner || everyone != public || len(acl.Grants) != map[bool]int{false: 1, true: 2}[public] {
 			t.Errorf("%s: GetBucketAcl grants %+v (owner %v, everyone %v)", what, acl.Grants, owner, everyone)
 		}
@@ -329,6 +319,23 @@ const corsConfigXML = `<CORSConfiguration xmlns="http://s3.amazonaws.com/doc/200
 	`<ExposeHeader>ETag</ExposeHeader><MaxAgeSeconds>600</MaxAgeSeconds></CORSRule>` +
 	`<CORSRule><AllowedMethod>GET</AllowedMethod><AllowedOrigin>*</AllowedOrigin></CORSRule></CORSConfiguration>`
 
+// classifyGrants reports whether grants give the owner FULL_CONTROL and
+// everyone READ, failing on any other grant.
+func classifyGrants(t *testing.T, what string, o *types.Owner, grants []types.Grant) (owner, everyone bool) {
+	t.Helper()
+	for _, gr := range grants {
+		switch {
+		case gr.Grantee.Type == types.TypeCanonicalUser && o != nil && aws.ToString(gr.Grantee.ID) == aws.ToString(o.ID) && gr.Permission == types.PermissionFullControl:
+			owner = true
+		case gr.Grantee.Type == types.TypeGroup && aws.ToString(gr.Grantee.URI) == "http://acs.amazonaws.com/groups/global/AllUsers" && gr.Permission == types.PermissionRead:
+			everyone = true
+		default:
+			t.Errorf("%s: unexpected grant %+v", what, gr)
+		}
+	}
+	return owner, everyone
+}
+
 // TestConformanceObjectACL covers GetObjectAcl and PutObjectAcl: an
 // object's ACL states its bucket's access (owner FULL_CONTROL, AllUsers
 // READ when the bucket is readable by everyone); PutObjectAcl accepts an
@@ -354,17 +361,7 @@ func TestConformanceObjectACL(t *testing.T) {
 		if acl.Owner == nil || aws.ToString(acl.Owner.ID) == "" || aws.ToString(acl.Owner.ID) != aws.ToString(bacl.Owner.ID) {
 			t.Errorf("%s: object owner %+v, bucket owner %+v", what, acl.Owner, bacl.Owner)
 		}
-		for _, gr := range acl.Grants {
-			switch {
-			case gr.Grantee.Type == types.TypeCanonicalUser && aws.ToString(gr.Grantee.ID) == aws.ToString(acl.Owner.ID) && gr.Permission == types.PermissionFullControl:
-				owner = true
-			case gr.Grantee.Type == types.TypeGroup && aws.ToString(gr.Grantee.URI) == "http://acs.amazonaws.com/groups/global/AllUsers" && gr.Permission == types.PermissionRead:
-				everyone = true
-			default:
-				t.Errorf("%s: unexpected grant %+v", what, gr)
-			}
-		}
-		return owner, everyone
+		return classifyGrants(t, what, acl.Owner, acl.Grants)
 	}
 	putACL := func(acl types.ObjectCannedACL) error {
 		_, err := c.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k"), ACL: acl})
