@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -411,4 +413,70 @@ func TestConformanceDeleteObjectsDigests(t *testing.T) {
 		}
 		wantCode(t, "HeadObject after DeleteObjects with "+tc.name, err, 404, "NotFound")
 	}
+}
+
+// TestConformanceCopyObjectChecksum copies with x-amz-checksum-algorithm:
+// the copy carries a full-object checksum of that algorithm, computed from
+// the bytes when the source has none (also for a copy onto itself, the
+// way S3 documents adding a checksum to an existing object), carried over
+// when it has one; an unknown algorithm is InvalidRequest.
+func TestConformanceCopyObjectChecksum(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[2]) // when-required: the source gets only the default CRC64NVME
+	ctx := t.Context()
+	bucket := makeBucket(t, c, "cpsum")
+	body := bytes.Repeat([]byte("checksum on copy "), 5000)
+	putBytes(t, c, bucket, "src", body)
+	sha := sha256.Sum256(body)
+	wantSHA := base64.StdEncoding.EncodeToString(sha[:])
+
+	headSum := func(key string) *s3.HeadObjectOutput {
+		t.Helper()
+		h, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), ChecksumMode: types.ChecksumModeEnabled})
+		if err != nil {
+			t.Fatalf("HeadObject(%s): %v", key, err)
+		}
+		return h
+	}
+	src := headSum("src")
+
+	out, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("dst"),
+		CopySource: aws.String(bucket + "/src"), ChecksumAlgorithm: types.ChecksumAlgorithmSha256})
+	if err != nil {
+		t.Fatalf("CopyObject(SHA256): %v", err)
+	}
+	if got := aws.ToString(out.CopyObjectResult.ChecksumSHA256); got != wantSHA {
+		t.Errorf("CopyObjectResult ChecksumSHA256 %q, want %q", got, wantSHA)
+	}
+	if h := headSum("dst"); aws.ToString(h.ChecksumSHA256) != wantSHA || aws.ToString(h.ETag) != aws.ToString(src.ETag) {
+		t.Errorf("copy: SHA256 %q ETag %s; want %q and the source's ETag %s", aws.ToString(h.ChecksumSHA256), aws.ToString(h.ETag), wantSHA, aws.ToString(src.ETag))
+	}
+	if got := getBytes(t, c, bucket, "dst"); !bytes.Equal(got, body) {
+		t.Error("copy with a new checksum changed the bytes")
+	}
+
+	// The source's own algorithm: carried over as it is.
+	out, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("dst2"),
+		CopySource: aws.String(bucket + "/src"), ChecksumAlgorithm: types.ChecksumAlgorithmCrc64nvme})
+	if err != nil || aws.ToString(out.CopyObjectResult.ChecksumCRC64NVME) != aws.ToString(src.ChecksumCRC64NVME) || aws.ToString(src.ChecksumCRC64NVME) == "" {
+		t.Errorf("CopyObject(CRC64NVME) = %v, %v; want the source's %q", out, err, aws.ToString(src.ChecksumCRC64NVME))
+	}
+
+	// Onto itself, adding a checksum.
+	if _, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("src"),
+		CopySource: aws.String(bucket + "/src"), ChecksumAlgorithm: types.ChecksumAlgorithmSha256}); err != nil {
+		t.Fatalf("CopyObject onto itself with SHA256: %v", err)
+	}
+	if h := headSum("src"); aws.ToString(h.ChecksumSHA256) != wantSHA {
+		t.Errorf("after the copy onto itself: SHA256 %q, want %q", aws.ToString(h.ChecksumSHA256), wantSHA)
+	}
+	if got := getBytes(t, c, bucket, "src"); !bytes.Equal(got, body) {
+		t.Error("copy onto itself changed the bytes")
+	}
+
+	req := g.rawRequest(http.MethodPut, "/"+bucket+"/bad", "", nil)
+	req.Header.Set("X-Amz-Copy-Source", "/"+bucket+"/src")
+	req.Header.Set("X-Amz-Checksum-Algorithm", "MD5")
+	resp, b := g.do(req, nil, true)
+	wantXMLError(t, "CopyObject(checksum algorithm MD5)", resp, b, 400, "InvalidRequest")
 }

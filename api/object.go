@@ -243,8 +243,12 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	default:
 		return s3err.Newf(s3err.InvalidArgument, "Unknown tagging directive.").With("ArgumentName", "x-amz-tagging-directive")
 	}
-	if r.Header.Get("X-Amz-Checksum-Algorithm") != "" {
-		return s3err.Newf(s3err.NotImplemented, "Changing the checksum algorithm on copy is not supported.")
+	if v := r.Header.Get("X-Amz-Checksum-Algorithm"); v != "" {
+		alg, ok := checksum.ParseAlgorithm(v)
+		if !ok {
+			return s3err.Newf(s3err.InvalidRequest, "Checksum algorithm provided is unsupported. Please try again with any of the valid types: [CRC32, CRC32C, CRC64NVME, SHA1, SHA256]")
+		}
+		in.Algorithm = alg
 	}
 	cond := precondition.Headers{
 		IfMatch:           r.Header.Get("X-Amz-Copy-Source-If-Match"),

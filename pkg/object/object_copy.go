@@ -2,9 +2,11 @@ package object
 
 import (
 	"io"
+	"strings"
 
 	"github.com/objectgateway/objectgateway/metadata"
 
+	"github.com/objectgateway/objectgateway/pkg/checksum"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/s3name"
 )
@@ -26,11 +28,18 @@ type CopyInput struct {
 	Check func(src *Object) error
 	// Chown, when set, owns the new file (see ChownBucket).
 	Chown *POSIXOwner
+	// Algorithm, unless None, is the checksum the copy must carry
+	// (x-amz-checksum-algorithm): a full-object checksum of the bytes,
+	// computed while they are copied unless the source has one already.
+	Algorithm checksum.Algorithm
 }
 
 // CopyObject copies an object. The bytes are copied file to file inside the
 // kernel where the OS offers it (copy_file_range, reflinks on XFS/Btrfs);
-// the ETag and checksums carry over because the bytes are the same.
+// the ETag and checksums carry over because the bytes are the same. A copy
+// asked for a checksum the source does not have as a full-object checksum
+// (in.Algorithm) reads the bytes through the hash instead, and carries
+// that checksum alone.
 // Copying an object onto itself only rewrites its metadata, which S3 allows
 // only with the REPLACE directive.
 func (l *Layer) CopyObject(in CopyInput) (Object, error) {
@@ -61,7 +70,8 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if in.ReplaceTags {
 		rec.Tags = in.Tags
 	}
-	if in.SrcBucket == in.DstBucket && in.SrcKey == in.DstKey {
+	rehash := in.Algorithm != checksum.None && !hasFullChecksum(&src.Object, in.Algorithm)
+	if in.SrcBucket == in.DstBucket && in.SrcKey == in.DstKey && !rehash {
 		if !in.Replace && !in.ReplaceTags {
 			return Object{}, s3err.Newf(s3err.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 		}
@@ -72,7 +82,29 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		return Object{}, mapErr(err)
 	}
 	defer up.Abort()
-	if src.File != nil {
+	switch {
+	case rehash:
+		dg, err := checksum.NewDigest(checksum.Expect{Algorithm: in.Algorithm})
+		if err != nil {
+			return Object{}, err
+		}
+		var body io.Reader = strings.NewReader("")
+		if src.File != nil {
+			body = io.LimitReader(src.File, src.Size)
+		}
+		n, err := copyBody(up, body, dg, src.Size)
+		if err != nil {
+			// A short read is the source changing under the copy, not a
+			// client's short body.
+			if s3err.As(err).Code == s3err.IncompleteBody {
+				return Object{}, s3err.Newf(s3err.InternalError, "source changed during copy")
+			}
+			return Object{}, err
+		}
+		_, sum := dg.Checksum()
+		rec.Size = n
+		rec.Checksums = []metadata.Checksum{{Algorithm: in.Algorithm.String(), Value: sum, Type: "FULL_OBJECT"}}
+	case src.File != nil:
 		// *os.File to *os.File (through an io.LimitedReader, which the
 		// runtime unwraps): io.Copy uses copy_file_range.
 		n, err := io.Copy(up.File(), io.LimitReader(src.File, src.Size))
@@ -87,6 +119,16 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		return Object{}, err
 	}
 	return l.commit(in.DstBucket, up, rec, publish{store: l.putRecord(in.DstBucket)})
+}
+
+// hasFullChecksum reports whether o carries a full-object checksum of alg.
+func hasFullChecksum(o *Object, alg checksum.Algorithm) bool {
+	for _, c := range o.Checksums {
+		if c.Algorithm == alg.String() && c.Type == "FULL_OBJECT" {
+			return true
+		}
+	}
+	return false
 }
 
 // replaceHeaders rewrites the metadata and tags of an object in place (to
