@@ -25,6 +25,7 @@ var hostileKeys = []string{
 	"ü/ö", "ü-ö", "日本/語", "日本/語/深い", "emoji/😀", "emoji/😀/x",
 	"long/" + strings.Repeat("x", 1019),
 	"seg/" + strings.Repeat("y", 300) + "/z",
+	"/lead", "//double", "/", "/a/", "trail//",
 }
 
 // listEntry is one listing entry: a key or a common prefix.
