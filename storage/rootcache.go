@@ -86,14 +86,33 @@ func (fs *FS) readCached(bucket string) (*cachedRoot, func(), error) {
 		c.m = map[string]*cachedRoot{}
 	}
 	if old := c.m[bucket]; old != nil {
-		old.stale = true
-		if old.refs == 0 {
-			old.close()
+		c.drop(bucket, old)
+	} else if len(c.m) >= maxCachedRoots {
+		// Full: drop another bucket's entry (map order: an arbitrary
+		// one). Each entry holds two descriptors, and a root with very
+		// many buckets must not hold two per bucket it ever read.
+		for b, other := range c.m {
+			c.drop(b, other)
+			break
 		}
 	}
 	c.m[bucket] = cr
 	c.mu.Unlock()
 	return cr, func() { c.release(cr) }, nil
+}
+
+// maxCachedRoots bounds the buckets whose Root and directory reads keep
+// open.
+const maxCachedRoots = 1024
+
+// drop removes bucket's entry cr from the map; it is closed now, or by
+// the last reader still using it. The caller holds c.mu.
+func (c *rootCache) drop(bucket string, cr *cachedRoot) {
+	delete(c.m, bucket)
+	cr.stale = true
+	if cr.refs == 0 {
+		cr.close()
+	}
 }
 
 // close closes the Root and the directory.
@@ -129,11 +148,7 @@ func (c *rootCache) forget(bucket string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cr := c.m[bucket]; cr != nil {
-		delete(c.m, bucket)
-		cr.stale = true
-		if cr.refs == 0 {
-			cr.close()
-		}
+		c.drop(bucket, cr)
 	}
 }
 

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -84,4 +85,34 @@ func TestReadRootConcurrentReadsAndRemoval(t *testing.T) {
 		put(t, fs, "b", "k", []byte("v"), Natural)
 	}
 	wg.Wait()
+}
+
+// TestReadRootCacheIsBounded reads from more buckets than the cache keeps:
+// it never holds more than maxCachedRoots entries (two descriptors each),
+// and every bucket, dropped or not, still reads and identifies its files.
+func TestReadRootCacheIsBounded(t *testing.T) {
+	fs, _ := newTestFS(t, Options{NoSync: true})
+	n := maxCachedRoots + 20
+	name := func(i int) string { return fmt.Sprintf("b%04d", i) }
+	for i := range n {
+		mustBucket(t, fs, name(i))
+		put(t, fs, name(i), "k", []byte(name(i)), Natural)
+	}
+	for round := range 2 {
+		for i := range n {
+			body, fi, err := get(fs, name(i), "k", Natural)
+			if err != nil || string(body) != name(i) {
+				t.Fatalf("round %d, %s: %q %v", round, name(i), body, err)
+			}
+			if got, ok := fs.Identify(name(i), "k", Natural); !ok || got != fi {
+				t.Fatalf("round %d, Identify(%s) = %+v, %v; Open gave %+v", round, name(i), got, ok, fi)
+			}
+			fs.roots.mu.Lock()
+			size := len(fs.roots.m)
+			fs.roots.mu.Unlock()
+			if size > maxCachedRoots {
+				t.Fatalf("round %d: %d cached roots, more than %d", round, size, maxCachedRoots)
+			}
+		}
+	}
 }
