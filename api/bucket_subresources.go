@@ -3,7 +3,6 @@ package api
 import (
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/object"
@@ -76,12 +75,12 @@ func (s *Server) setBucketTags(bucket, tags string) error {
 	})
 }
 
-// queryKVs returns the pairs of q sorted by key (url.Values.Encode's
-// order, which is how the tags were stored).
+// queryKVs returns the pairs of q, stored tags (one value per key, as
+// putBucketTagging wrote them), sorted by key.
 func queryKVs(q url.Values) []metadata.KV {
 	kvs := make([]metadata.KV, 0, len(q))
 	for k, vs := range q {
-		kvs = append(kvs, metadata.KV{Key: k, Value: strings.Join(vs, "")})
+		kvs = append(kvs, metadata.KV{Key: k, Value: vs[0]})
 	}
 	sortKVs(kvs)
 	return kvs
