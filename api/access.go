@@ -205,3 +205,16 @@ func (c *accessCache) corsOf(b object.Bucket) *cors.Config {
 	c.mu.Unlock()
 	return cfg
 }
+
+// bucketID returns the identity (Bucket.ID) of the addressed bucket as the
+// request was authorized against it, for the layer to check when the
+// write commits. A bucket that did not exist then is object.NoBucket: a
+// bucket created under that name while the request's body arrives is not
+// the one it was authorized against either.
+func (s *Server) bucketID(rq *request) uint64 {
+	b, err := s.bucketRecord(rq)
+	if err != nil {
+		return object.NoBucket
+	}
+	return b.ID
+}

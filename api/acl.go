@@ -178,7 +178,7 @@ func (s *Server) putBucketACL(w http.ResponseWriter, r *http.Request, rq *reques
 	if err != nil {
 		return err
 	}
-	err = s.layer.UpdateBucket(rq.bucket, func(b *object.Bucket) error {
+	err = s.layer.UpdateBucket(rq.bucket, s.bucketID(rq), func(b *object.Bucket) error {
 		b.PublicRead = public
 		return nil
 	})

@@ -51,7 +51,7 @@ func (s *Server) putBucketTagging(w http.ResponseWriter, r *http.Request, rq *re
 	for _, kv := range tags {
 		q.Set(kv.Key, kv.Value)
 	}
-	if err := s.setBucketTags(rq.bucket, q.Encode()); err != nil {
+	if err := s.setBucketTags(rq, q.Encode()); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -61,15 +61,15 @@ func (s *Server) putBucketTagging(w http.ResponseWriter, r *http.Request, rq *re
 // deleteBucketTagging answers DeleteBucketTagging: 204 whether or not the
 // bucket had tags.
 func (s *Server) deleteBucketTagging(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := s.setBucketTags(rq.bucket, ""); err != nil {
+	if err := s.setBucketTags(rq, ""); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-func (s *Server) setBucketTags(bucket, tags string) error {
-	return s.layer.UpdateBucket(bucket, func(b *object.Bucket) error {
+func (s *Server) setBucketTags(rq *request, tags string) error {
+	return s.layer.UpdateBucket(rq.bucket, s.bucketID(rq), func(b *object.Bucket) error {
 		b.Tags = tags
 		return nil
 	})

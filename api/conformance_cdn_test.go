@@ -48,7 +48,7 @@ func TestCDNOriginHeaders(t *testing.T) {
 				t.Fatalf("CreateBucket: %d %s", resp.StatusCode, body)
 			}
 			if tc.bucket != "" {
-				if err := g.layer.UpdateBucket(bucket, func(b *object.Bucket) error { b.CacheControl = tc.bucket; return nil }); err != nil {
+				if err := g.layer.UpdateBucket(bucket, 0, func(b *object.Bucket) error { b.CacheControl = tc.bucket; return nil }); err != nil {
 					t.Fatal(err)
 				}
 				// A bucket's default is set with the gateway stopped

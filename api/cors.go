@@ -23,7 +23,7 @@ func (s *Server) putBucketCORS(w http.ResponseWriter, r *http.Request, rq *reque
 		return err
 	}
 	doc := string(cfg.Marshal())
-	err = s.layer.UpdateBucket(rq.bucket, func(b *object.Bucket) error {
+	err = s.layer.UpdateBucket(rq.bucket, s.bucketID(rq), func(b *object.Bucket) error {
 		b.CORS = doc
 		return nil
 	})
@@ -54,7 +54,7 @@ func (s *Server) getBucketCORS(w http.ResponseWriter, r *http.Request, rq *reque
 // deleteBucketCORS answers DeleteBucketCors: 204 whether or not there was
 // a configuration.
 func (s *Server) deleteBucketCORS(w http.ResponseWriter, r *http.Request, rq *request) error {
-	err := s.layer.UpdateBucket(rq.bucket, func(b *object.Bucket) error {
+	err := s.layer.UpdateBucket(rq.bucket, s.bucketID(rq), func(b *object.Bucket) error {
 		b.CORS = ""
 		return nil
 	})

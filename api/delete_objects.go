@@ -52,6 +52,9 @@ func parseDeleteRequest(body []byte) (deleteRequest, error) {
 // deleteObjects answers DeleteObjects. The body may carry Content-MD5, any
 // x-amz-checksum-*, or neither; whichever is present is verified.
 func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *request) error {
+	// The bucket's identity is taken before the body is read: the deletes
+	// apply to the bucket the request was authorized against, or to none.
+	id := s.bucketID(rq)
 	body, err := s.readBody(r, rq, maxSmallBody)
 	if err != nil {
 		return err
@@ -60,8 +63,10 @@ func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *reque
 	if err != nil {
 		return err
 	}
-	if _, err := s.layer.Bucket(rq.bucket); err != nil {
+	if b, err := s.layer.Bucket(rq.bucket); err != nil {
 		return err
+	} else if b.ID != id {
+		return s3err.New(s3err.NoSuchBucket).With("BucketName", rq.bucket)
 	}
 	out := deleteResult{NS: s3NS}
 	for _, o := range req.Objects {
@@ -72,7 +77,7 @@ func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *reque
 		case o.VersionID != "" && o.VersionID != "null":
 			err = s3err.Newf(s3err.InvalidArgument, "Invalid version id specified")
 		default:
-			err = s.layer.DeleteObject(rq.bucket, o.Key, object.Conditions{})
+			err = s.layer.DeleteObject(rq.bucket, o.Key, object.Conditions{BucketID: id})
 		}
 		if err != nil {
 			e := s3err.As(err)

@@ -70,7 +70,7 @@ func (s *Server) createMultipartUpload(w http.ResponseWriter, r *http.Request, r
 	if err != nil {
 		return err
 	}
-	in := object.CreateUploadInput{Bucket: rq.bucket, Key: rq.key, Owner: rq.accessKey, Headers: hdrs, Tags: tags, Type: r.Header.Get("X-Amz-Checksum-Type")}
+	in := object.CreateUploadInput{Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, Owner: rq.accessKey, Headers: hdrs, Tags: tags, Type: r.Header.Get("X-Amz-Checksum-Type")}
 	if v := r.Header.Get("X-Amz-Checksum-Algorithm"); v != "" {
 		alg, ok := checksum.ParseAlgorithm(v)
 		if !ok {
@@ -110,7 +110,7 @@ func (s *Server) uploadPart(w http.ResponseWriter, r *http.Request, rq *request)
 		return err
 	}
 	p, err := s.layer.UploadPart(object.PartInput{
-		Bucket: rq.bucket, Key: rq.key, UploadID: q.Get("uploadId"), Number: n, Body: body, Size: size, Expect: expect,
+		Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, UploadID: q.Get("uploadId"), Number: n, Body: body, Size: size, Expect: expect,
 	})
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func (s *Server) uploadPartCopy(w http.ResponseWriter, r *http.Request, rq *requ
 	if err != nil {
 		return err
 	}
-	in := object.CopyPartInput{Bucket: rq.bucket, Key: rq.key, UploadID: q.Get("uploadId"), Number: n, SrcBucket: srcBucket, SrcKey: srcKey}
+	in := object.CopyPartInput{Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, UploadID: q.Get("uploadId"), Number: n, SrcBucket: srcBucket, SrcKey: srcKey}
 	if v := r.Header.Get("X-Amz-Copy-Source-Range"); v != "" {
 		in.Range = func(size int64) (int64, int64, error) { return copySourceRange(v, size) }
 	}
@@ -243,6 +243,7 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
+	cond.BucketID = s.bucketID(rq)
 	body, err := s.readBodyOpt(r, rq, maxCompleteBody, false)
 	if err != nil {
 		return err

@@ -31,6 +31,7 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if size > object.MaxPutSize {
 		return s3err.New(s3err.EntityTooLarge)
 	}
+	cond.BucketID = s.bucketID(rq)
 	obj, err := s.layer.PutObject(object.PutInput{
 		Bucket: rq.bucket, Key: rq.key, Body: body, Size: size, Expect: expect, Headers: hdrs, Tags: tags, Conditions: cond,
 		Chown: s.fileOwner(rq),
@@ -193,7 +194,7 @@ func (s *Server) deleteObject(w http.ResponseWriter, r *http.Request, rq *reques
 	if err := checkVersionID(r.URL.Query()); err != nil {
 		return err
 	}
-	cond := object.Conditions{IfMatch: r.Header.Get("If-Match")}
+	cond := object.Conditions{IfMatch: r.Header.Get("If-Match"), BucketID: s.bucketID(rq)}
 	if err := s.layer.DeleteObject(rq.bucket, rq.key, cond); err != nil {
 		return err
 	}
@@ -222,7 +223,7 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if err := unsupportedWriteHeaders(r.Header); err != nil {
 		return err
 	}
-	in := object.CopyInput{SrcBucket: srcBucket, SrcKey: srcKey, DstBucket: rq.bucket, DstKey: rq.key, Chown: s.fileOwner(rq)}
+	in := object.CopyInput{SrcBucket: srcBucket, SrcKey: srcKey, DstBucket: rq.bucket, DstBucketID: s.bucketID(rq), DstKey: rq.key, Chown: s.fileOwner(rq)}
 	switch d := r.Header.Get("X-Amz-Metadata-Directive"); d {
 	case "", "COPY":
 	case "REPLACE":

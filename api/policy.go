@@ -23,7 +23,7 @@ func (s *Server) putBucketPolicy(w http.ResponseWriter, r *http.Request, rq *req
 	if _, err := policy.Parse(body, rq.bucket); err != nil {
 		return err
 	}
-	err = s.layer.UpdateBucket(rq.bucket, func(b *object.Bucket) error {
+	err = s.layer.UpdateBucket(rq.bucket, s.bucketID(rq), func(b *object.Bucket) error {
 		b.Policy = string(body)
 		return nil
 	})
@@ -55,7 +55,7 @@ func (s *Server) getBucketPolicy(w http.ResponseWriter, r *http.Request, rq *req
 // deleteBucketPolicy answers DeleteBucketPolicy: 204 whether or not the
 // bucket had a policy, as S3 does.
 func (s *Server) deleteBucketPolicy(w http.ResponseWriter, r *http.Request, rq *request) error {
-	err := s.layer.UpdateBucket(rq.bucket, func(b *object.Bucket) error {
+	err := s.layer.UpdateBucket(rq.bucket, s.bucketID(rq), func(b *object.Bucket) error {
 		b.Policy = ""
 		return nil
 	})

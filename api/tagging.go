@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
@@ -152,7 +153,7 @@ func (s *Server) putObjectTagging(w http.ResponseWriter, r *http.Request, rq *re
 	if err != nil {
 		return err
 	}
-	if err := s.layer.PutObjectTagging(rq.bucket, rq.key, tags); err != nil {
+	if err := s.layer.PutObjectTagging(rq.bucket, rq.key, tags, object.Conditions{BucketID: s.bucketID(rq)}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -164,7 +165,7 @@ func (s *Server) deleteObjectTagging(w http.ResponseWriter, r *http.Request, rq 
 	if err := checkVersionID(r.URL.Query()); err != nil {
 		return err
 	}
-	if err := s.layer.PutObjectTagging(rq.bucket, rq.key, nil); err != nil {
+	if err := s.layer.PutObjectTagging(rq.bucket, rq.key, nil, object.Conditions{BucketID: s.bucketID(rq)}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -11,7 +11,13 @@ import (
 type Bucket struct {
 	// Name is the bucket name; it is the record's bbolt key and is not
 	// part of its encoding.
-	Name    string
+	Name string
+	// ID is the bucket's identity, which outlives its name: CreateBucket
+	// gives every bucket a new one, never given before in this index, so
+	// a bucket deleted and created again under the same name (perhaps by
+	// another user) is told apart from the one a request was authorized
+	// against. It is never zero in a stored record.
+	ID      uint64
 	Created time.Time
 	// Owner is the access key id of the creator; it may be empty.
 	Owner  string
@@ -34,14 +40,14 @@ type Bucket struct {
 	Tags string
 }
 
-// CreateBucket records a new, empty bucket. It returns ErrBucketExists if
-// a bucket named b.Name exists, and an error for an empty name.
+// CreateBucket records a new, empty bucket under a new identity (b.ID is
+// ignored; Bucket returns the one given). It returns ErrBucketExists if a
+// bucket named b.Name exists, and an error for an empty name.
 func (ix *Index) CreateBucket(b Bucket) error {
 	if err := checkBucketName(b.Name); err != nil {
 		return err
 	}
-	v, err := b.MarshalBinary()
-	if err != nil {
+	if _, err := b.MarshalBinary(); err != nil {
 		return err
 	}
 	name := []byte(b.Name)
@@ -50,12 +56,59 @@ func (ix *Index) CreateBucket(b Bucket) error {
 		if records.Get(name) != nil {
 			return ErrBucketExists
 		}
+		id, err := records.NextSequence()
+		if err != nil {
+			return written(err)
+		}
+		b.ID = id
+		v, err := b.MarshalBinary()
+		if err != nil {
+			return written(err)
+		}
 		if err := records.Put(name, v); err != nil {
 			return written(err)
 		}
-		_, err := tx.Bucket(objectsBucket).CreateBucket(name)
+		_, err = tx.Bucket(objectsBucket).CreateBucket(name)
 		return written(err)
 	})
+}
+
+// identify gives every bucket record without an identity (written before
+// buckets had one) a new one. Open runs it in its set-up transaction, so
+// every record read afterwards has an ID.
+func identify(tx *bolt.Tx) error {
+	records := tx.Bucket(bucketsBucket)
+	var missing [][]byte
+	err := records.ForEach(func(k, v []byte) error {
+		var b Bucket
+		if err := b.UnmarshalBinary(v); err != nil {
+			return fmt.Errorf("metadata: bucket %q: %w", k, err)
+		}
+		if b.ID == 0 {
+			missing = append(missing, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range missing {
+		var b Bucket
+		if err := b.UnmarshalBinary(records.Get(k)); err != nil {
+			return err
+		}
+		if b.ID, err = records.NextSequence(); err != nil {
+			return err
+		}
+		v, err := b.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		if err := records.Put(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Bucket returns the record of the named bucket, or ErrNoSuchBucket.

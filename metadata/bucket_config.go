@@ -9,7 +9,7 @@ import (
 // UpdateBucket changes the record of the named bucket in one write
 // transaction: fn receives the current record and edits it in place. It
 // returns ErrNoSuchBucket if there is no such bucket, and fn's error (with
-// nothing written) if fn fails. The record's Name cannot be changed.
+// nothing written) if fn fails. The record's Name and ID cannot be changed.
 func (ix *Index) UpdateBucket(name string, fn func(*Bucket) error) error {
 	key := []byte(name)
 	return ix.update(func(tx *bolt.Tx) error {
@@ -23,10 +23,11 @@ func (ix *Index) UpdateBucket(name string, fn func(*Bucket) error) error {
 			return fmt.Errorf("metadata: bucket %q: %w", name, err)
 		}
 		b.Name = name
+		id := b.ID
 		if err := fn(&b); err != nil {
 			return err
 		}
-		b.Name = name
+		b.Name, b.ID = name, id
 		enc, err := b.MarshalBinary()
 		if err != nil {
 			return err

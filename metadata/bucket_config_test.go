@@ -31,7 +31,7 @@ func TestUpdateBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Bucket{Name: "b", Created: created, Owner: "o", Policy: `{"Version":"2012-10-17"}`, CORS: "<CORSConfiguration/>", PublicRead: true}
+	want := Bucket{Name: "b", ID: 1, Created: created, Owner: "o", Policy: `{"Version":"2012-10-17"}`, CORS: "<CORSConfiguration/>", PublicRead: true}
 	if got != want {
 		t.Fatalf("after update: %+v, want %+v", got, want)
 	}

@@ -104,7 +104,7 @@ func Open(path string, o Options) (*Index, error) {
 				return err
 			}
 		}
-		return nil
+		return identify(tx)
 	})
 	if err != nil {
 		db.Close()

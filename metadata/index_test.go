@@ -163,7 +163,7 @@ func TestReopenKeepsRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Bucket{Name: "b", Created: created, Owner: "AK", Region: "us-east-1"}); b != want {
+	if want := (Bucket{Name: "b", ID: 1, Created: created, Owner: "AK", Region: "us-east-1"}); b != want {
 		t.Errorf("bucket = %+v, want %+v", b, want)
 	}
 }

@@ -69,6 +69,8 @@ const (
 	tagBktCacheControl = 7
 	// tagBktTags is the bucket's tag set, URL-query encoded.
 	tagBktTags = 8
+	// tagBktID is the bucket's identity (Bucket.ID).
+	tagBktID = 9
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -240,6 +242,7 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	}
 	e.str(tagBktCacheControl, b.CacheControl)
 	e.str(tagBktTags, b.Tags)
+	e.uint(tagBktID, b.ID)
 	return e.b, nil
 }
 
@@ -273,6 +276,8 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.CacheControl = string(p)
 		case tagBktTags:
 			r.Tags = string(p)
+		case tagBktID:
+			r.ID, err = parseUint(p)
 		}
 		return err
 	})

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"io"
 	iofs "io/fs"
 	"os"
 	"path"
@@ -9,20 +10,51 @@ import (
 	"syscall"
 )
 
-// MakeBucket creates the bucket's directory and fsyncs the root. A bucket
-// whose directory already exists is fine; a file or symbolic link of that
-// name is an error wrapping EEXIST.
-func (fs *FS) MakeBucket(name string) error {
+// MakeBucket creates the bucket's directory and fsyncs the root. It
+// reports whether it made the directory: an existing directory with no
+// entry at all (left by a DeleteBucket that a crash interrupted) is taken
+// as it is. A directory that holds anything is not a new bucket's: the
+// gateway never adopts files it was not given (that is scan's job, on the
+// operator's word), so MakeBucket fails with an error wrapping EEXIST, as
+// it does for a file or symbolic link of that name.
+func (fs *FS) MakeBucket(name string) (made bool, err error) {
 	if !validBucket(name) {
-		return &os.PathError{Op: "mkdir", Path: name, Err: syscall.EINVAL}
+		return false, &os.PathError{Op: "mkdir", Path: name, Err: syscall.EINVAL}
 	}
-	err := fs.root.Mkdir(name, 0o755)
+	err = fs.root.Mkdir(name, 0o755)
+	made = err == nil
 	if errors.Is(err, iofs.ErrExist) {
-		if fi, serr := fs.root.Lstat(name); serr == nil && fi.IsDir() {
+		if fi, serr := fs.root.Lstat(name); serr == nil && fi.IsDir() && fs.emptyDir(name) {
 			err = nil
 		}
 	}
 	if err != nil {
+		return false, err
+	}
+	return made, fs.syncDir(fs.root, ".")
+}
+
+// emptyDir reports whether the directory name (under the root) has no
+// entry.
+func (fs *FS) emptyDir(name string) bool {
+	d, err := openDir(fs.root, name)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	_, err = d.ReadDir(1)
+	return errors.Is(err, io.EOF)
+}
+
+// UnmakeBucket removes a directory MakeBucket made, when the bucket's
+// record could not be written: it removes the directory only if it is
+// still empty, and fsyncs the root.
+func (fs *FS) UnmakeBucket(name string) error {
+	if !validBucket(name) {
+		return nil
+	}
+	fs.roots.forget(name)
+	if err := fs.rmdirIn(fs.root, name); err != nil {
 		return err
 	}
 	return fs.syncDir(fs.root, ".")

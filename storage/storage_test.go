@@ -42,7 +42,7 @@ func newTestFS(t testing.TB, o Options) (*FS, string) {
 
 func mustBucket(t testing.TB, fs *FS, name string) {
 	t.Helper()
-	if err := fs.MakeBucket(name); err != nil {
+	if _, err := fs.MakeBucket(name); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -577,11 +577,11 @@ func TestBuckets(t *testing.T) {
 	}
 	mustBucket(t, fs, "alpha") // idempotent
 	os.WriteFile(filepath.Join(dir, "file-at-top"), nil, 0o644)
-	if err := fs.MakeBucket("file-at-top"); !errors.Is(err, iofs.ErrExist) {
+	if _, err := fs.MakeBucket("file-at-top"); !errors.Is(err, iofs.ErrExist) {
 		t.Errorf("MakeBucket over a file: %v", err)
 	}
 	for _, bad := range []string{"", ".", "..", StateDir, "a/b", ".hidden"} {
-		if err := fs.MakeBucket(bad); err == nil {
+		if _, err := fs.MakeBucket(bad); err == nil {
 			t.Errorf("MakeBucket(%q) succeeded", bad)
 		}
 	}

@@ -14,10 +14,10 @@ import (
 // links only to files inside the bucket, and never leaves the bucket.
 func TestWalkOrderAndConfinement(t *testing.T) {
 	fs, dir := newTestFS(t, Options{})
-	if err := fs.MakeBucket("bkt"); err != nil {
+	if _, err := fs.MakeBucket("bkt"); err != nil {
 		t.Fatal(err)
 	}
-	if err := fs.MakeBucket("other"); err != nil {
+	if _, err := fs.MakeBucket("other"); err != nil {
 		t.Fatal(err)
 	}
 	files := []string{"a/b", "a/c/d", "a.txt", "a-b", "a0", "z", "é/x", "sp ace"}

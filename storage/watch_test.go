@@ -14,7 +14,7 @@ import (
 // entering them, and refuses a starting directory reached through a link.
 func TestWalkDirsConfinement(t *testing.T) {
 	fs, dir := newTestFS(t, Options{})
-	if err := fs.MakeBucket("bkt"); err != nil {
+	if _, err := fs.MakeBucket("bkt"); err != nil {
 		t.Fatal(err)
 	}
 	bkt := filepath.Join(dir, "bkt")

@@ -63,7 +63,7 @@ func bucketCmd(args []string, e env) error {
 		fmt.Fprintln(e.stdout, b.CacheControl)
 		return nil
 	}
-	if err := layer.UpdateBucket(name, func(b *object.Bucket) error {
+	if err := layer.UpdateBucket(name, 0, func(b *object.Bucket) error {
 		b.CacheControl = value
 		return nil
 	}); err != nil {

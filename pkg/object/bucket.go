@@ -2,6 +2,7 @@ package object
 
 import (
 	"errors"
+	iofs "io/fs"
 	"syscall"
 
 	"github.com/objectgateway/objectgateway/metadata"
@@ -13,22 +14,39 @@ import (
 // Bucket is a bucket as the API sees it.
 type Bucket = metadata.Bucket
 
-// CreateBucket creates the bucket's directory, then its index record. An
-// existing record answers BucketAlreadyOwnedByYou.
+// CreateBucket creates the bucket's directory, then its index record,
+// which gives the bucket a new identity. An existing record answers
+// BucketAlreadyOwnedByYou. A directory of that name that the index does
+// not know is somebody else's (an operator's files, which only scan
+// imports): it answers BucketAlreadyExists and is left as it is, unless
+// it is empty.
 func (l *Layer) CreateBucket(b Bucket) error {
 	if err := s3name.ValidBucketName(b.Name); err != nil {
 		return err
 	}
+	// The fence keeps a DeleteBucket of the same name from interleaving
+	// between the record check and the directory.
+	m := l.fence.stripe(b.Name)
+	m.Lock()
+	defer m.Unlock()
 	if _, err := l.ix.Bucket(b.Name); err == nil {
 		return s3err.New(s3err.BucketAlreadyOwnedByYou).With("BucketName", b.Name)
 	}
 	if b.Created.IsZero() {
 		b.Created = l.now().UTC()
 	}
-	if err := l.fs.MakeBucket(b.Name); err != nil {
+	made, err := l.fs.MakeBucket(b.Name)
+	if errors.Is(err, iofs.ErrExist) {
+		return s3err.Wrap(s3err.BucketAlreadyExists, err).With("BucketName", b.Name)
+	}
+	if err != nil {
 		return mapErr(err)
 	}
 	if err := l.ix.CreateBucket(b); err != nil {
+		if made {
+			// Leave no directory the index does not know.
+			_ = l.fs.UnmakeBucket(b.Name)
+		}
 		if errors.Is(err, metadata.ErrBucketExists) {
 			return s3err.New(s3err.BucketAlreadyOwnedByYou).With("BucketName", b.Name)
 		}
@@ -55,8 +73,14 @@ func (l *Layer) Buckets() ([]Bucket, error) {
 
 // DeleteBucket removes an empty bucket: its index record and its directory.
 // A bucket whose directory still holds files the index does not know about
-// (written behind the gateway's back) is not empty either.
+// (written behind the gateway's back) is not empty either. It holds the
+// bucket's fence throughout, so no write commits into the bucket while it
+// runs, and every write that was authorized against it and commits later
+// finds it gone (see bucketFence).
 func (l *Layer) DeleteBucket(name string) error {
+	m := l.fence.stripe(name)
+	m.Lock()
+	defer m.Unlock()
 	if _, err := l.ix.Bucket(name); err != nil {
 		return bucketErr(err, name)
 	}
@@ -66,17 +90,6 @@ func (l *Layer) DeleteBucket(name string) error {
 	}
 	if len(page.Objects)+len(page.CommonPrefixes) > 0 {
 		return s3err.New(s3err.BucketNotEmpty).With("BucketName", name)
-	}
-	// Uploads in progress die with the bucket: their parts go first, their
-	// records with the bucket's record.
-	uploads, err := l.ix.ListUploads(name, metadata.UploadQuery{Limit: MaxParts})
-	if err != nil {
-		return bucketErr(err, name)
-	}
-	for _, u := range uploads.Uploads {
-		if err := l.fs.RemoveParts(u.ID); err != nil {
-			return mapErr(err)
-		}
 	}
 	// Files written behind the gateway's back make the bucket non-empty
 	// too. A missing directory is a DeleteBucket that a crash interrupted
@@ -88,12 +101,22 @@ func (l *Layer) DeleteBucket(name string) error {
 		}
 		return mapErr(err)
 	}
+	// Uploads in progress die with the bucket. Their parts are removed
+	// only once the index has dropped their records with the bucket's: a
+	// DeleteBucket that answers BucketNotEmpty leaves them intact.
+	uploads, err := l.ix.ListUploads(name, metadata.UploadQuery{Limit: MaxParts})
+	if err != nil {
+		return bucketErr(err, name)
+	}
 	// The index decides: its DeleteBucket checks emptiness in the same
-	// transaction. A PUT that commits after it finds no bucket and takes
-	// its bytes back out, so the files are removed only now, when no
-	// acknowledged object can be among them.
+	// transaction.
 	if err := l.ix.DeleteBucket(name); err != nil {
 		return bucketErr(err, name)
+	}
+	for _, u := range uploads.Uploads {
+		// An error leaves an orphaned part directory, which the sweep of
+		// SweepUploads removes later; the bucket is deleted either way.
+		_ = l.fs.RemoveParts(u.ID)
 	}
 	if err := l.fs.RemoveBucket(name); err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, syscall.ENOTEMPTY) {
 		return mapErr(err)

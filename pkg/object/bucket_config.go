@@ -1,11 +1,21 @@
 package object
 
+import "github.com/objectgateway/objectgateway/metadata"
+
 // UpdateBucket changes a bucket's configuration (policy, CORS, canned
 // ACL) in one index transaction: fn edits the current record in place. It
-// returns NoSuchBucket when there is no such bucket and fn's error, with
-// nothing changed, when fn fails. fn must not change the name.
-func (l *Layer) UpdateBucket(name string, fn func(*Bucket) error) error {
-	if err := l.ix.UpdateBucket(name, fn); err != nil {
+// returns NoSuchBucket when there is no such bucket, or when id is not
+// zero and the bucket of that name is not the one of identity id (the one
+// the request was authorized against), and fn's error, with nothing
+// changed, when fn fails. fn cannot change the name or the ID.
+func (l *Layer) UpdateBucket(name string, id uint64, fn func(*Bucket) error) error {
+	err := l.ix.UpdateBucket(name, func(b *Bucket) error {
+		if id != 0 && b.ID != id {
+			return metadata.ErrNoSuchBucket
+		}
+		return fn(b)
+	})
+	if err != nil {
 		return bucketErr(err, name)
 	}
 	return nil

@@ -45,6 +45,8 @@ type Layer struct {
 	ix    *metadata.Index
 	now   func() time.Time
 	locks keyLocks
+	// fence orders writes against DeleteBucket (fence.go).
+	fence bucketFence
 	// watcher is the running watch mode, if any (watch.go).
 	watcher watcherSlot
 	// md5 hashes files found on disk after their first read, when
@@ -56,6 +58,9 @@ type Layer struct {
 	fills singleflight.Group
 	// onFill, when set by a test, runs at the start of every fill.
 	onFill func()
+	// beforeCommit, when set by a test, runs when a write's bytes are
+	// staged and it is about to fence its bucket and commit.
+	beforeCommit func()
 }
 
 // Open opens the data root and its index. It never walks the tree, so it is
@@ -110,6 +115,7 @@ func assemble(o Options, fsys *storage.FS, ix *metadata.Index) *Layer {
 	}
 	l := &Layer{fs: fsys, ix: ix, now: now, hot: o.HotCache}
 	l.locks.seed = maphash.MakeSeed()
+	l.fence.seed = maphash.MakeSeed()
 	if o.LazyMD5 {
 		l.md5 = startLazyMD5(l)
 	}

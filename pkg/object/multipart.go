@@ -43,9 +43,12 @@ const (
 // CreateUploadInput is one CreateMultipartUpload.
 type CreateUploadInput struct {
 	Bucket, Key string
-	Owner       string
-	Headers     Headers
-	Tags        []metadata.KV
+	// BucketID is the identity of the bucket the request was authorized
+	// against (see Conditions.BucketID); zero takes the current one.
+	BucketID uint64
+	Owner    string
+	Headers  Headers
+	Tags     []metadata.KV
 	// Algorithm and Type are x-amz-checksum-algorithm and
 	// x-amz-checksum-type; Type "" takes the algorithm's default.
 	Algorithm checksum.Algorithm
@@ -57,9 +60,6 @@ type CreateUploadInput struct {
 // COMPOSITE, CRC32 and CRC32C default to COMPOSITE and may be FULL_OBJECT.
 func (l *Layer) CreateMultipartUpload(in CreateUploadInput) (Upload, error) {
 	if err := s3name.ValidKey(in.Key); err != nil {
-		return Upload{}, err
-	}
-	if _, err := l.Bucket(in.Bucket); err != nil {
 		return Upload{}, err
 	}
 	typ, err := checksumType(in.Algorithm, in.Type)
@@ -77,6 +77,11 @@ func (l *Layer) CreateMultipartUpload(in CreateUploadInput) (Upload, error) {
 	if in.Algorithm != checksum.None {
 		u.ChecksumAlgorithm = in.Algorithm.String()
 	}
+	_, release, err := l.enter(in.Bucket, in.BucketID)
+	if err != nil {
+		return Upload{}, err
+	}
+	defer release()
 	if err := l.ix.CreateUpload(in.Bucket, u); err != nil {
 		return Upload{}, bucketErr(err, in.Bucket)
 	}
@@ -137,10 +142,13 @@ func (l *Layer) upload(bucket, key, id string) (Upload, error) {
 // PartInput is one UploadPart.
 type PartInput struct {
 	Bucket, Key, UploadID string
-	Number                int
-	Body                  io.Reader
-	Size                  int64
-	Expect                checksum.Expect
+	// BucketID is the identity of the bucket the request was authorized
+	// against (see Conditions.BucketID); zero takes the current one.
+	BucketID uint64
+	Number   int
+	Body     io.Reader
+	Size     int64
+	Expect   checksum.Expect
 }
 
 func checkPartNumber(n int) error {
@@ -175,6 +183,10 @@ func (l *Layer) UploadPart(in PartInput) (Part, error) {
 	if err := checkPartNumber(in.Number); err != nil {
 		return Part{}, err
 	}
+	id, err := l.identify(in.Bucket, in.BucketID)
+	if err != nil {
+		return Part{}, err
+	}
 	u, err := l.upload(in.Bucket, in.Key, in.UploadID)
 	if err != nil {
 		return Part{}, err
@@ -186,12 +198,22 @@ func (l *Layer) UploadPart(in PartInput) (Part, error) {
 	if err != nil {
 		return Part{}, err
 	}
-	return l.writePart(in.Bucket, in.Key, in.UploadID, in.Number, in.Body, in.Size, expect)
+	return l.writePart(partRef{in.Bucket, id, in.Key, in.UploadID, in.Number}, in.Body, in.Size, expect)
+}
+
+// partRef names the part a write makes: part Number of upload UploadID of
+// Key in the bucket of identity BucketID.
+type partRef struct {
+	Bucket   string
+	BucketID uint64
+	Key      string
+	UploadID string
+	Number   int
 }
 
 // writePart hashes body into a staged file while copying it, then stores
-// it as part number n of an upload.
-func (l *Layer) writePart(bucket, key, id string, n int, body io.Reader, size int64, expect checksum.Expect) (Part, error) {
+// it as part ref.Number of its upload.
+func (l *Layer) writePart(ref partRef, body io.Reader, size int64, expect checksum.Expect) (Part, error) {
 	dg, err := checksum.NewDigest(expect)
 	if err != nil {
 		return Part{}, err
@@ -206,16 +228,23 @@ func (l *Layer) writePart(bucket, key, id string, n int, body io.Reader, size in
 		return Part{}, err
 	}
 	alg, sum := dg.Checksum()
-	p := Part{Number: n, Size: written, ETag: hex.EncodeToString(dg.MD5()), LastModified: l.now().UTC()}
+	p := Part{Number: ref.Number, Size: written, ETag: hex.EncodeToString(dg.MD5()), LastModified: l.now().UTC()}
 	if alg != checksum.None {
 		p.Checksum = metadata.Checksum{Algorithm: alg.String(), Value: sum}
 	}
-	return l.storePart(bucket, key, id, up.CommitPart, p)
+	return l.storePart(ref, up.CommitPart, p)
 }
 
-// storePart commits a part's file and then its record. If the upload was
-// aborted meanwhile, the part's files are removed again.
-func (l *Layer) storePart(bucket, key, id string, commit func(string, int) (storage.FileInfo, error), p Part) (Part, error) {
+// storePart commits a part's file and then its record, fenced against
+// the deletion of its bucket. If the upload was aborted meanwhile, the
+// part's files are removed again.
+func (l *Layer) storePart(ref partRef, commit func(string, int) (storage.FileInfo, error), p Part) (Part, error) {
+	bucket, key, id := ref.Bucket, ref.Key, ref.UploadID
+	_, release, err := l.enter(bucket, ref.BucketID)
+	if err != nil {
+		return Part{}, err
+	}
+	defer release()
 	fi, err := commit(id, p.Number)
 	if err != nil {
 		if !l.ix.UploadExists(id) {
@@ -239,8 +268,11 @@ func (l *Layer) storePart(bucket, key, id string, commit func(string, int) (stor
 // CopyPartInput is one UploadPartCopy.
 type CopyPartInput struct {
 	Bucket, Key, UploadID string
-	Number                int
-	SrcBucket, SrcKey     string
+	// BucketID is the identity of the bucket the request was authorized
+	// against (see Conditions.BucketID); zero takes the current one.
+	BucketID          uint64
+	Number            int
+	SrcBucket, SrcKey string
 	// Range selects a byte range of the source (x-amz-copy-source-range);
 	// nil copies the whole source.
 	Range func(size int64) (start, length int64, err error)
@@ -253,6 +285,10 @@ type CopyPartInput struct {
 // bytes are hashed as they are copied: a part's ETag is its MD5.
 func (l *Layer) UploadPartCopy(in CopyPartInput) (Part, error) {
 	if err := checkPartNumber(in.Number); err != nil {
+		return Part{}, err
+	}
+	id, err := l.identify(in.Bucket, in.BucketID)
+	if err != nil {
 		return Part{}, err
 	}
 	u, err := l.upload(in.Bucket, in.Key, in.UploadID)
@@ -283,7 +319,7 @@ func (l *Layer) UploadPartCopy(in CopyPartInput) (Part, error) {
 	if src.File != nil {
 		body = io.NewSectionReader(src.File, start, length)
 	}
-	return l.writePart(in.Bucket, in.Key, in.UploadID, in.Number, body, length, expect)
+	return l.writePart(partRef{in.Bucket, id, in.Key, in.UploadID, in.Number}, body, length, expect)
 }
 
 // ListParts returns up to max parts after marker, and whether more follow.
@@ -363,6 +399,11 @@ type CompleteInput struct {
 // in the same index transaction as the new object's record. Completing an
 // upload that was already completed answers as the first completion did.
 func (l *Layer) CompleteMultipartUpload(in CompleteInput) (Object, error) {
+	id, err := l.identify(in.Bucket, in.Conditions.BucketID)
+	if err != nil {
+		return Object{}, err
+	}
+	in.Conditions.BucketID = id
 	u, err := l.upload(in.Bucket, in.Key, in.UploadID)
 	if err != nil {
 		if done, ok := l.ix.Completed(in.UploadID); ok && done.Bucket == in.Bucket && done.Key == in.Key {

@@ -15,6 +15,10 @@ import (
 type CopyInput struct {
 	SrcBucket, SrcKey string
 	DstBucket, DstKey string
+	// DstBucketID is the identity of the destination bucket the copy was
+	// authorized against (see Conditions.BucketID); zero takes the bucket
+	// found when the copy starts.
+	DstBucketID uint64
 	// Replace selects the REPLACE metadata directive: Headers replace the
 	// source's. With COPY (false) the source's headers are kept.
 	Replace bool
@@ -46,7 +50,8 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if err := s3name.ValidKey(in.DstKey); err != nil {
 		return Object{}, err
 	}
-	if _, err := l.Bucket(in.DstBucket); err != nil {
+	id, err := l.identify(in.DstBucket, in.DstBucketID)
+	if err != nil {
 		return Object{}, err
 	}
 	src, err := l.OpenObject(in.SrcBucket, in.SrcKey)
@@ -75,7 +80,7 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		if !in.Replace && !in.ReplaceTags {
 			return Object{}, s3err.Newf(s3err.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 		}
-		return l.replaceHeaders(in.DstBucket, src.Object, rec)
+		return l.replaceHeaders(in.DstBucket, id, src.Object, rec)
 	}
 	up, err := l.fs.NewUpload()
 	if err != nil {
@@ -118,7 +123,7 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if err := chownStaged(up, in.Chown); err != nil {
 		return Object{}, err
 	}
-	return l.commit(in.DstBucket, up, rec, publish{store: l.putRecord(in.DstBucket)})
+	return l.commit(in.DstBucket, up, rec, publish{cond: Conditions{BucketID: id}, store: l.putRecord(in.DstBucket)})
 }
 
 // hasFullChecksum reports whether o carries a full-object checksum of alg.
@@ -133,11 +138,16 @@ func hasFullChecksum(o *Object, alg checksum.Algorithm) bool {
 
 // replaceHeaders rewrites the metadata and tags of an object in place (to
 // those of rec), as long as it is still the version that was checked.
-func (l *Layer) replaceHeaders(bucket string, src, rec Object) (Object, error) {
+func (l *Layer) replaceHeaders(bucket string, id uint64, src, rec Object) (Object, error) {
+	_, release, err := l.enter(bucket, id)
+	if err != nil {
+		return Object{}, err
+	}
+	defer release()
 	unlock := l.locks.lock(bucket, src.Key)
 	defer unlock()
 	var out Object
-	err := l.ix.UpdateObject(bucket, src.Key, func(o *Object) error {
+	err = l.ix.UpdateObject(bucket, src.Key, func(o *Object) error {
 		if o.ETag != src.ETag || o.FileInode != src.FileInode {
 			return s3err.New(s3err.ConditionalRequestConflict)
 		}

@@ -12,9 +12,11 @@ import (
 // The file goes first: a crash in between leaves a record whose file is
 // missing, which the next read drops.
 func (l *Layer) DeleteObject(bucket, key string, cond Conditions) error {
-	if _, err := l.Bucket(bucket); err != nil {
+	_, release, err := l.enter(bucket, cond.BucketID)
+	if err != nil {
 		return err
 	}
+	defer release()
 	unlock := l.locks.lock(bucket, key)
 	defer unlock()
 	rec, err := l.ix.Object(bucket, key)

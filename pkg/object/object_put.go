@@ -68,9 +68,11 @@ func (l *Layer) PutObject(in PutInput) (Object, error) {
 	if err := s3name.ValidKey(in.Key); err != nil {
 		return Object{}, err
 	}
-	if _, err := l.Bucket(in.Bucket); err != nil {
+	id, err := l.identify(in.Bucket, in.Conditions.BucketID)
+	if err != nil {
 		return Object{}, err
 	}
+	in.Conditions.BucketID = id
 	if in.Size > MaxPutSize {
 		return Object{}, s3err.New(s3err.EntityTooLarge)
 	}
@@ -115,10 +117,16 @@ func bodyErr(err error) error {
 	return s3err.Wrap(s3err.IncompleteBody, err)
 }
 
-// Conditions are the preconditions of a conditional write, checked under
-// the key's lock against the current record, so no other writer of the key
-// can slip in between the check and the write.
+// Conditions are the preconditions of a write, checked under the key's
+// lock against the current record, so no other writer of the key can slip
+// in between the check and the write.
 type Conditions struct {
+	// BucketID, unless zero, is the identity (Bucket.ID) of the bucket the
+	// request was authorized against: the write answers NoSuchBucket, and
+	// stores nothing, if the bucket of that name is now another one (it
+	// was deleted, and perhaps created again by someone else). Zero takes
+	// the bucket the write finds when it starts.
+	BucketID uint64
 	// IfNoneMatch "*" writes only if the key does not exist.
 	IfNoneMatch string
 	// IfMatch writes (or deletes) only if the current ETag matches.
@@ -167,10 +175,16 @@ type publish struct {
 	store func(rec Object) error
 }
 
-// commit publishes a finished upload under rec.Key: it takes the key's
-// lock, checks the conditions, renames the file into place and records it
-// with p.store.
+// commit publishes a finished upload under rec.Key: it fences the bucket
+// (which must still be the one of p.cond.BucketID), takes the key's lock,
+// checks the conditions, renames the file into place and records it with
+// p.store.
 func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish) (Object, error) {
+	_, release, err := l.enter(bucket, p.cond.BucketID)
+	if err != nil {
+		return Object{}, err
+	}
+	defer release()
 	unlock := l.locks.lock(bucket, rec.Key)
 	defer unlock()
 	if p.pre != nil {
@@ -203,11 +217,6 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 	rec.FileInode = fi.Inode
 	rec.LastModified = l.now().UTC()
 	if err := p.store(rec); err != nil {
-		if errors.Is(err, metadata.ErrNoSuchBucket) {
-			// The bucket was deleted while the body was uploading: take the
-			// bytes back out rather than leave an unlisted file.
-			_ = l.fs.Remove(bucket, rec.Key, loc)
-		}
 		return Object{}, bucketErr(err, bucket)
 	}
 	return rec, nil

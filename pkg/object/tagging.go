@@ -14,9 +14,15 @@ func (l *Layer) ObjectTagging(bucket, key string) ([]metadata.KV, error) {
 }
 
 // PutObjectTagging replaces an object's tags (already validated); nil
-// removes them. Only the index record changes, never the file.
-func (l *Layer) PutObjectTagging(bucket, key string, tags []metadata.KV) error {
-	err := l.ix.UpdateObject(bucket, key, func(o *Object) error {
+// removes them. Only the index record changes, never the file. cond's
+// BucketID is checked as for a write.
+func (l *Layer) PutObjectTagging(bucket, key string, tags []metadata.KV, cond Conditions) error {
+	_, release, err := l.enter(bucket, cond.BucketID)
+	if err != nil {
+		return err
+	}
+	defer release()
+	err = l.ix.UpdateObject(bucket, key, func(o *Object) error {
 		o.Tags = tags
 		return nil
 	})
