@@ -56,6 +56,9 @@ type Layer struct {
 	fills singleflight.Group
 	// onFill, when set by a test, runs at the start of every fill.
 	onFill func()
+	// failStore, when set by a test, is asked before each commit's index
+	// write, after the rename, and fails the write with its error.
+	failStore func(rec Object) error
 }
 
 // Open opens the data root and its index. It never walks the tree, so it is
