@@ -1,7 +1,6 @@
 package object
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -105,20 +104,4 @@ func TestFailedIndexWriteThenRetry(t *testing.T) {
 		t.Fatalf("after the retry: %q %q", body, o.ETag)
 	}
 	noStaging(t, root)
-}
-
-// noStaging fails the test when the staging area holds any file.
-func noStaging(t *testing.T, root string) {
-	t.Helper()
-	ents, err := os.ReadDir(filepath.Join(root, storage.StateDir, "staging"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names bytes.Buffer
-	for _, e := range ents {
-		names.WriteString(" " + e.Name())
-	}
-	if names.Len() > 0 {
-		t.Fatalf("staging holds%s", names.String())
-	}
 }
