@@ -213,6 +213,12 @@ func TestDiskFullConcurrentWriters(t *testing.T) {
 		w.put(t, l, fmt.Sprintf("w%d/z%d", w.id, i), nil)
 		w.put(t, l, fmt.Sprintf("w%d/k%d", w.id, i%keysPerWriter), nil)
 	}
+	// A write the index refused for lack of space never reached its meta
+	// page, so the index goes on serving (metadata.ErrFailed is for a
+	// commit that is visible although it failed).
+	if _, err := l.ListObjects("bkt", ListQuery{Limit: 1}); err != nil {
+		t.Fatalf("the index after refusing writes: %v", err)
+	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
