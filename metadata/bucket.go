@@ -114,7 +114,7 @@ func identify(tx *bolt.Tx) error {
 // Bucket returns the record of the named bucket, or ErrNoSuchBucket.
 func (ix *Index) Bucket(name string) (Bucket, error) {
 	var b Bucket
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketsBucket).Get([]byte(name))
 		if v == nil {
 			return ErrNoSuchBucket
@@ -134,7 +134,7 @@ func (ix *Index) Bucket(name string) (Bucket, error) {
 // Buckets returns every bucket record, sorted by name.
 func (ix *Index) Buckets() ([]Bucket, error) {
 	var out []Bucket
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketsBucket).ForEach(func(k, v []byte) error {
 			var b Bucket
 			if err := b.UnmarshalBinary(v); err != nil {

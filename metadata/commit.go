@@ -2,6 +2,7 @@ package metadata
 
 import (
 	"errors"
+	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -135,9 +136,17 @@ var errRollback = errors.New("metadata: group rolled back")
 func (ix *Index) commit(group []*call) {
 	pending := group
 	for len(pending) > 0 {
+		if err := ix.failure(); err != nil {
+			for _, c := range pending {
+				c.err = err
+			}
+			return
+		}
 		failed := -1
+		txid := 0
 		ix.commits.Add(1)
 		err := ix.db.Update(func(tx *bolt.Tx) error {
+			txid = tx.ID()
 			for i, c := range pending {
 				if !c.run(tx) {
 					failed = i
@@ -146,6 +155,9 @@ func (ix *Index) commit(group []*call) {
 			}
 			return nil
 		})
+		if err == nil && ix.commitFault != nil {
+			err = ix.commitFault()
+		}
 		if failed >= 0 {
 			rest := make([]*call, 0, len(pending)-1)
 			rest = append(rest, pending[:failed]...)
@@ -160,8 +172,33 @@ func (ix *Index) commit(group []*call) {
 					c.err = err
 				}
 			}
+			ix.stopIfVisible(txid, err)
 		}
 		return
+	}
+}
+
+// stopIfVisible stops the index when the write transaction txid, which
+// failed with err, is visible all the same. bbolt writes the meta page
+// and then fsyncs it; when that fsync fails, the rollback leaves the page
+// in the page cache, readers see the transaction its callers were told
+// had failed, and the next commit would build on pages that may never
+// reach the disk. A failure before the meta page (a write refused for
+// lack of space) leaves the previous state, which bbolt's rollback has
+// reloaded, and the index goes on. Only the group commit leader writes,
+// so no other transaction can have taken txid in between.
+func (ix *Index) stopIfVisible(txid int, err error) {
+	if txid == 0 {
+		return // The transaction never began.
+	}
+	visible := true
+	_ = ix.db.View(func(tx *bolt.Tx) error {
+		visible = tx.ID() >= txid
+		return nil
+	})
+	if visible {
+		stopped := fmt.Errorf("%w: %w", ErrFailed, err)
+		ix.failed.Store(&stopped)
 	}
 }
 

@@ -3,8 +3,11 @@ package metadata
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -253,5 +256,112 @@ func TestLeaderGoexit(t *testing.T) {
 	mustPut(t, ix, "b", Object{Key: "after"})
 	if o, _ := ix.Object("b", "k"); o.Size != 0 {
 		t.Errorf("abandoned update was committed: %+v", o)
+	}
+}
+
+// TestVisibleFailedCommitStopsTheIndex makes a commit report a failure
+// after bbolt wrote it, as a failed fsync of the meta page does: the
+// caller gets the error, and from then on every read and write of the
+// index returns ErrFailed (wrapping it) rather than serve a transaction
+// its caller was told had failed. Opening the index again reads the file
+// as it is and works.
+func TestVisibleFailedCommitStopsTheIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	ix, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreateBucket(t, ix, "b")
+	mustPut(t, ix, "b", Object{Key: "before"})
+	ix.commitFault = func() error { return syscall.EIO }
+	if err := ix.PutObject("b", Object{Key: "failed"}); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("PutObject whose commit failed: %v, want EIO", err)
+	}
+	ix.commitFault = nil
+	if _, err := ix.Object("b", "before"); !errors.Is(err, ErrFailed) || !errors.Is(err, syscall.EIO) {
+		t.Fatalf("read after the failed commit: %v, want ErrFailed wrapping EIO", err)
+	}
+	if err := ix.PutObject("b", Object{Key: "after"}); !errors.Is(err, ErrFailed) {
+		t.Fatalf("write after the failed commit: %v, want ErrFailed", err)
+	}
+	if _, err := ix.List("b", ListQuery{Limit: 10}); !errors.Is(err, ErrFailed) {
+		t.Fatalf("list after the failed commit: %v, want ErrFailed", err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	mustPut(t, ix, "b", Object{Key: "after"})
+	for _, k := range []string{"before", "after"} {
+		if _, err := ix.Object("b", k); err != nil {
+			t.Fatalf("%s after reopening: %v", k, err)
+		}
+	}
+	checkInvariants(t, ix)
+}
+
+// TestFailedGroupCommitFailsEveryCall queues 20 writers behind a held
+// transaction and makes the commit of their shared group fail: each of
+// them gets the error, none reports success.
+func TestFailedGroupCommitFailsEveryCall(t *testing.T) {
+	ix, err := Open(filepath.Join(t.TempDir(), "index.db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	mustCreateBucket(t, ix, "b")
+	mustPut(t, ix, "b", Object{Key: "held"})
+	var commits atomic.Int32
+	ix.commitFault = func() error {
+		// The first commit is the held write's own; the second is the
+		// queued writers' group.
+		if commits.Add(1) == 2 {
+			return syscall.EIO
+		}
+		return nil
+	}
+	inside, release := make(chan struct{}), make(chan struct{})
+	heldDone := make(chan error, 1)
+	go func() {
+		heldDone <- ix.UpdateObject("b", "held", func(o *Object) error {
+			close(inside)
+			<-release
+			o.Size = 1
+			return nil
+		})
+	}()
+	<-inside
+	const writers = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for i := range writers {
+		wg.Go(func() {
+			errs <- ix.PutObject("b", Object{Key: fmt.Sprintf("k%02d", i)})
+		})
+	}
+	// Wait until every writer is queued behind the held transaction.
+	for {
+		ix.mu.Lock()
+		n := len(ix.queue)
+		ix.mu.Unlock()
+		if n == writers {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	if err := <-heldDone; err != nil {
+		t.Fatalf("the held write: %v", err)
+	}
+	for err := range errs {
+		if !errors.Is(err, syscall.EIO) {
+			t.Fatalf("a write of the failed group: %v, want EIO", err)
+		}
 	}
 }

@@ -65,6 +65,15 @@
 // it should have no side effects other than changing the record it is
 // given.
 //
+// A write whose commit fails fails every call of its group, and none of
+// them is reported as done. A commit refused before bbolt wrote its meta
+// page (a full disk refuses the pages first) leaves the previous state,
+// which bbolt's rollback reloads, and the index goes on. A commit that
+// fails after the meta page was written (its fsync failed) is visible
+// although its callers were told it failed; the index then returns
+// ErrFailed for every call until it is opened again, rather than serve
+// that state or build on pages the disk may not hold.
+//
 // Deleting a bucket requires it to be empty; the check is a single cursor
 // step, but there is no recursive delete. ObjectCount is not provided:
 // bbolt has no cheap key count for a large nested bucket.

@@ -26,6 +26,14 @@ var (
 	// ErrNoSuchKey is returned when an operation names an object key that
 	// has no record in its bucket.
 	ErrNoSuchKey = errors.New("metadata: no such key")
+
+	// ErrFailed is returned by every call after a write transaction that
+	// bbolt reported as failed turned out to be visible: its meta page
+	// was written, and the fsync after it failed. Its callers were told
+	// it failed, and what the file holds on disk is unknown, so the index
+	// serves nothing more until it is opened again. It wraps the commit's
+	// error.
+	ErrFailed = errors.New("metadata: index stopped after a failed commit that is visible; reopen it")
 )
 
 // formatVersion is the layout version stored under metaBucket. It changes
@@ -65,6 +73,32 @@ type Index struct {
 	// commits counts write transactions attempted by the group commit;
 	// tests use it to observe batching.
 	commits atomic.Uint64
+
+	// failed holds ErrFailed, wrapping the commit's error, once the index
+	// has stopped (see stopIfVisible).
+	failed atomic.Pointer[error]
+
+	// commitFault, when set by a test, is asked after each group commit
+	// that bbolt completed, and makes it report the error it returns: a
+	// commit whose meta page was written but whose fsync failed.
+	commitFault func() error
+}
+
+// failure returns ErrFailed (wrapping its cause) once the index has
+// stopped, nil before.
+func (ix *Index) failure() error {
+	if p := ix.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// view runs fn in a read transaction, unless the index has stopped.
+func (ix *Index) view(fn func(tx *bolt.Tx) error) error {
+	if err := ix.failure(); err != nil {
+		return err
+	}
+	return ix.db.View(fn)
 }
 
 // Open opens the index at path, creating the file (mode 0600) and its

@@ -51,7 +51,7 @@ type ListPage struct {
 // bucket or under a common prefix.
 func (ix *Index) List(bucket string, q ListQuery) (ListPage, error) {
 	var page ListPage
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx *bolt.Tx) error {
 		b, err := objects(tx, bucket)
 		if err != nil {
 			return err

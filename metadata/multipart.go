@@ -380,7 +380,7 @@ func (ix *Index) Upload(bucket, key, id string) (Upload, error) {
 		return Upload{}, ErrNoSuchUpload
 	}
 	var u Upload
-	err := ix.db.View(func(tx *bolt.Tx) (err error) {
+	err := ix.view(func(tx *bolt.Tx) (err error) {
 		u, err = getUpload(tx, bucket, key, id)
 		return err
 	})
@@ -420,7 +420,7 @@ func (ix *Index) Parts(bucket, key, id string, after, limit int) ([]Part, bool, 
 	}
 	var out []Part
 	truncated := false
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx *bolt.Tx) error {
 		if _, err := getUpload(tx, bucket, key, id); err != nil {
 			return err
 		}
@@ -525,7 +525,7 @@ func (ix *Index) CompleteUpload(bucket, id string, o Object, now time.Time, chec
 func (ix *Index) Completed(id string) (Completion, bool) {
 	var c Completion
 	ok := false
-	_ = ix.db.View(func(tx *bolt.Tx) error {
+	_ = ix.view(func(tx *bolt.Tx) error {
 		if v := tx.Bucket(completedBucket).Get([]byte(id)); v != nil {
 			ok = c.UnmarshalBinary(v) == nil
 		}
@@ -557,7 +557,7 @@ type UploadPage struct {
 // upload-id order, rolling keys up into common prefixes like List.
 func (ix *Index) ListUploads(bucket string, q UploadQuery) (UploadPage, error) {
 	var page UploadPage
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx *bolt.Tx) error {
 		b, err := uploads(tx, bucket, false)
 		if err != nil || b == nil || q.Limit <= 0 {
 			return err
@@ -641,7 +641,7 @@ type UploadRef struct {
 // them all.
 func (ix *Index) StaleUploads(t time.Time, limit int) ([]UploadRef, error) {
 	var out []UploadRef
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(uploadsBucket).ForEachBucket(func(bucket []byte) error {
 			b := tx.Bucket(uploadsBucket).Bucket(bucket)
 			return b.ForEach(func(k, v []byte) error {
@@ -665,7 +665,7 @@ func (ix *Index) StaleUploads(t time.Time, limit int) ([]UploadRef, error) {
 		return nil, err
 	}
 	var old [][]byte
-	_ = ix.db.View(func(tx *bolt.Tx) error {
+	_ = ix.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(completedBucket).ForEach(func(k, v []byte) error {
 			var c Completion
 			if c.UnmarshalBinary(v) != nil || c.Completed.Before(t) {
@@ -721,7 +721,7 @@ func (ix *Index) UploadExists(id string) bool {
 		return false
 	}
 	ok := false
-	_ = ix.db.View(func(tx *bolt.Tx) error {
+	_ = ix.view(func(tx *bolt.Tx) error {
 		ok = tx.Bucket(partsBucket).Bucket([]byte(id)) != nil
 		return nil
 	})

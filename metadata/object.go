@@ -116,7 +116,7 @@ func putObjectTx(bucket string, o Object) (func(*bolt.Tx) error, error) {
 // or ErrNoSuchKey when either is missing.
 func (ix *Index) Object(bucket, key string) (Object, error) {
 	var o Object
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx *bolt.Tx) error {
 		b, err := objects(tx, bucket)
 		if err != nil {
 			return err

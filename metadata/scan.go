@@ -47,7 +47,7 @@ func (ix *Index) ApplyObjects(bucket string, put []Object, del []string) error {
 // Unlike StaleUploads it changes nothing; fsck calls it.
 func (ix *Index) Uploads() ([]UploadRef, error) {
 	var out []UploadRef
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx *bolt.Tx) error {
 		top := tx.Bucket(uploadsBucket)
 		return top.ForEachBucket(func(bucket []byte) error {
 			return top.Bucket(bucket).ForEach(func(k, v []byte) error {

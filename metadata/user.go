@@ -147,22 +147,22 @@ func (ix *Index) CreateUser(u User) error {
 		return err
 	}
 	key := []byte(u.AccessKey)
-	return ix.db.Update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx *bolt.Tx) error {
 		b, err := users(tx)
 		if err != nil {
-			return err
+			return written(err)
 		}
 		if b.Get(key) != nil {
 			return ErrUserExists
 		}
-		return b.Put(key, v)
+		return written(b.Put(key, v))
 	})
 }
 
 // User returns the record of an access key id, or ErrNoSuchUser.
 func (ix *Index) User(accessKey string) (User, error) {
 	var u User
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx *bolt.Tx) error {
 		b, _ := users(tx)
 		var v []byte
 		if b != nil {
@@ -186,7 +186,7 @@ func (ix *Index) User(accessKey string) (User, error) {
 // Users returns every user record, sorted by access key id.
 func (ix *Index) Users() ([]User, error) {
 	var out []User
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx *bolt.Tx) error {
 		b, _ := users(tx)
 		if b == nil {
 			return nil
@@ -210,10 +210,10 @@ func (ix *Index) Users() ([]User, error) {
 // nothing is written.
 func (ix *Index) UpdateUser(accessKey string, fn func(u *User) error) error {
 	key := []byte(accessKey)
-	return ix.db.Update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx *bolt.Tx) error {
 		b, err := users(tx)
 		if err != nil {
-			return err
+			return written(err)
 		}
 		v := b.Get(key)
 		if v == nil {
@@ -231,7 +231,7 @@ func (ix *Index) UpdateUser(accessKey string, fn func(u *User) error) error {
 		if err != nil {
 			return err
 		}
-		return b.Put(key, nv)
+		return written(b.Put(key, nv))
 	})
 }
 
@@ -239,14 +239,14 @@ func (ix *Index) UpdateUser(accessKey string, fn func(u *User) error) error {
 // it owns keep their Owner, so only the root user can reach them.
 func (ix *Index) DeleteUser(accessKey string) error {
 	key := []byte(accessKey)
-	return ix.db.Update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx *bolt.Tx) error {
 		b, err := users(tx)
 		if err != nil {
-			return err
+			return written(err)
 		}
 		if b.Get(key) == nil {
 			return ErrNoSuchUser
 		}
-		return b.Delete(key)
+		return written(b.Delete(key))
 	})
 }

@@ -67,8 +67,10 @@ type FS struct {
 	roots rootCache // bucket Roots for reads (rootcache.go)
 
 	// fault, when set (by tests only), is asked before each write and
-	// fsync of a staged file and fails it with the error it returns: the
-	// seam that injects ENOSPC, EDQUOT and EROFS (fault_test.go).
+	// fsync of a staged file ("write", "fsync"), before Publish links the
+	// file it replaces ("link") and before the directory fsync after the
+	// rename ("dirsync"), and fails that step with the error it returns:
+	// the seam that injects ENOSPC, EDQUOT and EROFS (fault_test.go).
 	fault func(op string) error
 }
 

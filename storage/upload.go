@@ -49,6 +49,8 @@ type Upload struct {
 	f    *os.File
 	name string // base name in StateDir/staging
 	done bool
+	// pub is the Publish that Keep or Undo has yet to finish, if any.
+	pub *published
 	// written is the size of the file so far; flushed is the offset up
 	// to which writeback has been started (see Write).
 	written, flushed int64
@@ -123,11 +125,12 @@ func (u *Upload) File() *os.File {
 	return u.f
 }
 
-// Abort removes the temp file. It is a no-op after Commit and safe to call
-// twice, so callers defer it right after NewUpload.
+// Abort removes the temp file. After Publish it is Keep; it is a no-op
+// after Commit and safe to call twice, so callers defer it right after
+// NewUpload.
 func (u *Upload) Abort() error {
 	if u.done {
-		return nil
+		return u.Keep()
 	}
 	u.done = true
 	return u.discard()
@@ -145,9 +148,9 @@ func (u *Upload) discard() error {
 }
 
 // Commit makes the upload the object bucket/key and finishes the upload,
-// whether or not it succeeds: on error the temp file is removed. An error
-// from the final directory fsync comes after the rename, so the new bytes
-// may already be visible; the caller must not index them.
+// whether or not it succeeds: on error the temp file is removed, and a
+// file already renamed into place is taken back out. It is Publish of a
+// key the index holds no version of, followed by Keep.
 //
 // The file is fsynced (unless NoSync), renamed into place and its parent
 // directory fsynced, as are the parents of directories Commit created.
@@ -163,11 +166,60 @@ func (u *Upload) discard() error {
 // Commit returns ErrNotFound when the bucket's directory is missing and
 // ErrEscape when a symbolic link would take the path out of the bucket.
 func (u *Upload) Commit(bucket, key string, prev Location) (Location, FileInfo, error) {
+	loc, fi, err := u.Publish(bucket, key, Prior{Location: prev})
+	if err != nil {
+		return 0, FileInfo{}, err
+	}
+	return loc, fi, u.Keep()
+}
+
+// Prior is what the index holds for a key before Publish replaces it.
+type Prior struct {
+	// Location is where the key's current version lives (Natural if
+	// there is none).
+	Location Location
+	// Exists is set when the index holds a version of the key: Publish
+	// then keeps that version's file until Keep or Undo. A key the index
+	// does not hold costs no more than a rename.
+	Exists bool
+}
+
+// published is what Keep and Undo need after a Publish.
+type published struct {
+	bucket, key string
+	loc         Location
+	existed     bool
+	// backup is the name in StateDir/staging of a second link to the
+	// file that the rename replaced, "" when it replaced nothing.
+	backup string
+	// dir is the directory the file was renamed into (open only while
+	// backup is set), base its name there.
+	dir  *os.File
+	base string
+	// stale, when set, is the previous version's natural file or
+	// directory, which a key that moved to the shadow area leaves
+	// behind; Keep removes it.
+	stale Location
+	moved bool
+}
+
+// Publish is Commit that can be taken back: the upload becomes the object
+// bucket/key, and until Keep or Undo the version it replaced is kept. The
+// caller records the new version in the index, then calls Keep, or Undo
+// when the index refused it, so that a failed write leaves the key as the
+// index describes it. Abort after Publish is Keep.
+//
+// Before the rename over an existing file (prior.Exists), Publish links
+// that file into StateDir/staging. A crash at any point leaves the old or
+// the new version at the key's path, and the link is a staging leftover
+// that Open removes. A directory in the way cannot be linked and is never
+// moved: the rename then reports the collision as it does for Commit.
+func (u *Upload) Publish(bucket, key string, prior Prior) (Location, FileInfo, error) {
 	if u.done {
 		return 0, FileInfo{}, errFinished
 	}
 	u.done = true
-	loc, fi, err := u.commit(bucket, key, prev)
+	loc, fi, err := u.commit(bucket, key, prior)
 	if err != nil {
 		u.discard()
 		return 0, FileInfo{}, err
@@ -180,8 +232,61 @@ func (u *Upload) Commit(bucket, key string, prev Location) (Location, FileInfo, 
 	return loc, fi, u.f.Close()
 }
 
-func (u *Upload) commit(bucket, key string, prev Location) (Location, FileInfo, error) {
+// Keep finishes a Publish: the replaced version's file is unlinked, and
+// a natural file or directory left behind by a key that moved to the
+// shadow area is removed. It is a no-op without a pending Publish.
+func (u *Upload) Keep() error {
+	p := u.pub
+	if p == nil {
+		return nil
+	}
+	u.pub = nil
+	var err error
+	if p.backup != "" {
+		p.dir.Close()
+		err = u.fs.unlinkAt(u.fs.staging, p.backup, 0)
+	}
+	if p.moved {
+		if rerr := u.fs.Remove(p.bucket, p.key, p.stale); rerr != nil && !errors.Is(rerr, ErrNotFound) {
+			err = errors.Join(err, rerr)
+		}
+	}
+	return err
+}
+
+// Undo takes a Publish back: the replaced file is renamed back to the
+// key's path, or, when the rename replaced nothing, the new file (or the
+// new directory of a "/" key) is removed; the directory is fsynced. A
+// key the index did not hold is absent afterwards. It is a no-op without
+// a pending Publish.
+func (u *Upload) Undo() error {
+	p := u.pub
+	if p == nil {
+		return nil
+	}
+	u.pub = nil
 	fs := u.fs
+	switch {
+	case p.backup != "":
+		defer p.dir.Close()
+		if err := fs.renameFromStaging(p.backup, p.dir, p.base); err != nil {
+			return err
+		}
+		return fs.sync(p.dir)
+	case p.loc == Directory && p.existed:
+		// The directory was there before and holds no bytes.
+		return nil
+	}
+	err := fs.Remove(p.bucket, p.key, p.loc)
+	if errors.Is(err, ErrNotFound) {
+		err = nil
+	}
+	return err
+}
+
+func (u *Upload) commit(bucket, key string, prior Prior) (Location, FileInfo, error) {
+	fs := u.fs
+	prev := prior.Location
 	st, err := u.f.Stat()
 	if err != nil {
 		return 0, FileInfo{}, err
@@ -202,54 +307,56 @@ func (u *Upload) commit(bucket, key string, prev Location) (Location, FileInfo, 
 	}
 	defer br.Close()
 
+	pub := &published{bucket: bucket, key: key, existed: prior.Exists}
 	dirKey := strings.HasSuffix(key, "/")
 	if prev != Shadow {
 		if dirKey && fi.Size == 0 {
 			name := key[:len(key)-1]
 			if _, ok := NaturalPath(bucket, name); ok {
 				done, err := fs.commitDir(br, bucket, name)
-				if err != nil || done {
-					return Directory, FileInfo{}, err
+				if err != nil {
+					return 0, FileInfo{}, err
+				}
+				if done {
+					pub.loc = Directory
+					u.pub = pub
+					return Directory, FileInfo{}, nil
 				}
 			}
 		} else if _, ok := NaturalPath(bucket, key); ok {
-			done, err := u.commitNatural(br, bucket, key)
-			if err != nil || done {
-				return Natural, fi, err
+			done, err := u.commitNatural(br, bucket, key, pub)
+			if err != nil {
+				return 0, FileInfo{}, err
+			}
+			if done {
+				return Natural, fi, nil
 			}
 		}
 	}
 
-	if err := u.commitShadow(bucket, key); err != nil {
+	if err := u.commitShadow(bucket, key, pub); err != nil {
 		return 0, FileInfo{}, err
 	}
-	// The key's bytes now live only in the shadow area: remove what the
-	// natural path may still hold for it.
+	// The key's bytes now live only in the shadow area: what the natural
+	// path may still hold for it is removed by Keep, so that Undo leaves
+	// the previous version where the index says it is.
 	if prev == Directory && dirKey {
-		if err := fs.removeIn(br, key[:len(key)-1], unix.AT_REMOVEDIR); err == nil {
-			fs.prune(br, bucket, path.Dir(key[:len(key)-1]))
-		}
+		pub.stale, pub.moved = Directory, true
 	} else if _, ok := NaturalPath(bucket, key); ok {
-		if err := fs.removeIn(br, key, 0); err == nil {
-			fs.prune(br, bucket, path.Dir(key))
-		}
+		pub.stale, pub.moved = Natural, true
 	}
 	return Shadow, fi, nil
 }
 
 // commitNatural renames the upload to bucket/key. It reports false, and
 // no error, when the natural path cannot hold the key.
-func (u *Upload) commitNatural(br *os.Root, bucket, key string) (bool, error) {
+func (u *Upload) commitNatural(br *os.Root, bucket, key string, pub *published) (bool, error) {
 	fs := u.fs
 	dir, base := path.Dir(key), path.Base(key)
 	for attempt := 1; ; attempt++ {
 		d, err := fs.ensureDir(br, dir)
 		if err == nil {
-			err = fs.renameFromStaging(u.name, d, base)
-			if err == nil {
-				err = fs.sync(d)
-			}
-			d.Close()
+			err = u.place(d, base, Natural, pub)
 			if err == nil {
 				return true, nil
 			}
@@ -272,6 +379,55 @@ func (u *Upload) commitNatural(br *os.Root, bucket, key string) (bool, error) {
 		}
 		return false, err
 	}
+}
+
+// place renames the upload into the open directory d as base and fsyncs
+// d, keeping the file it replaces as pub.backup when pub.existed. It
+// takes ownership of d. On success u.pub is pub; on error nothing has
+// changed at base: a rename whose directory fsync failed is taken back,
+// since the caller will not index the new bytes.
+func (u *Upload) place(d *os.File, base string, loc Location, pub *published) error {
+	fs := u.fs
+	backup := ""
+	if pub.existed {
+		name := u.name + ".prev"
+		err := u.injected("link")
+		if err == nil {
+			err = fs.linkToStaging(d, base, name)
+		}
+		switch {
+		case err == nil:
+			backup = name
+		case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.EPERM):
+			// Nothing at base, or a directory (which cannot be linked):
+			// the rename replaces nothing, or reports the collision.
+		default:
+			d.Close()
+			return err
+		}
+	}
+	if err := fs.renameFromStaging(u.name, d, base); err != nil {
+		if backup != "" {
+			_ = fs.unlinkAt(fs.staging, backup, 0)
+		}
+		d.Close()
+		return err
+	}
+	pub.loc, pub.base = loc, base
+	if backup != "" {
+		pub.backup, pub.dir = backup, d
+	} else {
+		defer d.Close()
+	}
+	u.pub = pub
+	err := u.injected("dirsync")
+	if err == nil {
+		err = fs.sync(d)
+	}
+	if err != nil {
+		return errors.Join(err, u.Undo())
+	}
+	return nil
 }
 
 // commitDir creates bucket/name as the directory of a zero-byte key ending
@@ -305,18 +461,14 @@ func (fs *FS) commitDir(br *os.Root, bucket, name string) (bool, error) {
 
 // commitShadow renames the upload to its shadow path. Nothing prunes the
 // shadow area, so there is no retry.
-func (u *Upload) commitShadow(bucket, key string) error {
+func (u *Upload) commitShadow(bucket, key string, pub *published) error {
 	fs := u.fs
 	p := ShadowPath(bucket, key)
 	d, err := fs.ensureDir(fs.root, path.Dir(p))
 	if err != nil {
 		return fs.mapErr(err)
 	}
-	defer d.Close()
-	if err := fs.renameFromStaging(u.name, d, path.Base(p)); err != nil {
-		return err
-	}
-	return fs.sync(d)
+	return u.place(d, path.Base(p), Shadow, pub)
 }
 
 // isCollision reports whether err says the natural path cannot hold the
@@ -355,6 +507,20 @@ func (fs *FS) renameFromStaging(name string, dir *os.File, base string) error {
 	})
 	if err != nil {
 		return &os.LinkError{Op: "renameat", Old: path.Join(fs.staging.Name(), name), New: path.Join(dir.Name(), base), Err: err}
+	}
+	return nil
+}
+
+// linkToStaging links the entry base of the open directory dir into
+// StateDir/staging as name, without following a symbolic link at base.
+func (fs *FS) linkToStaging(dir *os.File, base, name string) error {
+	err := withFd(dir, func(dfd int) error {
+		return withFd(fs.staging, func(sfd int) error {
+			return ignoringEINTR(func() error { return unix.Linkat(dfd, base, sfd, name, 0) })
+		})
+	})
+	if err != nil {
+		return &os.LinkError{Op: "linkat", Old: path.Join(dir.Name(), base), New: path.Join(fs.staging.Name(), name), Err: err}
 	}
 	return nil
 }

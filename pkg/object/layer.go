@@ -61,6 +61,9 @@ type Layer struct {
 	// beforeCommit, when set by a test, runs when a write's bytes are
 	// staged and it is about to fence its bucket and commit.
 	beforeCommit func()
+	// failStore, when set by a test, is asked before each commit's index
+	// write, after the rename, and fails the write with its error.
+	failStore func(rec Object) error
 }
 
 // Open opens the data root and its index. It never walks the tree, so it is

@@ -193,11 +193,11 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 		}
 	}
 	cond := p.cond
-	prev := storage.Natural
+	prior := storage.Prior{Location: storage.Natural}
 	old, err := l.ix.Object(bucket, rec.Key)
 	switch {
 	case err == nil:
-		prev = toStorage(old.Location)
+		prior = storage.Prior{Location: toStorage(old.Location), Exists: true}
 		if err := cond.check(&old); err != nil {
 			return Object{}, err
 		}
@@ -208,7 +208,7 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 	default:
 		return Object{}, bucketErr(err, bucket)
 	}
-	loc, fi, err := up.Commit(bucket, rec.Key, prev)
+	loc, fi, err := up.Publish(bucket, rec.Key, prior)
 	if err != nil {
 		return Object{}, mapErr(err)
 	}
@@ -216,10 +216,29 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 	rec.FileMtime = fi.Mtime
 	rec.FileInode = fi.Inode
 	rec.LastModified = l.now().UTC()
-	if err := p.store(rec); err != nil {
+	if err := l.store(p, rec); err != nil {
+		// The index still describes the previous version (or no version):
+		// put its file back, or take the new bytes out, so that a failed
+		// write leaves the key as it was. (The bucket cannot have been
+		// deleted meanwhile: the fence keeps DeleteBucket out.)
+		_ = up.Undo()
 		return Object{}, bucketErr(err, bucket)
 	}
+	// The new version is recorded: the one it replaced can go. A failure
+	// here leaves only a staging link, which Open clears.
+	_ = up.Keep()
 	return rec, nil
+}
+
+// store writes a commit's index record with p.store, unless a test's
+// failStore refuses it first, as a full disk refuses the index's write.
+func (l *Layer) store(p publish, rec Object) error {
+	if l.failStore != nil {
+		if err := l.failStore(rec); err != nil {
+			return err
+		}
+	}
+	return p.store(rec)
 }
 
 // putRecord is the store of a plain PUT or copy.
