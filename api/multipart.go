@@ -243,6 +243,11 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
+	// The upload is looked up before its parts list is read, so that a
+	// wrong or finished upload id costs no reading and no parsing.
+	if err := s.layer.CheckCompletion(rq.bucket, rq.key, id); err != nil {
+		return err
+	}
 	body, err := s.readBodyOpt(r, rq, maxCompleteBody, false)
 	if err != nil {
 		return err
