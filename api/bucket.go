@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -92,13 +93,26 @@ func (s *Server) region(b object.Bucket) string {
 	return s.opts.Region
 }
 
-type createBucketConfiguration struct {
-	XMLName            xml.Name `xml:"CreateBucketConfiguration"`
-	LocationConstraint string   `xml:"LocationConstraint"`
-}
-
 // maxSmallBody bounds the XML bodies of bucket and multi-object requests.
 const maxSmallBody = 2 << 20
+
+// parseLocationConstraint reads the LocationConstraint of a
+// CreateBucketConfiguration body ("" if it has none).
+func parseLocationConstraint(body []byte) (constraint string, err error) {
+	x := newXMLDoc(body, maxCreateBucketTokens)
+	if err := x.root("CreateBucketConfiguration"); err != nil {
+		return "", err
+	}
+	err = x.elements(func(e xml.StartElement) error {
+		if e.Name.Local != "LocationConstraint" {
+			return x.skip()
+		}
+		var err error
+		constraint, err = x.text()
+		return err
+	})
+	return constraint, err
+}
 
 func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *request) error {
 	public, err := bucketCannedACL(r.Header)
@@ -110,12 +124,12 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 		return err
 	}
 	region := s.opts.Region
-	if len(strings.TrimSpace(string(body))) > 0 {
-		var cfg createBucketConfiguration
-		if err := xml.Unmarshal(body, &cfg); err != nil {
-			return s3err.Wrap(s3err.MalformedXML, err)
+	if len(bytes.TrimSpace(body)) > 0 {
+		c, err := parseLocationConstraint(body)
+		if err != nil {
+			return err
 		}
-		if c := cfg.LocationConstraint; c != "" && c != s.opts.Region {
+		if c != "" && c != s.opts.Region {
 			return s3err.Newf(s3err.IllegalLocationConstraintException, "The %s location constraint is incompatible for the region specific endpoint this request was sent to.", c)
 		}
 	}

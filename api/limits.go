@@ -1,5 +1,7 @@
 package api
 
+import "github.com/objectgateway/objectgateway/pkg/object"
+
 // The size limits of request documents, by operation. A body over its
 // limit is refused with MaxMessageLengthExceeded (S3's answer to an
 // oversized request document) before it is parsed: when Content-Length
@@ -21,3 +23,39 @@ const (
 	// refuses documents over S3's 20 KiB with MalformedPolicy, as S3 does.
 	maxPolicyBody = 64 << 10
 )
+
+// maxACLGrants is S3's limit on the grants of one access control list;
+// more is MalformedACLError.
+const maxACLGrants = 100
+
+// The token limits of request documents (see xmlDoc), over which a
+// document is MalformedXML. encoding/xml allocates about 100 bytes for
+// each token it returns, so these bound what parsing a document costs
+// beyond its bytes. Each limit allows more tokens for every element S3
+// lets a document repeat than clients send: SDKs write no white space
+// between elements, and the counts below are those of elements written
+// one to a line.
+const (
+	// tokensOfRoot is what every limit allows outside the repeated
+	// elements: the XML declaration, the root, an Owner or a Quiet.
+	tokensOfRoot = 64
+	// maxCompleteTokens allows 16 tokens a Part: a Part with its number,
+	// its ETag and one checksum has 16 (11 as SDKs write it).
+	maxCompleteTokens = 16*object.MaxParts + tokensOfRoot
+	// maxDeleteTokens allows 32 tokens an Object: an Object with Key,
+	// VersionId, ETag, LastModifiedTime and Size has 24.
+	maxDeleteTokens = 32*maxDeleteKeys + tokensOfRoot
+	// maxACLTokens allows 32 tokens a Grant: a Grant to a Grantee with
+	// ID and DisplayName has 20.
+	maxACLTokens = 32*maxACLGrants + tokensOfRoot
+	// maxCreateBucketTokens allows a CreateBucketConfiguration with a
+	// LocationConstraint, a Location and a Bucket (about 40 tokens) many
+	// times over.
+	maxCreateBucketTokens = 1024
+)
+
+// maxTagTokens is the token limit of a Tagging document of at most
+// maxTags tags: 32 tokens a Tag (a Tag with Key and Value has 12).
+func maxTagTokens(maxTags int) int {
+	return 32*maxTags + tokensOfRoot
+}
