@@ -1,9 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"encoding/xml"
 	"net/http"
-	"strings"
 
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/policy"
@@ -97,7 +97,7 @@ func (s *Server) requestedACL(r *http.Request, rq *request, ownerID, kind string
 	if err != nil {
 		return false, err
 	}
-	hasBody := len(strings.TrimSpace(string(body))) > 0
+	hasBody := len(bytes.TrimSpace(body)) > 0
 	switch canned := r.Header.Get("X-Amz-Acl"); {
 	case canned != "" && hasBody:
 		return false, s3err.New(s3err.UnexpectedContent)
@@ -112,59 +112,115 @@ func (s *Server) requestedACL(r *http.Request, rq *request, ownerID, kind string
 	return false, s3err.New(s3err.MissingSecurityHeader).With("MissingHeaderName", "x-amz-acl")
 }
 
-// aclPolicyIn is the AccessControlPolicy body of PutBucketAcl.
-type aclPolicyIn struct {
-	XMLName xml.Name `xml:"AccessControlPolicy"`
-	Owner   *struct {
-		ID string `xml:"ID"`
-	} `xml:"Owner"`
-	Grants []struct {
-		Grantee struct {
-			Attrs []xml.Attr `xml:",any,attr"`
-			ID    string     `xml:"ID"`
-			URI   string     `xml:"URI"`
-			Email string     `xml:"EmailAddress"`
-		} `xml:"Grantee"`
-		Permission string `xml:"Permission"`
-	} `xml:"AccessControlList>Grant"`
+// aclGrantIn is one Grant of an AccessControlPolicy body: the grantee's
+// xsi:type and identity, and the permission.
+type aclGrantIn struct {
+	typ, id, uri, email, permission string
 }
 
 // parseACLBody reads an AccessControlPolicy that grants ownerID
 // FULL_CONTROL and, optionally, AllUsers READ. It reports whether the
 // bucket is then public; every other grant is NotImplemented, because the
-// gateway could not enforce it.
+// gateway could not enforce it. A policy of more than 100 grants, S3's
+// limit, is MalformedACLError as soon as the 101st begins.
 func parseACLBody(body []byte, ownerID, kind string) (public bool, err error) {
-	var in aclPolicyIn
-	if err := xml.Unmarshal(body, &in); err != nil {
-		return false, s3err.Wrap(s3err.MalformedXML, err)
+	owner, grants, err := readACLBody(body)
+	if err != nil {
+		return false, err
 	}
-	if in.Owner != nil && in.Owner.ID != "" && in.Owner.ID != ownerID {
+	if owner != "" && owner != ownerID {
 		return false, s3err.Newf(s3err.NotImplemented, "Changing the owner of %s is not supported.", kind)
 	}
 	ownerFull := false
-	for _, g := range in.Grants {
-		typ := ""
-		for _, a := range g.Grantee.Attrs {
-			if a.Name.Local == "type" {
-				typ = a.Value
-			}
-		}
+	for _, g := range grants {
 		switch {
-		case typ == "CanonicalUser" && g.Grantee.ID == ownerID && g.Permission == "FULL_CONTROL":
+		case g.typ == "CanonicalUser" && g.id == ownerID && g.permission == "FULL_CONTROL":
 			ownerFull = true
-		case typ == "Group" && g.Grantee.URI == allUsers && g.Permission == "READ":
+		case g.typ == "Group" && g.uri == allUsers && g.permission == "READ":
 			public = true
-		case typ == "":
+		case g.typ == "":
 			return false, s3err.Newf(s3err.MalformedXML, "A Grantee must have an xsi:type.")
 		default:
-			who := g.Grantee.ID + g.Grantee.URI + g.Grantee.Email
-			return false, s3err.Newf(s3err.NotImplemented, "The grant of %s to %s %s is not supported; only the owner's FULL_CONTROL and AllUsers READ are.", g.Permission, typ, who)
+			who := g.id + g.uri + g.email
+			return false, s3err.Newf(s3err.NotImplemented, "The grant of %s to %s %s is not supported; only the owner's FULL_CONTROL and AllUsers READ are.", g.permission, g.typ, who)
 		}
 	}
 	if !ownerFull {
 		return false, s3err.Newf(s3err.NotImplemented, "Removing the bucket owner's FULL_CONTROL grant is not supported.")
 	}
 	return public, nil
+}
+
+// readACLBody reads an AccessControlPolicy: the owner's ID it states ("" if
+// none) and its grants, in order.
+func readACLBody(body []byte) (owner string, grants []aclGrantIn, err error) {
+	x := newXMLDoc(body, maxACLTokens)
+	if err := x.root("AccessControlPolicy"); err != nil {
+		return "", nil, err
+	}
+	err = x.elements(func(e xml.StartElement) error {
+		switch e.Name.Local {
+		case "Owner":
+			return x.elements(func(e xml.StartElement) error {
+				if e.Name.Local != "ID" {
+					return x.skip()
+				}
+				var err error
+				owner, err = x.text()
+				return err
+			})
+		case "AccessControlList":
+			return x.elements(func(e xml.StartElement) error {
+				if e.Name.Local != "Grant" {
+					return x.skip()
+				}
+				if len(grants) == maxACLGrants {
+					return s3err.New(s3err.MalformedACLError)
+				}
+				g, err := readACLGrant(x)
+				grants = append(grants, g)
+				return err
+			})
+		}
+		return x.skip()
+	})
+	return owner, grants, err
+}
+
+// readACLGrant reads the Grant element just opened. The grantee's type is
+// its last attribute named type, in any namespace (xsi:type).
+func readACLGrant(x *xmlDoc) (g aclGrantIn, err error) {
+	err = x.elements(func(e xml.StartElement) error {
+		var err error
+		switch e.Name.Local {
+		case "Grantee":
+			for _, a := range e.Attr {
+				if a.Name.Local == "type" {
+					g.typ = a.Value
+				}
+			}
+			err = x.elements(func(e xml.StartElement) error {
+				var err error
+				switch e.Name.Local {
+				case "ID":
+					g.id, err = x.text()
+				case "URI":
+					g.uri, err = x.text()
+				case "EmailAddress":
+					g.email, err = x.text()
+				default:
+					err = x.skip()
+				}
+				return err
+			})
+		case "Permission":
+			g.permission, err = x.text()
+		default:
+			err = x.skip()
+		}
+		return err
+	})
+	return g, err
 }
 
 // putBucketACL answers PutBucketAcl, from the x-amz-acl header or an

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -92,13 +93,26 @@ func (s *Server) region(b object.Bucket) string {
 	return s.opts.Region
 }
 
-type createBucketConfiguration struct {
-	XMLName            xml.Name `xml:"CreateBucketConfiguration"`
-	LocationConstraint string   `xml:"LocationConstraint"`
-}
-
 // maxSmallBody bounds the XML bodies of bucket and multi-object requests.
 const maxSmallBody = 2 << 20
+
+// parseLocationConstraint reads the LocationConstraint of a
+// CreateBucketConfiguration body ("" if it has none).
+func parseLocationConstraint(body []byte) (constraint string, err error) {
+	x := newXMLDoc(body, maxCreateBucketTokens)
+	if err := x.root("CreateBucketConfiguration"); err != nil {
+		return "", err
+	}
+	err = x.elements(func(e xml.StartElement) error {
+		if e.Name.Local != "LocationConstraint" {
+			return x.skip()
+		}
+		var err error
+		constraint, err = x.text()
+		return err
+	})
+	return constraint, err
+}
 
 func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *request) error {
 	public, err := bucketCannedACL(r.Header)
@@ -110,12 +124,12 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 		return err
 	}
 	region := s.opts.Region
-	if len(strings.TrimSpace(string(body))) > 0 {
-		var cfg createBucketConfiguration
-		if err := xml.Unmarshal(body, &cfg); err != nil {
-			return s3err.Wrap(s3err.MalformedXML, err)
+	if len(bytes.TrimSpace(body)) > 0 {
+		c, err := parseLocationConstraint(body)
+		if err != nil {
+			return err
 		}
-		if c := cfg.LocationConstraint; c != "" && c != s.opts.Region {
+		if c != "" && c != s.opts.Region {
 			return s3err.Newf(s3err.IllegalLocationConstraintException, "The %s location constraint is incompatible for the region specific endpoint this request was sent to.", c)
 		}
 	}
@@ -212,12 +226,14 @@ func (s *Server) readBody(r *http.Request, rq *request, limit int64) ([]byte, er
 
 // readBodyOpt is readBody; with headerChecksums false, x-amz-checksum-*
 // headers are left alone because they describe something else than the
-// body (CompleteMultipartUpload's full-object checksum).
+// body (CompleteMultipartUpload's full-object checksum). The body's share
+// of the document budget is taken first and given back when the request
+// ends (see Server.ServeHTTP).
 func (s *Server) readBodyOpt(r *http.Request, rq *request, limit int64, headerChecksums bool) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, s3err.New(s3err.MaxMessageLengthExceeded)
 	}
-	body, _, expect, err := payload(r, rq.auth)
+	body, size, expect, err := payload(r, rq.auth)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +244,16 @@ func (s *Server) readBodyOpt(r *http.Request, rq *request, limit int64, headerCh
 	if err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(cr, limit+1))
+	share := documentShare(limit, size)
+	if err := s.documents.take(r.Context(), share); err != nil {
+		return nil, err
+	}
+	rq.document += share
+	first := share
+	if size < 0 || size > limit {
+		first = min(share, 64<<10)
+	}
+	data, err := readDocument(cr, first, share)
 	if err != nil {
 		var e *s3err.Error
 		if errors.As(err, &e) {
@@ -236,10 +261,35 @@ func (s *Server) readBodyOpt(r *http.Request, rq *request, limit int64, headerCh
 		}
 		return nil, s3err.Wrap(s3err.IncompleteBody, err)
 	}
-	if int64(len(data)) > limit {
+	if int64(len(data)) >= share {
 		return nil, s3err.New(s3err.MaxMessageLengthExceeded)
 	}
 	return data, nil
+}
+
+// readDocument reads r to its end into one buffer of at most share bytes,
+// stopping there: share is one more than the body may have, so a body that
+// fills it is over its limit. The buffer starts at first bytes, which is
+// share itself for a body of stated length (read with a single
+// allocation), and grows by doubling up to share.
+func readDocument(r io.Reader, first, share int64) ([]byte, error) {
+	buf := make([]byte, 0, first)
+	for int64(len(buf)) < share {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(2*int64(cap(buf)), share))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // isoTime formats a time as S3's XML timestamps: UTC with milliseconds.

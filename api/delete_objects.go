@@ -11,13 +11,15 @@ import (
 // maxDeleteKeys is S3's limit on keys in one DeleteObjects request.
 const maxDeleteKeys = 1000
 
+// deleteRequest is a DeleteObjects body.
 type deleteRequest struct {
-	XMLName xml.Name `xml:"Delete"`
-	Quiet   bool     `xml:"Quiet"`
-	Objects []struct {
-		Key       string `xml:"Key"`
-		VersionID string `xml:"VersionId"`
-	} `xml:"Object"`
+	Quiet   bool
+	Objects []deleteObject
+}
+
+// deleteObject is one Object of a DeleteObjects body.
+type deleteObject struct {
+	Key, VersionID string
 }
 
 type deletedEntry struct {
@@ -37,16 +39,57 @@ type deleteResult struct {
 	Errors  []deleteErrorEntry `xml:"Error"`
 }
 
-// parseDeleteRequest decodes and validates a DeleteObjects body.
+// parseDeleteRequest decodes and validates a DeleteObjects body: 1 to
+// 1,000 Object elements, or MalformedXML, as soon as the 1,001st begins.
 func parseDeleteRequest(body []byte) (deleteRequest, error) {
 	var req deleteRequest
-	if err := xml.Unmarshal(body, &req); err != nil {
-		return req, s3err.Wrap(s3err.MalformedXML, err)
+	x := newXMLDoc(body, maxDeleteTokens)
+	if err := x.root("Delete"); err != nil {
+		return req, err
 	}
-	if len(req.Objects) == 0 || len(req.Objects) > maxDeleteKeys {
+	err := x.elements(func(e xml.StartElement) error {
+		switch e.Name.Local {
+		case "Quiet":
+			v, err := x.text()
+			if err != nil {
+				return err
+			}
+			req.Quiet, err = xmlBool(v)
+			return err
+		case "Object":
+			if len(req.Objects) == maxDeleteKeys {
+				return s3err.New(s3err.MalformedXML)
+			}
+			o, err := parseDeleteObject(x)
+			req.Objects = append(req.Objects, o)
+			return err
+		}
+		return x.skip()
+	})
+	if err != nil {
+		return req, err
+	}
+	if len(req.Objects) == 0 {
 		return req, s3err.New(s3err.MalformedXML)
 	}
 	return req, nil
+}
+
+// parseDeleteObject reads the Object element just opened.
+func parseDeleteObject(x *xmlDoc) (o deleteObject, err error) {
+	err = x.elements(func(e xml.StartElement) error {
+		var err error
+		switch e.Name.Local {
+		case "Key":
+			o.Key, err = x.text()
+		case "VersionId":
+			o.VersionID, err = x.text()
+		default:
+			err = x.skip()
+		}
+		return err
+	})
+	return o, err
 }
 
 // deleteObjects answers DeleteObjects. The body may carry Content-MD5, any

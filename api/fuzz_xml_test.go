@@ -2,11 +2,13 @@ package api
 
 import (
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
@@ -23,7 +25,9 @@ func wantCodes(t *testing.T, err error, codes ...s3err.Code) {
 }
 
 // FuzzParseDeleteRequest checks that a DeleteObjects body either fails
-// with MalformedXML or yields between 1 and 1000 keys, and never panics.
+// with MalformedXML or yields between 1 and 1000 keys, never panics, and
+// reads as xml.Unmarshal read it (referenceDeleteRequest) unless it is
+// over a limit of the token reader.
 func FuzzParseDeleteRequest(f *testing.F) {
 	f.Add([]byte(`<Delete><Object><Key>a</Key></Object></Delete>`))                                                                                                     // minimal
 	f.Add([]byte(`<Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Quiet>true</Quiet><Object><Key>a&amp;b</Key><VersionId>null</VersionId></Object></Delete>`)) // namespace, quiet, escaped key
@@ -35,6 +39,12 @@ func FuzzParseDeleteRequest(f *testing.F) {
 	f.Add([]byte(`<Delete><Object>`))                                                                                                                                   // truncated
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := parseDeleteRequest(body)
+		if !beyondStreamingLimits(err, nil) {
+			want, wantErr := referenceDeleteRequest(body)
+			if !sameAnswer(err, wantErr) || (err == nil && !reflect.DeepEqual(req, want)) {
+				t.Fatalf("parsed %+v, %v; xml.Unmarshal: %+v, %v", req, err, want, wantErr)
+			}
+		}
 		if err != nil {
 			wantCodes(t, err, s3err.MalformedXML)
 			return
@@ -46,8 +56,10 @@ func FuzzParseDeleteRequest(f *testing.F) {
 }
 
 // FuzzParseCompleteRequest checks that a CompleteMultipartUpload body
-// either fails with MalformedXML or yields at least one part, each
-// checksum under a known algorithm, and never panics.
+// either fails with MalformedXML (InvalidArgument over 10,000 parts) or
+// yields 1 to 10,000 parts, each checksum under a known algorithm, never
+// panics, and reads as xml.Unmarshal read it (referenceCompleteRequest)
+// unless it is over a limit of the token reader.
 func FuzzParseCompleteRequest(f *testing.F) {
 	f.Add([]byte(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"abc"</ETag></Part></CompleteMultipartUpload>`))                                                                      // minimal
 	f.Add([]byte(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>e</ETag><ChecksumCRC32>AAAAAA==</ChecksumCRC32><ChecksumSHA256>x</ChecksumSHA256></Part></CompleteMultipartUpload>`)) // checksums
@@ -57,9 +69,18 @@ func FuzzParseCompleteRequest(f *testing.F) {
 	f.Add([]byte(`<CompleteMultipartUpload><Part><PartNumber>1`))                                                                                                                                      // truncated
 	f.Fuzz(func(t *testing.T, body []byte) {
 		parts, err := parseCompleteRequest(body)
+		if !beyondStreamingLimits(err, s3err.Newf(s3err.InvalidArgument, "Part number must be an integer between 1 and 10000, inclusive")) {
+			want, wantErr := referenceCompleteRequest(body)
+			if !sameAnswer(err, wantErr) || (err == nil && !reflect.DeepEqual(parts, want)) {
+				t.Fatalf("parsed %+v, %v; xml.Unmarshal: %+v, %v", parts, err, want, wantErr)
+			}
+		}
 		if err != nil {
-			wantCodes(t, err, s3err.MalformedXML)
+			wantCodes(t, err, s3err.MalformedXML, s3err.InvalidArgument)
 			return
+		}
+		if len(parts) > object.MaxParts {
+			t.Fatalf("accepted %d parts", len(parts))
 		}
 		if len(parts) == 0 {
 			t.Fatal("accepted no parts")
@@ -79,7 +100,8 @@ func FuzzParseCompleteRequest(f *testing.F) {
 // FuzzParseTaggingBody checks that a Tagging body either fails with
 // MalformedXML or InvalidTag, or yields a sorted tag set within S3's
 // limits: at most 10 tags, unique keys of 1 to 128 characters without
-// "aws:", values of at most 256.
+// "aws:", values of at most 256; and that it reads as xml.Unmarshal read
+// it (referenceTags) unless it is over a limit of the token reader.
 func FuzzParseTaggingBody(f *testing.F) {
 	f.Add([]byte(`<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>`))                                         // minimal
 	f.Add([]byte(`<Tagging><TagSet><Tag><Key>b</Key><Value></Value></Tag><Tag><Key>a</Key><Value>x y</Value></Tag></TagSet></Tagging>`)) // unsorted, empty value
@@ -91,6 +113,12 @@ func FuzzParseTaggingBody(f *testing.F) {
 	f.Add([]byte(`<Tagging><TagSet>`))                                                                                                   // truncated
 	f.Fuzz(func(t *testing.T, body []byte) {
 		tags, err := parseTaggingBody(body)
+		if !beyondStreamingLimits(err, tooManyTags(maxTags, "Object")) {
+			want, wantErr := referenceTags(body, maxTags, "Object")
+			if !sameAnswer(err, wantErr) || !slices.Equal(tags, want) {
+				t.Fatalf("parsed %q, %v; xml.Unmarshal: %q, %v", tags, err, want, wantErr)
+			}
+		}
 		if err != nil {
 			wantCodes(t, err, s3err.MalformedXML, s3err.InvalidTag)
 			return
@@ -135,14 +163,21 @@ func TestXMLNoEntityExpansion(t *testing.T) {
 	}
 }
 
-// FuzzBucketTags parses PutBucketTagging bodies and checks that an
-// accepted tag set survives the bucket record's URL-query encoding (what
-// GetBucketTagging reads back) unchanged.
+// FuzzBucketTags parses PutBucketTagging bodies and checks that they read
+// as xml.Unmarshal read them (referenceTags) unless over a limit of the
+// token reader, and that an accepted tag set survives the bucket record's
+// URL-query encoding (what GetBucketTagging reads back) unchanged.
 func FuzzBucketTags(f *testing.F) {
 	f.Add([]byte(`<Tagging><TagSet><Tag><Key>a=b</Key><Value>c+d e/f</Value></Tag><Tag><Key>k</Key><Value></Value></Tag></TagSet></Tagging>`))
 	f.Add([]byte(`<Tagging><TagSet><Tag><Key>ü:@</Key><Value>%41</Value></Tag></TagSet></Tagging>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		tags, err := parseTags(body, maxBucketTags, "Bucket")
+		if !beyondStreamingLimits(err, tooManyTags(maxBucketTags, "Bucket")) {
+			want, wantErr := referenceTags(body, maxBucketTags, "Bucket")
+			if !sameAnswer(err, wantErr) || !slices.Equal(tags, want) {
+				t.Fatalf("parsed %q, %v; xml.Unmarshal: %q, %v", tags, err, want, wantErr)
+			}
+		}
 		if err != nil {
 			wantCodes(t, err, s3err.MalformedXML, s3err.InvalidTag)
 			return
@@ -163,8 +198,10 @@ func FuzzBucketTags(f *testing.F) {
 
 // FuzzParseACLBody feeds AccessControlPolicy bodies (PutBucketAcl,
 // PutObjectAcl) to parseACLBody: it never panics, fails only with
-// MalformedXML or NotImplemented, and reports a public grant only when the
-// body names the AllUsers group.
+// MalformedXML, NotImplemented or (over 100 grants) MalformedACLError,
+// reports a public grant only when the body names the AllUsers group, and
+// answers as the xml.Unmarshal parser did (referenceACLBody) unless the
+// body is over a limit of the token reader.
 func FuzzParseACLBody(f *testing.F) {
 	const owner = "75aa57f09aa0c8caeab4f8c24e99d10f8e7faeebf76c078efc7c6caea54ba06a"
 	grant := func(typ, who, perm string) string {
@@ -178,12 +215,41 @@ func FuzzParseACLBody(f *testing.F) {
 	f.Add([]byte(`<AccessControlPolicy><AccessControlList><Grant><Grantee><ID>x</ID></Grantee></Grant>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		public, err := parseACLBody(body, owner, "a bucket")
+		if !beyondStreamingLimits(err, s3err.New(s3err.MalformedACLError)) {
+			want, wantErr := referenceACLBody(body, owner, "a bucket")
+			if !sameAnswer(err, wantErr) || public != want {
+				t.Fatalf("parsed %v, %v; xml.Unmarshal: %v, %v", public, err, want, wantErr)
+			}
+		}
 		if err != nil {
-			wantCodes(t, err, s3err.MalformedXML, s3err.NotImplemented)
+			wantCodes(t, err, s3err.MalformedXML, s3err.NotImplemented, s3err.MalformedACLError)
 			return
 		}
 		if public && !strings.Contains(string(body), "AllUsers") && !strings.Contains(string(body), "&") {
 			t.Fatalf("public grant read from a body without AllUsers: %q", body)
+		}
+	})
+}
+
+// FuzzParseLocationConstraint feeds CreateBucketConfiguration bodies to
+// parseLocationConstraint: it never panics, fails only with MalformedXML,
+// and reads the constraint xml.Unmarshal read (referenceLocationConstraint)
+// unless the body is over a limit of the token reader.
+func FuzzParseLocationConstraint(f *testing.F) {
+	f.Add([]byte(`<CreateBucketConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>`)) // as SDKs send it
+	f.Add([]byte(`<CreateBucketConfiguration><LocationConstraint>a<x>b</x>c</LocationConstraint><LocationConstraint>d</LocationConstraint></CreateBucketConfiguration>`))      // nested element, repeated element
+	f.Add([]byte(`<?xml version="1.0"?><!-- c --><CreateBucketConfiguration><Location><Name>x</Name></Location></CreateBucketConfiguration>trailing<`))                        // prolog, unknown element, trailing bytes
+	f.Add([]byte(`<Other><LocationConstraint>x</LocationConstraint></Other>`))                                                                                                 // wrong root
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, err := parseLocationConstraint(body)
+		if !beyondStreamingLimits(err, nil) {
+			want, wantErr := referenceLocationConstraint(body)
+			if !sameAnswer(err, wantErr) || (err == nil && got != want) {
+				t.Fatalf("parsed %q, %v; xml.Unmarshal: %q, %v", got, err, want, wantErr)
+			}
+		}
+		if err != nil {
+			wantCodes(t, err, s3err.MalformedXML)
 		}
 	})
 }

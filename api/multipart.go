@@ -39,6 +39,15 @@ func (c *checksumFields) set(alg, value string) {
 	}
 }
 
+// has reports whether the fields have a place for alg's checksum.
+func (c *checksumFields) has(alg string) bool {
+	switch alg {
+	case "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256":
+		return true
+	}
+	return false
+}
+
 // value returns the one checksum the fields hold for alg.
 func (c *checksumFields) value(alg string) string {
 	switch alg {
@@ -188,15 +197,6 @@ func copySourceConditions(h http.Header) precondition.Headers {
 	}
 }
 
-type completeMultipartUpload struct {
-	XMLName xml.Name `xml:"CompleteMultipartUpload"`
-	Parts   []struct {
-		PartNumber int    `xml:"PartNumber"`
-		ETag       string `xml:"ETag"`
-		checksumFields
-	} `xml:"Part"`
-}
-
 type completeMultipartUploadResult struct {
 	XMLName  xml.Name `xml:"CompleteMultipartUploadResult"`
 	NS       string   `xml:"xmlns,attr"`
@@ -212,28 +212,71 @@ type completeMultipartUploadResult struct {
 // an ETag and a checksum each.
 const maxCompleteBody = 4 << 20
 
-// parseCompleteRequest decodes a CompleteMultipartUpload body.
+// parseCompleteRequest decodes a CompleteMultipartUpload body: at least
+// one Part (else MalformedXML) and at most 10,000, S3's limit, which the
+// 10,001st answers with InvalidArgument as soon as it begins.
 func parseCompleteRequest(body []byte) ([]object.CompletePart, error) {
-	var req completeMultipartUpload
-	if err := xml.Unmarshal(body, &req); err != nil {
-		return nil, s3err.Wrap(s3err.MalformedXML, err)
+	var parts []object.CompletePart
+	x := newXMLDoc(body, maxCompleteTokens)
+	if err := x.root("CompleteMultipartUpload"); err != nil {
+		return nil, err
 	}
-	if len(req.Parts) == 0 {
+	err := x.elements(func(e xml.StartElement) error {
+		if e.Name.Local != "Part" {
+			return x.skip()
+		}
+		if len(parts) == object.MaxParts {
+			return s3err.Newf(s3err.InvalidArgument, "Part number must be an integer between 1 and 10000, inclusive")
+		}
+		p, err := parseCompletePart(x)
+		parts = append(parts, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) == 0 {
 		return nil, s3err.Newf(s3err.MalformedXML, "You must specify at least one part")
 	}
-	parts := make([]object.CompletePart, len(req.Parts))
-	for i, p := range req.Parts {
-		parts[i] = object.CompletePart{Number: p.PartNumber, ETag: p.ETag}
-		for _, alg := range checksum.Algorithms() {
-			if v := p.value(alg.String()); v != "" {
-				if parts[i].Checksums == nil {
-					parts[i].Checksums = map[string]string{}
-				}
-				parts[i].Checksums[alg.String()] = v
+	return parts, nil
+}
+
+// parseCompletePart reads the Part element just opened. Checksums holds
+// the non-empty checksum elements, by algorithm, and is nil without any.
+func parseCompletePart(x *xmlDoc) (object.CompletePart, error) {
+	var p object.CompletePart
+	var sums checksumFields
+	err := x.elements(func(e xml.StartElement) error {
+		var err error
+		switch name := e.Name.Local; name {
+		case "PartNumber":
+			var v string
+			if v, err = x.text(); err == nil {
+				p.Number, err = xmlInt(v)
+			}
+		case "ETag":
+			p.ETag, err = x.text()
+		default:
+			alg, ok := strings.CutPrefix(name, "Checksum")
+			if !ok || !sums.has(alg) {
+				return x.skip()
+			}
+			var v string
+			if v, err = x.text(); err == nil {
+				sums.set(alg, v)
 			}
 		}
+		return err
+	})
+	for _, alg := range checksum.Algorithms() {
+		if v := sums.value(alg.String()); v != "" {
+			if p.Checksums == nil {
+				p.Checksums = map[string]string{}
+			}
+			p.Checksums[alg.String()] = v
+		}
 	}
-	return parts, nil
+	return p, err
 }
 
 // completeMultipartUpload answers CompleteMultipartUpload.
@@ -244,6 +287,11 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 		return err
 	}
 	cond.BucketID = s.bucketID(rq)
+	// The upload is looked up before its parts list is read, so that a
+	// wrong or finished upload id costs no reading and no parsing.
+	if err := s.layer.CheckCompletion(rq.bucket, rq.key, id); err != nil {
+		return err
+	}
 	body, err := s.readBodyOpt(r, rq, maxCompleteBody, false)
 	if err != nil {
 		return err

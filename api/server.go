@@ -49,6 +49,14 @@ type Options struct {
 	DefaultCacheControl string
 	// Edge, when set, is edge mode (see EdgeOptions).
 	Edge *EdgeOptions
+	// DocumentMemory bounds the bytes of request documents (the XML and
+	// JSON bodies of DeleteObjects, CompleteMultipartUpload, ACLs,
+	// tagging, CORS, policies and CreateBucket) held at once across
+	// requests; a request whose document does not fit waits until it does
+	// or its client goes away. Zero means DefaultDocumentMemory (64 MiB);
+	// a smaller value than the largest document limit (4 MiB) is raised
+	// to it.
+	DocumentMemory int64
 }
 
 // Server is the S3 HTTP handler.
@@ -69,6 +77,8 @@ type Server struct {
 
 	// access caches parsed bucket policies and CORS configurations.
 	access accessCache
+	// documents is the budget of Options.DocumentMemory.
+	documents *documentBudget
 	// bucketCacheControl is set when some bucket has a default
 	// Cache-Control; see setDefaultCacheControl.
 	bucketCacheControl bool
@@ -82,7 +92,10 @@ func New(layer *object.Layer, o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Server{layer: layer, opts: o, now: o.Now}
+	if o.DocumentMemory == 0 {
+		o.DocumentMemory = DefaultDocumentMemory
+	}
+	s := &Server{layer: layer, opts: o, now: o.Now, documents: newDocumentBudget(o.DocumentMemory)}
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
 	s.ids.Store(binary.BigEndian.Uint64(seed[:]))
@@ -110,6 +123,7 @@ func (s *Server) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 	} else {
 		err = s.serve(w, r, rq, s.resolve(r))
 	}
+	s.documents.give(rq.document)
 	s.inFlight.Add(-1)
 	if err != nil {
 		s.writeError(w, r, rq, err)
@@ -131,6 +145,9 @@ type request struct {
 	bkt *object.Bucket
 	// query is the parsed query string; see queryOf.
 	query url.Values
+	// document is the share of the document budget the request holds;
+	// see readBodyOpt.
+	document int64
 }
 
 // queryOf returns r's parsed query, parsing it once per request: a

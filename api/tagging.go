@@ -42,7 +42,7 @@ func validTags(tags []metadata.KV) error {
 // "Bucket").
 func validTagSet(tags []metadata.KV, max int, kind string) error {
 	if len(tags) > max {
-		return s3err.Newf(s3err.InvalidTag, "%s tags cannot be greater than %d", kind, max)
+		return tooManyTags(max, kind)
 	}
 	seen := make(map[string]bool, len(tags))
 	for _, t := range tags {
@@ -59,6 +59,11 @@ func validTagSet(tags []metadata.KV, max int, kind string) error {
 		seen[t.Key] = true
 	}
 	return nil
+}
+
+// tooManyTags is S3's answer to more than max tags of a kind.
+func tooManyTags(max int, kind string) error {
+	return s3err.Newf(s3err.InvalidTag, "%s tags cannot be greater than %d", kind, max)
 }
 
 func tagChars(s string) bool {
@@ -99,21 +104,55 @@ func parseTaggingBody(body []byte) ([]metadata.KV, error) {
 	return parseTags(body, maxTags, "Object")
 }
 
-// parseTags parses a Tagging document of at most max tags of a kind.
+// parseTags parses a Tagging document of at most max tags of a kind. The
+// max+1st Tag is InvalidTag as soon as it begins.
 func parseTags(body []byte, max int, kind string) ([]metadata.KV, error) {
-	var t tagging
-	if err := xml.Unmarshal(body, &t); err != nil {
-		return nil, s3err.Wrap(s3err.MalformedXML, err)
+	var tags []metadata.KV
+	x := newXMLDoc(body, maxTagTokens(max))
+	if err := x.root("Tagging"); err != nil {
+		return nil, err
 	}
-	tags := make([]metadata.KV, 0, len(t.TagSet))
-	for _, x := range t.TagSet {
-		tags = append(tags, metadata.KV{Key: x.Key, Value: x.Value})
+	err := x.elements(func(e xml.StartElement) error {
+		if e.Name.Local != "TagSet" {
+			return x.skip()
+		}
+		return x.elements(func(e xml.StartElement) error {
+			if e.Name.Local != "Tag" {
+				return x.skip()
+			}
+			if len(tags) == max {
+				return tooManyTags(max, kind)
+			}
+			t, err := parseTag(x)
+			tags = append(tags, t)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := validTagSet(tags, max, kind); err != nil {
 		return nil, err
 	}
 	sortKVs(tags)
 	return tags, nil
+}
+
+// parseTag reads the Tag element just opened.
+func parseTag(x *xmlDoc) (t metadata.KV, err error) {
+	err = x.elements(func(e xml.StartElement) error {
+		var err error
+		switch e.Name.Local {
+		case "Key":
+			t.Key, err = x.text()
+		case "Value":
+			t.Value, err = x.text()
+		default:
+			err = x.skip()
+		}
+		return err
+	})
+	return t, err
 }
 
 func sortKVs(kvs []metadata.KV) {

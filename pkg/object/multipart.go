@@ -370,6 +370,35 @@ func (l *Layer) AbortMultipartUpload(bucket, key, id string) error {
 	return nil
 }
 
+// CheckCompletion returns the error CompleteMultipartUpload would answer
+// for the upload itself, whatever the parts listed: NoSuchUpload (or the
+// bucket's error) unless the upload is in progress or was completed into
+// the object that bucket and key still hold. The API checks it before it
+// reads the list of parts, so a wrong upload id costs no parsing.
+func (l *Layer) CheckCompletion(bucket, key, id string) error {
+	if _, err := l.upload(bucket, key, id); err != nil {
+		if _, ok := l.completed(bucket, key, id); ok {
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// completed returns the object a completed upload produced when bucket
+// and key still hold it, which is what completing it again answers.
+func (l *Layer) completed(bucket, key, id string) (Object, bool) {
+	done, ok := l.ix.Completed(id)
+	if !ok || done.Bucket != bucket || done.Key != key {
+		return Object{}, false
+	}
+	cur, err := l.ix.Object(bucket, key)
+	if err != nil || cur.ETag != done.ETag {
+		return Object{}, false
+	}
+	return cur, true
+}
+
 // CompletePart is one entry of a CompleteMultipartUpload request.
 type CompletePart struct {
 	Number int
@@ -406,10 +435,8 @@ func (l *Layer) CompleteMultipartUpload(in CompleteInput) (Object, error) {
 	in.Conditions.BucketID = id
 	u, err := l.upload(in.Bucket, in.Key, in.UploadID)
 	if err != nil {
-		if done, ok := l.ix.Completed(in.UploadID); ok && done.Bucket == in.Bucket && done.Key == in.Key {
-			if cur, err := l.ix.Object(in.Bucket, in.Key); err == nil && cur.ETag == done.ETag {
-				return cur, nil
-			}
+		if cur, ok := l.completed(in.Bucket, in.Key, in.UploadID); ok {
+			return cur, nil
 		}
 		return Object{}, err
 	}

@@ -244,6 +244,45 @@ func TestCompletedUploadRetryWindow(t *testing.T) {
 	}
 }
 
+// TestCheckCompletion checks the answer CompleteMultipartUpload gives for
+// the upload alone, before any part is read: nothing for an upload in
+// progress and for one completed into the object its key still holds,
+// NoSuchUpload for an unknown id, another key, or a key overwritten since,
+// and NoSuchBucket for a missing bucket.
+func TestCheckCompletion(t *testing.T) {
+	l, _, _ := newMPLayer(t)
+	id := mpStart(t, l, "k")
+	if err := l.CheckCompletion("bkt", "k", id); err != nil {
+		t.Errorf("upload in progress: %v", err)
+	}
+	p := mpUpload(t, l, "k", id, 1, []byte("only part"))
+	in := CompleteInput{Bucket: "bkt", Key: "k", UploadID: id, ExpectSize: -1, Parts: []CompletePart{{Number: 1, ETag: p.ETag}}}
+	if _, err := l.CompleteMultipartUpload(in); err != nil {
+		t.Fatalf("CompleteMultipartUpload: %v", err)
+	}
+	if err := l.CheckCompletion("bkt", "k", id); err != nil {
+		t.Errorf("completed upload: %v", err)
+	}
+	for _, c := range []struct {
+		bucket, key, id string
+		want            s3err.Code
+	}{
+		{"bkt", "k", "0000000000000000unknown", s3err.NoSuchUpload},
+		{"bkt", "other", id, s3err.NoSuchUpload},
+		{"missing", "k", id, s3err.NoSuchBucket},
+	} {
+		if err := l.CheckCompletion(c.bucket, c.key, c.id); code(err) != c.want {
+			t.Errorf("CheckCompletion(%s, %s, %s): %v, want %s", c.bucket, c.key, c.id, err, c.want)
+		}
+	}
+	if _, err := l.PutObject(PutInput{Bucket: "bkt", Key: "k", Body: bytes.NewReader([]byte("new")), Size: 3}); err != nil {
+		t.Fatalf("PutObject: %v", err)
+	}
+	if err := l.CheckCompletion("bkt", "k", id); code(err) != s3err.NoSuchUpload {
+		t.Errorf("completed upload whose key was overwritten: %v, want NoSuchUpload", err)
+	}
+}
+
 // TestUploadPartRacingAbortLeavesNothing: parts that land while their
 // upload is aborted are removed, whichever wins.
 func TestUploadPartRacingAbortLeavesNothing(t *testing.T) {

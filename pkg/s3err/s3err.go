@@ -78,6 +78,7 @@ const (
 	ObjectLockConfigurationNotFoundError
 	OwnershipControlsNotFoundError
 	NoSuchPublicAccessBlockConfiguration
+	MalformedACLError
 
 	numCodes // keep last: the table test checks every code below it has a row.
 )
@@ -160,6 +161,10 @@ var table = [numCodes]row{
 	ObjectLockConfigurationNotFoundError:           {"ObjectLockConfigurationNotFoundError", http.StatusNotFound, "Object Lock configuration does not exist for this bucket"},
 	OwnershipControlsNotFoundError:                 {"OwnershipControlsNotFoundError", http.StatusNotFound, "The bucket ownership controls were not found"},
 	NoSuchPublicAccessBlockConfiguration:           {"NoSuchPublicAccessBlockConfiguration", http.StatusNotFound, "The public access block configuration was not found"},
+
+	// S3's answer to an AccessControlPolicy over its schema, such as one
+	// of more than 100 grants.
+	MalformedACLError: {"MalformedACLError", http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema"},
 }
 
 // String returns the code as S3 spells it in the <Code> element.
