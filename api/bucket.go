@@ -101,6 +101,9 @@ type createBucketConfiguration struct {
 const maxSmallBody = 2 << 20
 
 func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := checkObjectLockEnabled(r.Header.Values("X-Amz-Bucket-Object-Lock-Enabled")); err != nil {
+		return err
+	}
 	public, err := bucketCannedACL(r.Header)
 	if err != nil {
 		return err
@@ -119,9 +122,6 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 			return s3err.Newf(s3err.IllegalLocationConstraintException, "The %s location constraint is incompatible for the region specific endpoint this request was sent to.", c)
 		}
 	}
-	if r.Header.Get("X-Amz-Bucket-Object-Lock-Enabled") == "true" {
-		return s3err.Newf(s3err.NotImplemented, "Object Lock is not supported.")
-	}
 	err = s.layer.CreateBucket(object.Bucket{Name: rq.bucket, Owner: rq.accessKey, Region: region, PublicRead: public})
 	if err != nil {
 		return err
@@ -133,6 +133,26 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 	}
 	w.Header().Set("Location", "/"+rq.bucket)
 	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// checkObjectLockEnabled refuses a CreateBucket that asks for Object Lock,
+// which the gateway does not have, instead of creating a bucket without it.
+// The header is a boolean whose spelling varies by client (boto3 sends
+// "True"), so both values are read without regard to case; "false" asks
+// for nothing and any other value is not a boolean at all.
+func checkObjectLockEnabled(vals []string) error {
+	for _, v := range vals {
+		switch v = strings.TrimSpace(v); {
+		case strings.EqualFold(v, "false"):
+		case strings.EqualFold(v, "true"):
+			return s3err.Newf(s3err.NotImplemented, "Object Lock is not supported.").
+				With("Header", "x-amz-bucket-object-lock-enabled")
+		default:
+			return s3err.Newf(s3err.InvalidArgument, "x-amz-bucket-object-lock-enabled must be true or false.").
+				With("ArgumentName", "x-amz-bucket-object-lock-enabled").With("ArgumentValue", v)
+		}
+	}
 	return nil
 }
 
