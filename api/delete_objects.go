@@ -17,6 +17,11 @@ type deleteRequest struct {
 	Objects []struct {
 		Key       string `xml:"Key"`
 		VersionID string `xml:"VersionId"`
+		// ETag, LastModifiedTime and Size make the entry's delete
+		// conditional, as If-Match and x-amz-if-match-* do DeleteObject.
+		ETag             string `xml:"ETag"`
+		LastModifiedTime string `xml:"LastModifiedTime"`
+		Size             string `xml:"Size"`
 	} `xml:"Object"`
 }
 
@@ -72,7 +77,10 @@ func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *reque
 		case o.VersionID != "" && o.VersionID != "null":
 			err = s3err.Newf(s3err.InvalidArgument, "Invalid version id specified")
 		default:
-			err = s.layer.DeleteObject(rq.bucket, o.Key, object.Conditions{})
+			var cond object.Conditions
+			if cond, err = deleteConditions(o.ETag, o.Size, o.LastModifiedTime); err == nil {
+				err = s.layer.DeleteObject(rq.bucket, o.Key, cond)
+			}
 		}
 		if err != nil {
 			e := s3err.As(err)

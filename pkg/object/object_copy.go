@@ -26,6 +26,9 @@ type CopyInput struct {
 	// Check, when set, is called with the source's record before any byte
 	// is copied (the x-amz-copy-source-if-* preconditions).
 	Check func(src *Object) error
+	// Conditions make the write of the destination conditional (If-Match,
+	// If-None-Match "*"), checked as PutObject checks them.
+	Conditions Conditions
 	// Chown, when set, owns the new file (see ChownBucket).
 	Chown *POSIXOwner
 	// Algorithm, unless None, is the checksum the copy must carry
@@ -75,7 +78,7 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		if !in.Replace && !in.ReplaceTags {
 			return Object{}, s3err.Newf(s3err.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 		}
-		return l.replaceHeaders(in.DstBucket, src.Object, rec)
+		return l.replaceHeaders(in.DstBucket, src.Object, rec, in.Conditions)
 	}
 	up, err := l.fs.NewUpload()
 	if err != nil {
@@ -118,7 +121,7 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if err := chownStaged(up, in.Chown); err != nil {
 		return Object{}, err
 	}
-	return l.commit(in.DstBucket, up, rec, publish{store: l.putRecord(in.DstBucket)})
+	return l.commit(in.DstBucket, up, rec, publish{cond: in.Conditions, store: l.putRecord(in.DstBucket)})
 }
 
 // hasFullChecksum reports whether o carries a full-object checksum of alg.
@@ -132,12 +135,16 @@ func hasFullChecksum(o *Object, alg checksum.Algorithm) bool {
 }
 
 // replaceHeaders rewrites the metadata and tags of an object in place (to
-// those of rec), as long as it is still the version that was checked.
-func (l *Layer) replaceHeaders(bucket string, src, rec Object) (Object, error) {
+// those of rec), as long as it is still the version that was checked and
+// it meets the write's conditions.
+func (l *Layer) replaceHeaders(bucket string, src, rec Object, cond Conditions) (Object, error) {
 	unlock := l.locks.lock(bucket, src.Key)
 	defer unlock()
 	var out Object
 	err := l.ix.UpdateObject(bucket, src.Key, func(o *Object) error {
+		if err := cond.check(o); err != nil {
+			return err
+		}
 		if o.ETag != src.ETag || o.FileInode != src.FileInode {
 			return s3err.New(s3err.ConditionalRequestConflict)
 		}
