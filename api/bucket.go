@@ -160,10 +160,14 @@ func checkObjectLockEnabled(vals []string) error {
 // does (private objects owned by the writer) and refuses the others rather
 // than ignore them. Buckets take public-read too: see bucketCannedACL.
 func checkACL(h http.Header) error {
-	switch h.Get("X-Amz-Acl") {
+	switch v := h.Get("X-Amz-Acl"); v {
 	case "", "private", "bucket-owner-full-control", "bucket-owner-read":
+	case "public-read", "public-read-write", "authenticated-read", "aws-exec-read", "log-delivery-write":
+		return s3err.Newf(s3err.NotImplemented, "Canned ACL %q is not supported.", v)
 	default:
-		return s3err.Newf(s3err.NotImplemented, "Canned ACL %q is not supported.", h.Get("X-Amz-Acl"))
+		// A value that is no canned ACL at all is the client's mistake,
+		// which S3 answers 400, not a feature the gateway lacks.
+		return s3err.New(s3err.InvalidArgument).With("ArgumentName", "x-amz-acl").With("ArgumentValue", v)
 	}
 	for _, g := range []string{"X-Amz-Grant-Read", "X-Amz-Grant-Write", "X-Amz-Grant-Read-Acp", "X-Amz-Grant-Write-Acp", "X-Amz-Grant-Full-Control"} {
 		if h.Get(g) != "" {

@@ -59,6 +59,9 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if err := checkVersionID(q); err != nil {
 		return err
 	}
+	if err := checkReadEncryptionHeaders(r.Header); err != nil {
+		return err
+	}
 	var rd *object.Reader
 	var err error
 	if r.Method == http.MethodHead {
