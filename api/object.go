@@ -110,7 +110,13 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 			h.Set("Content-Range", byterange.Range{Start: start, Length: length}.ContentRange(o.Size))
 		}
 	} else {
-		rng, ok, err := byterange.Parse(r.Header.Get("Range"), o.Size)
+		rangeHeader := r.Header.Get("Range")
+		if !precondition.RangeApplies(r.Header.Get("If-Range"), o.ETag, o.LastModified) {
+			// The client's copy is of another version: the range would
+			// splice two versions, so the whole current object is sent.
+			rangeHeader = ""
+		}
+		rng, ok, err := byterange.Parse(rangeHeader, o.Size)
 		if err != nil {
 			h.Set("Content-Range", "bytes */"+itoa(o.Size))
 			return err
