@@ -76,6 +76,14 @@ func TestEncryptionHeadersRefused(t *testing.T) {
 	h.want(h.send(http.MethodHead, obj, "", nil, "X-Amz-Server-Side-Encryption-Customer-Key", key), 400)
 	h.want(h.send(http.MethodHead, "/"+h.bucket+"/new", "", nil), 404)
 
+	up := h.send(http.MethodPost, "/"+h.bucket+"/mp", "uploads", nil)
+	h.want(up, 200)
+	id := between(string(up.body), "<UploadId>", "</UploadId>")
+	h.want(h.send(http.MethodPut, "/"+h.bucket+"/mp", "partNumber=1&uploadId="+id, []byte("part"),
+		"X-Amz-Server-Side-Encryption-Customer-Key", key), 400, "InvalidArgument")
+	h.want(h.send(http.MethodPut, "/"+h.bucket+"/mp", "partNumber=1&uploadId="+id, nil,
+		"X-Amz-Copy-Source", h.bucket+"/"+victimKey, "X-Amz-Server-Side-Encryption-Customer-Key-Md5", keyMD5), 400, "InvalidArgument")
+
 	_, err := h.sdk(sdkModes[0]).HeadObject(t.Context(), &s3.HeadObjectInput{
 		Bucket: aws.String(h.bucket), Key: aws.String(victimKey),
 		SSECustomerAlgorithm: aws.String("AES256"), SSECustomerKey: aws.String(key), SSECustomerKeyMD5: aws.String(keyMD5),
