@@ -22,6 +22,8 @@ func TestBucketCannedACL(t *testing.T) {
 		{"public-read", "id=x", false, s3err.InvalidRequest},
 		{"public-read-write", "", false, s3err.NotImplemented},
 		{"authenticated-read", "", false, s3err.NotImplemented},
+		{"bogus", "", false, s3err.InvalidArgument},   // no canned ACL at all
+		{"Private", "", false, s3err.InvalidArgument}, // canned ACLs are lowercase
 		{"", "uri=http://acs.amazonaws.com/groups/global/AllUsers", false, s3err.NotImplemented},
 	}
 	for _, c := range cases {

@@ -115,6 +115,9 @@ func parseLocationConstraint(body []byte) (constraint string, err error) {
 }
 
 func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := checkObjectLockEnabled(r.Header.Values("X-Amz-Bucket-Object-Lock-Enabled")); err != nil {
+		return err
+	}
 	public, err := bucketCannedACL(r.Header)
 	if err != nil {
 		return err
@@ -133,9 +136,6 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 			return s3err.Newf(s3err.IllegalLocationConstraintException, "The %s location constraint is incompatible for the region specific endpoint this request was sent to.", c)
 		}
 	}
-	if r.Header.Get("X-Amz-Bucket-Object-Lock-Enabled") == "true" {
-		return s3err.Newf(s3err.NotImplemented, "Object Lock is not supported.")
-	}
 	err = s.layer.CreateBucket(object.Bucket{Name: rq.bucket, Owner: rq.accessKey, Region: region, PublicRead: public})
 	if err != nil {
 		return err
@@ -150,14 +150,38 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 	return nil
 }
 
+// checkObjectLockEnabled refuses a CreateBucket that asks for Object Lock,
+// which the gateway does not have, instead of creating a bucket without it.
+// The header is a boolean whose spelling varies by client (boto3 sends
+// "True"), so both values are read without regard to case; "false" asks
+// for nothing and any other value is not a boolean at all.
+func checkObjectLockEnabled(vals []string) error {
+	for _, v := range vals {
+		switch v = strings.TrimSpace(v); {
+		case strings.EqualFold(v, "false"):
+		case strings.EqualFold(v, "true"):
+			return s3err.Newf(s3err.NotImplemented, "Object Lock is not supported.").
+				With("Header", "x-amz-bucket-object-lock-enabled")
+		default:
+			return s3err.Newf(s3err.InvalidArgument, "x-amz-bucket-object-lock-enabled must be true or false.").
+				With("ArgumentName", "x-amz-bucket-object-lock-enabled").With("ArgumentValue", v)
+		}
+	}
+	return nil
+}
+
 // checkACL accepts the canned object ACLs that describe what the gateway
 // does (private objects owned by the writer) and refuses the others rather
 // than ignore them. Buckets take public-read too: see bucketCannedACL.
 func checkACL(h http.Header) error {
-	switch h.Get("X-Amz-Acl") {
+	switch v := h.Get("X-Amz-Acl"); v {
 	case "", "private", "bucket-owner-full-control", "bucket-owner-read":
+	case "public-read", "public-read-write", "authenticated-read", "aws-exec-read", "log-delivery-write":
+		return s3err.Newf(s3err.NotImplemented, "Canned ACL %q is not supported.", v)
 	default:
-		return s3err.Newf(s3err.NotImplemented, "Canned ACL %q is not supported.", h.Get("X-Amz-Acl"))
+		// A value that is no canned ACL at all is the client's mistake,
+		// which S3 answers 400, not a feature the gateway lacks.
+		return s3err.New(s3err.InvalidArgument).With("ArgumentName", "x-amz-acl").With("ArgumentValue", v)
 	}
 	for _, g := range []string{"X-Amz-Grant-Read", "X-Amz-Grant-Write", "X-Amz-Grant-Read-Acp", "X-Amz-Grant-Write-Acp", "X-Amz-Grant-Full-Control"} {
 		if h.Get(g) != "" {

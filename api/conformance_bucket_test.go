@@ -25,6 +25,8 @@ var invalidBucketNames = []string{
 	"-leading-hyphen",       // must begin with a letter or digit
 	"trailing-hyphen-",      // must end with a letter or digit
 	"two..dots",             // adjacent periods
+	"dash-.dot",             // a hyphen before a period
+	"dot.-dash",             // a hyphen after a period
 	".leading-dot",          // must begin with a letter or digit
 	"192.168.5.4",           // formatted as an IP address
 	"xn--punycode",          // reserved prefix xn--

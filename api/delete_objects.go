@@ -17,9 +17,12 @@ type deleteRequest struct {
 	Objects []deleteObject
 }
 
-// deleteObject is one Object of a DeleteObjects body.
+// deleteObject is one Object of a DeleteObjects body. ETag,
+// LastModifiedTime and Size make the entry's delete conditional, as
+// If-Match and x-amz-if-match-* do DeleteObject.
 type deleteObject struct {
-	Key, VersionID string
+	Key, VersionID                string
+	ETag, LastModifiedTime, Size string
 }
 
 type deletedEntry struct {
@@ -84,6 +87,12 @@ func parseDeleteObject(x *xmlDoc) (o deleteObject, err error) {
 			o.Key, err = x.text()
 		case "VersionId":
 			o.VersionID, err = x.text()
+		case "ETag":
+			o.ETag, err = x.text()
+		case "LastModifiedTime":
+			o.LastModifiedTime, err = x.text()
+		case "Size":
+			o.Size, err = x.text()
 		default:
 			err = x.skip()
 		}
@@ -120,7 +129,11 @@ func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *reque
 		case o.VersionID != "" && o.VersionID != "null":
 			err = s3err.Newf(s3err.InvalidArgument, "Invalid version id specified")
 		default:
-			err = s.layer.DeleteObject(rq.bucket, o.Key, object.Conditions{BucketID: id})
+			var cond object.Conditions
+			if cond, err = deleteConditions(o.ETag, o.Size, o.LastModifiedTime); err == nil {
+				cond.BucketID = id
+				err = s.layer.DeleteObject(rq.bucket, o.Key, cond)
+			}
 		}
 		if err != nil {
 			e := s3err.As(err)

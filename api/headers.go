@@ -78,6 +78,9 @@ func checkStorageClass(h http.Header) error {
 // unsupportedWriteHeaders refuses request headers that ask for behaviour the
 // gateway does not provide, instead of storing the object without it.
 func unsupportedWriteHeaders(h http.Header) error {
+	if err := checkCustomerKeyHeaders(h); err != nil {
+		return err
+	}
 	for _, name := range []string{
 		"X-Amz-Website-Redirect-Location",
 		"X-Amz-Object-Lock-Mode", "X-Amz-Object-Lock-Retain-Until-Date", "X-Amz-Object-Lock-Legal-Hold",
@@ -96,6 +99,43 @@ func unsupportedWriteHeaders(h http.Header) error {
 		return err
 	}
 	return checkStorageClass(h)
+}
+
+// checkCustomerKeyHeaders refuses an SSE-C key or key MD5 sent without
+// x-amz-server-side-encryption-customer-algorithm, as S3 does (400
+// InvalidArgument), rather than ignore a key the client believes protects
+// its object.
+func checkCustomerKeyHeaders(h http.Header) error {
+	if h.Get("X-Amz-Server-Side-Encryption-Customer-Algorithm") != "" {
+		return nil
+	}
+	for _, name := range []string{"X-Amz-Server-Side-Encryption-Customer-Key", "X-Amz-Server-Side-Encryption-Customer-Key-Md5"} {
+		if h.Get(name) != "" {
+			return s3err.Newf(s3err.InvalidArgument, "Requests specifying Server Side Encryption with Customer provided keys must provide a valid encryption algorithm.").
+				With("ArgumentName", "x-amz-server-side-encryption").With("ArgumentValue", "null")
+		}
+	}
+	return nil
+}
+
+// checkReadEncryptionHeaders answers the encryption headers of a GetObject
+// or HeadObject as S3 does: x-amz-server-side-encryption belongs to writes
+// and is InvalidArgument on a read; SSE-C headers need their algorithm;
+// and since no object is stored with a customer key, a complete set of
+// SSE-C headers is InvalidRequest, S3's answer for an object that was not
+// encrypted with one.
+func checkReadEncryptionHeaders(h http.Header) error {
+	if v := h.Get("X-Amz-Server-Side-Encryption"); v != "" {
+		return s3err.Newf(s3err.InvalidArgument, "x-amz-server-side-encryption header is not supported for this operation.").
+			With("ArgumentName", "x-amz-server-side-encryption").With("ArgumentValue", v)
+	}
+	if err := checkCustomerKeyHeaders(h); err != nil {
+		return err
+	}
+	if h.Get("X-Amz-Server-Side-Encryption-Customer-Algorithm") != "" {
+		return s3err.Newf(s3err.InvalidRequest, "The encryption parameters are not applicable to this object.")
+	}
+	return nil
 }
 
 // setObjectHeaders writes the headers GET and HEAD return for an object:

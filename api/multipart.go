@@ -114,6 +114,9 @@ func (s *Server) uploadPart(w http.ResponseWriter, r *http.Request, rq *request)
 	if err != nil {
 		return err
 	}
+	if err := checkCustomerKeyHeaders(r.Header); err != nil {
+		return err
+	}
 	body, size, expect, err := sizedPayload(r, rq.auth)
 	if err != nil {
 		return err
@@ -145,6 +148,9 @@ func (s *Server) uploadPartCopy(w http.ResponseWriter, r *http.Request, rq *requ
 	q := r.URL.Query()
 	n, err := partNumber(q)
 	if err != nil {
+		return err
+	}
+	if err := checkCustomerKeyHeaders(r.Header); err != nil {
 		return err
 	}
 	srcBucket, srcKey, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -59,6 +60,9 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if err := checkVersionID(q); err != nil {
 		return err
 	}
+	if err := checkReadEncryptionHeaders(r.Header); err != nil {
+		return err
+	}
 	var rd *object.Reader
 	var err error
 	if r.Method == http.MethodHead {
@@ -107,7 +111,13 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 			h.Set("Content-Range", byterange.Range{Start: start, Length: length}.ContentRange(o.Size))
 		}
 	} else {
-		rng, ok, err := byterange.Parse(r.Header.Get("Range"), o.Size)
+		rangeHeader := r.Header.Get("Range")
+		if !precondition.RangeApplies(r.Header.Get("If-Range"), o.ETag, o.LastModified) {
+			// The client's copy is of another version: the range would
+			// splice two versions, so the whole current object is sent.
+			rangeHeader = ""
+		}
+		rng, ok, err := byterange.Parse(rangeHeader, o.Size)
 		if err != nil {
 			h.Set("Content-Range", "bytes */"+itoa(o.Size))
 			return err
@@ -162,12 +172,38 @@ const smallBody = 16 << 10
 // smallBodies are the buffers small GET bodies go through.
 var smallBodies = sync.Pool{New: func() any { b := make([]byte, smallBody); return &b }}
 
-// writeConditions parses the conditional-write headers of PutObject and
-// CompleteMultipartUpload. S3 accepts only "*" in If-None-Match on writes.
+// writeConditions parses the conditional-write headers of PutObject,
+// CopyObject and CompleteMultipartUpload. S3 accepts only "*" in
+// If-None-Match on writes and answers NotImplemented to an entity tag.
 func writeConditions(h http.Header) (object.Conditions, error) {
 	c := object.Conditions{IfNoneMatch: h.Get("If-None-Match"), IfMatch: h.Get("If-Match")}
 	if c.IfNoneMatch != "" && c.IfNoneMatch != "*" {
 		return c, s3err.Newf(s3err.NotImplemented, "If-None-Match on writes only supports \"*\".")
+	}
+	return c, nil
+}
+
+// deleteConditions parses the preconditions of a delete: an entity tag
+// (If-Match, or ETag in a DeleteObjects entry), a size in bytes
+// (x-amz-if-match-size, Size) and an HTTP-date (x-amz-if-match-last-
+// modified-time, LastModifiedTime). Empty strings are absent conditions.
+func deleteConditions(etag, size, lastModified string) (object.Conditions, error) {
+	c := object.Conditions{IfMatch: etag}
+	if size != "" {
+		n, err := strconv.ParseInt(strings.TrimSpace(size), 10, 64)
+		if err != nil || n < 0 {
+			return c, s3err.Newf(s3err.InvalidArgument, "The size must be a non-negative integer.").
+				With("ArgumentName", "x-amz-if-match-size").With("ArgumentValue", size)
+		}
+		c.IfMatchSize = &n
+	}
+	if lastModified != "" {
+		t, err := http.ParseTime(strings.TrimSpace(lastModified))
+		if err != nil {
+			return c, s3err.Newf(s3err.InvalidArgument, "The last modified time must be an HTTP date.").
+				With("ArgumentName", "x-amz-if-match-last-modified-time").With("ArgumentValue", lastModified)
+		}
+		c.IfMatchLastModified = t.UTC()
 	}
 	return c, nil
 }
@@ -194,7 +230,11 @@ func (s *Server) deleteObject(w http.ResponseWriter, r *http.Request, rq *reques
 	if err := checkVersionID(r.URL.Query()); err != nil {
 		return err
 	}
-	cond := object.Conditions{IfMatch: r.Header.Get("If-Match"), BucketID: s.bucketID(rq)}
+	cond, err := deleteConditions(r.Header.Get("If-Match"), r.Header.Get("X-Amz-If-Match-Size"), r.Header.Get("X-Amz-If-Match-Last-Modified-Time"))
+	if err != nil {
+		return err
+	}
+	cond.BucketID = s.bucketID(rq)
 	if err := s.layer.DeleteObject(rq.bucket, rq.key, cond); err != nil {
 		return err
 	}
@@ -223,7 +263,12 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if err := unsupportedWriteHeaders(r.Header); err != nil {
 		return err
 	}
-	in := object.CopyInput{SrcBucket: srcBucket, SrcKey: srcKey, DstBucket: rq.bucket, DstBucketID: s.bucketID(rq), DstKey: rq.key, Chown: s.fileOwner(rq)}
+	dstCond, err := writeConditions(r.Header)
+	if err != nil {
+		return err
+	}
+	dstCond.BucketID = s.bucketID(rq)
+	in := object.CopyInput{SrcBucket: srcBucket, SrcKey: srcKey, DstBucket: rq.bucket, DstKey: rq.key, Chown: s.fileOwner(rq), Conditions: dstCond}
 	switch d := r.Header.Get("X-Amz-Metadata-Directive"); d {
 	case "", "COPY":
 	case "REPLACE":

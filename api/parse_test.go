@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
@@ -89,6 +90,43 @@ func TestStoredContentEncoding(t *testing.T) {
 	for in, want := range map[string]string{"": "", "gzip": "gzip", "aws-chunked": "", "aws-chunked, gzip": "gzip", "gzip,aws-chunked,br": "gzip,br"} {
 		if got := storedContentEncoding(in); got != want {
 			t.Errorf("storedContentEncoding(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDeleteConditions(t *testing.T) {
+	mod := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	cases := []struct {
+		etag, size, lastModified string
+		wantSize                 int64 // -1: no size condition
+		wantTime                 time.Time
+		errCode                  s3err.Code // -1: no error
+	}{
+		{"", "", "", -1, time.Time{}, -1},
+		{`"abc"`, "", "", -1, time.Time{}, -1},
+		{"", "0", "", 0, time.Time{}, -1},
+		{"", " 42 ", "", 42, time.Time{}, -1},
+		{"", "", "Wed, 04 Mar 2026 05:06:07 GMT", -1, mod, -1},
+		{"", "", "Wednesday, 04-Mar-26 05:06:07 GMT", -1, mod, -1},
+		{"", "-1", "", -1, time.Time{}, s3err.InvalidArgument},
+		{"", "5.0", "", -1, time.Time{}, s3err.InvalidArgument},
+		{"", "", "2026-03-04T05:06:07Z", -1, time.Time{}, s3err.InvalidArgument},
+	}
+	for _, c := range cases {
+		got, err := deleteConditions(c.etag, c.size, c.lastModified)
+		if c.errCode >= 0 {
+			if code, _ := s3err.CodeOf(err); code != c.errCode {
+				t.Errorf("deleteConditions(%q, %q, %q) error %v, want %v", c.etag, c.size, c.lastModified, err, c.errCode)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("deleteConditions(%q, %q, %q): %v", c.etag, c.size, c.lastModified, err)
+			continue
+		}
+		if got.IfMatch != c.etag || !got.IfMatchLastModified.Equal(c.wantTime) ||
+			(got.IfMatchSize == nil) != (c.wantSize < 0) || got.IfMatchSize != nil && *got.IfMatchSize != c.wantSize {
+			t.Errorf("deleteConditions(%q, %q, %q) = %+v", c.etag, c.size, c.lastModified, got)
 		}
 	}
 }

@@ -31,8 +31,11 @@ func referenceDeleteRequest(body []byte) (deleteRequest, error) {
 		XMLName xml.Name `xml:"Delete"`
 		Quiet   bool     `xml:"Quiet"`
 		Objects []struct {
-			Key       string `xml:"Key"`
-			VersionID string `xml:"VersionId"`
+			Key              string `xml:"Key"`
+			VersionID        string `xml:"VersionId"`
+			ETag             string `xml:"ETag"`
+			LastModifiedTime string `xml:"LastModifiedTime"`
+			Size             string `xml:"Size"`
 		} `xml:"Object"`
 	}
 	if err := xml.Unmarshal(body, &in); err != nil {
@@ -43,7 +46,7 @@ func referenceDeleteRequest(body []byte) (deleteRequest, error) {
 	}
 	req := deleteRequest{Quiet: in.Quiet}
 	for _, o := range in.Objects {
-		req.Objects = append(req.Objects, deleteObject{Key: o.Key, VersionID: o.VersionID})
+		req.Objects = append(req.Objects, deleteObject{Key: o.Key, VersionID: o.VersionID, ETag: o.ETag, LastModifiedTime: o.LastModifiedTime, Size: o.Size})
 	}
 	return req, nil
 }

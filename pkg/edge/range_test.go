@@ -138,3 +138,38 @@ func TestRangeMissEdges(t *testing.T) {
 		t.Errorf("range of an empty object: status %d, want 416", r.status)
 	}
 }
+
+// TestRangeIfRange checks that a range whose If-Range names another
+// version of the object is answered with the whole object, on a miss and on
+// a hit, and one naming the cached version with the range.
+func TestRangeIfRange(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(5, 3*testSlice+11)
+	e.origin.put("b/obj", data)
+	first := e.get("b/obj", "Range", "bytes=0-9", "If-Range", `"0123456789abcdef0123456789abcdef"`)
+	checkBody(t, "miss, other ETag", first, http.StatusOK, data)
+	etag, mod := first.header.Get("Etag"), first.header.Get("Last-Modified")
+	if etag == "" || mod == "" {
+		t.Fatalf("no validators: ETag %q, Last-Modified %q", etag, mod)
+	}
+	for _, tc := range []struct {
+		what, ifRange string
+		partial       bool
+	}{
+		{"cached ETag", etag, true},
+		{"cached Last-Modified", mod, true},
+		{"other ETag", `"0123456789abcdef0123456789abcdef"`, false},
+		{"weak cached ETag", "W/" + etag, false},
+		{"other date", "Mon, 02 Jan 2006 15:04:05 GMT", false},
+	} {
+		r := e.get("b/obj", "Range", "bytes=0-9", "If-Range", tc.ifRange)
+		if tc.partial {
+			checkBody(t, tc.what, r, http.StatusPartialContent, data[:10])
+			continue
+		}
+		checkBody(t, tc.what, r, http.StatusOK, data)
+		if cr := r.header.Get("Content-Range"); cr != "" {
+			t.Errorf("%s: whole object with Content-Range %q", tc.what, cr)
+		}
+	}
+}

@@ -153,7 +153,13 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		}
 		return err
 	}
-	rng, partial, err := byterange.Parse(r.Header.Get("Range"), size)
+	rangeHeader := r.Header.Get("Range")
+	if !precondition.RangeApplies(r.Header.Get("If-Range"), strings.Trim(etag, `"`), lastMod) {
+		// The client holds another version: the whole object, never a
+		// range of this one spliced onto it (RFC 9110 §13.1.5).
+		rangeHeader = ""
+	}
+	rng, partial, err := byterange.Parse(rangeHeader, size)
 	if err != nil {
 		clearEntityHeaders(h)
 		h["Content-Range"] = []string{byterange.UnsatisfiedContentRange(size)}
@@ -277,7 +283,7 @@ func (c *Cache) relay(ctx context.Context, w io.Writer, e *entry, bucket, key st
 }
 
 // passHeaders are the request headers a pass-through forwards.
-var passHeaders = []string{"Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"}
+var passHeaders = []string{"Range", "If-Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"}
 
 // pass answers a request straight from the origin, storing nothing.
 func (c *Cache) pass(w http.ResponseWriter, r *http.Request, bucket, key string) error {

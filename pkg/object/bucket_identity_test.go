@@ -36,7 +36,7 @@ func TestWriteNeverLandsInARecreatedBucket(t *testing.T) {
 			return err
 		}},
 		{"CopyObject", func(s setup) error {
-			_, err := s.l.CopyObject(CopyInput{SrcBucket: "src", SrcKey: "obj", DstBucket: "shared", DstBucketID: s.id, DstKey: "k"})
+			_, err := s.l.CopyObject(CopyInput{SrcBucket: "src", SrcKey: "obj", DstBucket: "shared", DstKey: "k", Conditions: Conditions{BucketID: s.id}})
 			return err
 		}},
 		{"UploadPart", func(s setup) error {

@@ -15,10 +15,6 @@ import (
 type CopyInput struct {
 	SrcBucket, SrcKey string
 	DstBucket, DstKey string
-	// DstBucketID is the identity of the destination bucket the copy was
-	// authorized against (see Conditions.BucketID); zero takes the bucket
-	// found when the copy starts.
-	DstBucketID uint64
 	// Replace selects the REPLACE metadata directive: Headers replace the
 	// source's. With COPY (false) the source's headers are kept.
 	Replace bool
@@ -30,6 +26,9 @@ type CopyInput struct {
 	// Check, when set, is called with the source's record before any byte
 	// is copied (the x-amz-copy-source-if-* preconditions).
 	Check func(src *Object) error
+	// Conditions make the write of the destination conditional (If-Match,
+	// If-None-Match "*"), checked as PutObject checks them.
+	Conditions Conditions
 	// Chown, when set, owns the new file (see ChownBucket).
 	Chown *POSIXOwner
 	// Algorithm, unless None, is the checksum the copy must carry
@@ -50,10 +49,11 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if err := s3name.ValidKey(in.DstKey); err != nil {
 		return Object{}, err
 	}
-	id, err := l.identify(in.DstBucket, in.DstBucketID)
+	id, err := l.identify(in.DstBucket, in.Conditions.BucketID)
 	if err != nil {
 		return Object{}, err
 	}
+	in.Conditions.BucketID = id
 	src, err := l.OpenObject(in.SrcBucket, in.SrcKey)
 	if err != nil {
 		return Object{}, err
@@ -80,7 +80,7 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		if !in.Replace && !in.ReplaceTags {
 			return Object{}, s3err.Newf(s3err.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 		}
-		return l.replaceHeaders(in.DstBucket, id, src.Object, rec)
+		return l.replaceHeaders(in.DstBucket, src.Object, rec, in.Conditions)
 	}
 	up, err := l.fs.NewUpload()
 	if err != nil {
@@ -123,7 +123,7 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if err := chownStaged(up, in.Chown); err != nil {
 		return Object{}, err
 	}
-	return l.commit(in.DstBucket, up, rec, publish{cond: Conditions{BucketID: id}, store: l.putRecord(in.DstBucket)})
+	return l.commit(in.DstBucket, up, rec, publish{cond: in.Conditions, store: l.putRecord(in.DstBucket)})
 }
 
 // hasFullChecksum reports whether o carries a full-object checksum of alg.
@@ -137,9 +137,10 @@ func hasFullChecksum(o *Object, alg checksum.Algorithm) bool {
 }
 
 // replaceHeaders rewrites the metadata and tags of an object in place (to
-// those of rec), as long as it is still the version that was checked.
-func (l *Layer) replaceHeaders(bucket string, id uint64, src, rec Object) (Object, error) {
-	_, release, err := l.enter(bucket, id)
+// those of rec), as long as it is still the version that was checked and
+// it meets the write's conditions (cond.BucketID included).
+func (l *Layer) replaceHeaders(bucket string, src, rec Object, cond Conditions) (Object, error) {
+	_, release, err := l.enter(bucket, cond.BucketID)
 	if err != nil {
 		return Object{}, err
 	}
@@ -148,6 +149,9 @@ func (l *Layer) replaceHeaders(bucket string, id uint64, src, rec Object) (Objec
 	defer unlock()
 	var out Object
 	err = l.ix.UpdateObject(bucket, src.Key, func(o *Object) error {
+		if err := cond.check(o); err != nil {
+			return err
+		}
 		if o.ETag != src.ETag || o.FileInode != src.FileInode {
 			return s3err.New(s3err.ConditionalRequestConflict)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/checksum"
@@ -131,6 +132,13 @@ type Conditions struct {
 	IfNoneMatch string
 	// IfMatch writes (or deletes) only if the current ETag matches.
 	IfMatch string
+	// IfMatchSize, when set, deletes only if the object has this size in
+	// bytes (x-amz-if-match-size). A missing key satisfies it, as in S3.
+	IfMatchSize *int64
+	// IfMatchLastModified, unless zero, deletes only if the object was
+	// last modified at this time, to the second, as HTTP dates carry it
+	// (x-amz-if-match-last-modified-time). A missing key satisfies it.
+	IfMatchLastModified time.Time
 }
 
 // check evaluates the conditions against the current record (nil when
@@ -149,6 +157,15 @@ func (c Conditions) check(cur *Object) error {
 		if c.IfMatch != "*" && !etagIn(cur.ETag, c.IfMatch) {
 			return s3err.New(s3err.PreconditionFailed)
 		}
+	}
+	if cur == nil {
+		return nil
+	}
+	if c.IfMatchSize != nil && cur.Size != *c.IfMatchSize {
+		return s3err.New(s3err.PreconditionFailed)
+	}
+	if !c.IfMatchLastModified.IsZero() && !cur.LastModified.Truncate(time.Second).Equal(c.IfMatchLastModified.Truncate(time.Second)) {
+		return s3err.New(s3err.PreconditionFailed)
 	}
 	return nil
 }

@@ -21,6 +21,10 @@
 // answers 412, while copy-source-if-match true with
 // copy-source-if-unmodified-since false copies the data.
 //
+// RangeApplies decides If-Range (RFC 9110 §13.1.5), which comes after the
+// four headers above: a Range is honoured only while the validator still
+// names the current object, and otherwise the whole object is sent.
+//
 // # Comparison rules
 //
 //   - ETag lists are comma-separated; "*" matches any existing object.

@@ -1,6 +1,7 @@
 package precondition
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -40,6 +41,33 @@ func FuzzCheck(f *testing.F) {
 		h.Now = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 		if _, failed := s3err.CodeOf(Check(h, etag, objMod)); failed != getFailed {
 			t.Fatalf("far-future Now changed the outcome of %+v", h)
+		}
+	})
+}
+
+// FuzzRangeApplies feeds arbitrary If-Range values. Besides never
+// panicking, it checks that a value that honours the Range names the object:
+// it holds its ETag or is a date equal to its Last-Modified, and it is never
+// a weak tag.
+func FuzzRangeApplies(f *testing.F) {
+	f.Add(`"abc"`, "abc")                         // strong match
+	f.Add(`W/"abc"`, "abc")                       // weak: never
+	f.Add("Sun, 10 Mar 2024 12:00:00 GMT", "abc") // equal date
+	f.Add("Sun, 10 Mar 2024 12:00:01 GMT", "abc") // later date
+	f.Add(`"abc", "def"`, "abc")                  // a list
+	f.Add("\x00\"", "")                           // junk
+	f.Fuzz(func(t *testing.T, ifRange, etag string) {
+		if !RangeApplies(ifRange, etag, objMod) || strings.TrimSpace(ifRange) == "" {
+			return
+		}
+		if d, ok := parseHTTPDate(ifRange); ok {
+			if !d.Equal(objMod.Truncate(time.Second)) {
+				t.Fatalf("date %q honoured against %v", ifRange, objMod)
+			}
+			return
+		}
+		if strings.HasPrefix(strings.TrimSpace(ifRange), "W/") || !strings.Contains(ifRange, strings.Trim(etag, `"`)) {
+			t.Fatalf("If-Range %q honoured for ETag %q", ifRange, etag)
 		}
 	})
 }

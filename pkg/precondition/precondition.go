@@ -34,6 +34,32 @@ func CheckCopySource(h Headers, etag string, lastModified time.Time) error {
 	return evaluate(h, etag, lastModified, s3err.PreconditionFailed)
 }
 
+// RangeApplies reports whether a GetObject or HeadObject with a Range header
+// and the If-Range value ifRange is to be answered with the range (206): it
+// is when ifRange is empty or still names the object whose unquoted ETag is
+// etag. Otherwise the caller ignores Range and sends the whole object (200),
+// so that a client resuming a download never splices bytes of two versions
+// (RFC 9110 §13.1.5).
+//
+// An entity tag matches by the strong comparison: a W/ tag never does. A
+// date matches only when it is exactly the Last-Modified time sent to
+// clients, in whole seconds. A value that is neither a date nor an entity
+// tag matches nothing, so the whole object is sent.
+func RangeApplies(ifRange, etag string, lastModified time.Time) bool {
+	ifRange = strings.TrimSpace(ifRange)
+	if ifRange == "" {
+		return true
+	}
+	if t, ok := parseHTTPDate(ifRange); ok {
+		return t.Equal(lastModified.UTC().Truncate(time.Second))
+	}
+	if strings.Contains(ifRange, ",") || ifRange == "*" {
+		// If-Range holds one entity tag, never a list or "*".
+		return false
+	}
+	return matchList(ifRange, etag, false)
+}
+
 // evaluate runs the RFC 9110 §13.2.2 order. notModified is the code used when
 // If-None-Match or If-Modified-Since fails.
 func evaluate(h Headers, etag string, lastModified time.Time, notModified s3err.Code) error {

@@ -141,3 +141,31 @@ func TestStatuses(t *testing.T) {
 		t.Errorf("If-Match status = %d, want 412", s)
 	}
 }
+
+func TestRangeApplies(t *testing.T) {
+	cases := []struct {
+		ifRange string
+		want    bool
+	}{
+		{"", true},                               // no If-Range: the Range stands
+		{match, true},                            // the current ETag, quoted
+		{objETag, true},                          // and bare, as the AWS CLI passes it
+		{" " + match + " ", true},                // surrounding space
+		{same, true},                             // exactly Last-Modified as sent
+		{"Sunday, 10-Mar-24 12:00:00 GMT", true}, // RFC 850 form of the same
+		{"Sun Mar 10 12:00:00 2024", true},       // asctime form of the same
+		{other, false},                           // an older version's ETag
+		{`W/` + match, false},                    // weak tags never match strongly
+		{before, false},                          // a date must equal Last-Modified,
+		{after, false},                           // not merely be later
+		{"*", false},                             // not an entity tag
+		{match + ", " + other, false},            // If-Range holds one validator
+		{"not a date", false},                    // neither: the whole object
+		{`""`, false},                            // an empty tag names nothing
+	}
+	for _, c := range cases {
+		if got := RangeApplies(c.ifRange, objETag, objMod); got != c.want {
+			t.Errorf("RangeApplies(%q) = %v, want %v", c.ifRange, got, c.want)
+		}
+	}
+}

@@ -5,9 +5,10 @@
 // Bucket names follow the general purpose bucket naming rules of the S3 User
 // Guide ("General purpose bucket naming rules"): 3–63 characters of
 // lowercase letters, digits, '.' and '-', starting and ending with a letter
-// or digit, no "..", not an IPv4 address, and none of the reserved prefixes
-// (xn--, sthree-, amzn-s3-demo-) or suffixes (-s3alias, --ol-s3, .mrap,
-// --x-s3, --table-s3).
+// or digit, no "..", no hyphen next to a period ("a-.b", "a.-b"), not an
+// IPv4 address, and none of the reserved prefixes (xn--, sthree-,
+// amzn-s3-demo-) or suffixes (-s3alias, --ol-s3, .mrap, --x-s3,
+// --table-s3).
 //
 // Object keys follow "Naming Amazon S3 objects": any sequence of Unicode
 // characters encoded as UTF-8, at most 1,024 bytes.

@@ -15,6 +15,8 @@ func FuzzValidBucketName(f *testing.F) {
 		"xn--abc",      // reserved prefix
 		"abc--x-s3",    // reserved suffix
 		"a..b",         // adjacent dots
+		"a-.b",         // hyphen before a dot
+		"a.-b",         // hyphen after a dot
 		"ABC",          // uppercase
 		"\xff\xfe\xfd", // not UTF-8
 	} {
@@ -25,7 +27,8 @@ func FuzzValidBucketName(f *testing.F) {
 			return
 		}
 		// Differential checks against independent statements of the rules.
-		if len(name) < 3 || len(name) > 63 || strings.Contains(name, "..") {
+		if len(name) < 3 || len(name) > 63 || strings.Contains(name, "..") ||
+			strings.Contains(name, ".-") || strings.Contains(name, "-.") {
 			t.Fatalf("accepted %q", name)
 		}
 		if strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" {

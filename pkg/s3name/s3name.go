@@ -47,6 +47,13 @@ func bucketNameProblem(name string) string {
 	if strings.Contains(name, "..") {
 		return "bucket names must not contain two adjacent periods"
 	}
+	// S3 refuses a hyphen next to a period although the naming rules page
+	// no longer lists it: each dot-separated label must begin and end with
+	// a letter or number, as DNS labels do (minio-go and Ceph RGW enforce
+	// the same).
+	if strings.Contains(name, ".-") || strings.Contains(name, "-.") {
+		return "bucket names must not contain a hyphen next to a period"
+	}
 	if looksLikeIPv4(name) {
 		return "bucket names must not be formatted as an IP address"
 	}

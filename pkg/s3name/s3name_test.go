@@ -26,6 +26,13 @@ func TestValidBucketName(t *testing.T) {
 		{"256.1.1", true},         // three labels is not an address
 		{"1.2.3.a", true},         // not all digits
 		{"my-x-s3", true},         // "--x-s3" needs two hyphens
+		{"a--b", true},            // doubled hyphens away from dots are fine
+		{"a-b.c-d.e-f", true},     // hyphens inside labels
+		{"xn-bucket", true},       // one hyphen is not the punycode prefix
+		{"mybucket-s3aliasx", true},
+		{"bucket.mrapx", true},
+		{"1.2.3.4.5", true}, // five labels is not an IPv4 address
+		{"1.2.3", true},
 
 		{"", false},
 		{"ab", false},
@@ -39,6 +46,17 @@ func TestValidBucketName(t *testing.T) {
 		{".bucket", false},
 		{"bucket.", false},
 		{"my..bucket", false},
+		{"foo-.bar", false},
+		{"foo.-bar", false},
+		{"a-.-b", false},
+		{"a.b-.c", false},
+		{"xn--", false},
+		{"sthree-", false},
+		{"s3alias-s3alias", false},
+		{"a--ol-s3", false},
+		{"a.mrap", false},
+		{"0.0.0.0", false},
+		{"00.00.00.000", false},
 		{"192.168.5.4", false},
 		{"999.999.999.999", false},
 		{"xn--bucket", false},

@@ -1,0 +1,111 @@
+package api_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// TestCreateBucketObjectLockHeader checks that CreateBucket refuses Object
+// Lock in every spelling of true that clients send (boto3 sends "True"),
+// creates no bucket then, and accepts "false" in any case.
+func TestCreateBucketObjectLockHeader(t *testing.T) {
+	g := startHostile(t)
+	for _, tc := range []struct {
+		value  string
+		status int
+		code   string
+	}{
+		{"true", 501, "NotImplemented"},
+		{"True", 501, "NotImplemented"},
+		{"TRUE", 501, "NotImplemented"},
+		{" tRuE ", 501, "NotImplemented"},
+		{"yes", 400, "InvalidArgument"},
+		{"1", 400, "InvalidArgument"},
+	} {
+		r := g.send(http.MethodPut, "/locked", "", nil, "X-Amz-Bucket-Object-Lock-Enabled", tc.value)
+		g.want(r, tc.status, tc.code)
+		g.want(g.send(http.MethodHead, "/locked", "", nil), 404)
+	}
+	for i, v := range []string{"false", "False", "FALSE"} {
+		bucket := []string{"unlocked-a", "unlocked-b", "unlocked-c"}[i]
+		g.want(g.send(http.MethodPut, "/"+bucket, "", nil, "X-Amz-Bucket-Object-Lock-Enabled", v), 200)
+	}
+
+	_, err := g.sdk(sdkModes[0]).CreateBucket(t.Context(), &s3.CreateBucketInput{
+		Bucket: aws.String("locked-sdk"), ObjectLockEnabledForBucket: aws.Bool(true),
+	})
+	wantCode(t, "CreateBucket(ObjectLockEnabledForBucket)", err, 501, "NotImplemented")
+}
+
+// TestEncryptionHeadersRefused checks S3's answers to encryption headers
+// the gateway cannot honour: an SSE-C key without its algorithm on a write
+// or a read, x-amz-server-side-encryption on a read, and a complete set of
+// SSE-C headers on a read of an object stored without a customer key.
+func TestEncryptionHeadersRefused(t *testing.T) {
+	h := startHostile(t)
+	obj := "/" + h.bucket + "/" + victimKey
+	const key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+	const keyMD5 = "zZ5FcXV7b6bFZFsCcNyWfg=="
+	for _, tc := range []struct {
+		what, method, path string
+		hdr                []string
+		status             int
+		code               string
+	}{
+		{"PUT with an SSE-C key alone", http.MethodPut, "/" + h.bucket + "/new", []string{"X-Amz-Server-Side-Encryption-Customer-Key", key}, 400, "InvalidArgument"},
+		{"PUT with an SSE-C key MD5 alone", http.MethodPut, "/" + h.bucket + "/new", []string{"X-Amz-Server-Side-Encryption-Customer-Key-Md5", keyMD5}, 400, "InvalidArgument"},
+		{"GET with an SSE-C key alone", http.MethodGet, obj, []string{"X-Amz-Server-Side-Encryption-Customer-Key", key, "X-Amz-Server-Side-Encryption-Customer-Key-Md5", keyMD5}, 400, "InvalidArgument"},
+		{"GET with x-amz-server-side-encryption", http.MethodGet, obj, []string{"X-Amz-Server-Side-Encryption", "AES256"}, 400, "InvalidArgument"},
+		{"GET with SSE-KMS", http.MethodGet, obj, []string{"X-Amz-Server-Side-Encryption", "aws:kms"}, 400, "InvalidArgument"},
+		{"GET with full SSE-C", http.MethodGet, obj, []string{
+			"X-Amz-Server-Side-Encryption-Customer-Algorithm", "AES256",
+			"X-Amz-Server-Side-Encryption-Customer-Key", key, "X-Amz-Server-Side-Encryption-Customer-Key-Md5", keyMD5,
+		}, 400, "InvalidRequest"},
+	} {
+		var body []byte
+		if tc.method == http.MethodPut {
+			body = []byte("data")
+		}
+		h.want(h.send(tc.method, tc.path, "", body, tc.hdr...), tc.status, tc.code)
+	}
+	// HEAD carries no body, so only its status can say no.
+	h.want(h.send(http.MethodHead, obj, "", nil, "X-Amz-Server-Side-Encryption", "AES256"), 400)
+	h.want(h.send(http.MethodHead, obj, "", nil, "X-Amz-Server-Side-Encryption-Customer-Key", key), 400)
+	h.want(h.send(http.MethodHead, "/"+h.bucket+"/new", "", nil), 404)
+
+	up := h.send(http.MethodPost, "/"+h.bucket+"/mp", "uploads", nil)
+	h.want(up, 200)
+	id := between(string(up.body), "<UploadId>", "</UploadId>")
+	h.want(h.send(http.MethodPut, "/"+h.bucket+"/mp", "partNumber=1&uploadId="+id, []byte("part"),
+		"X-Amz-Server-Side-Encryption-Customer-Key", key), 400, "InvalidArgument")
+	h.want(h.send(http.MethodPut, "/"+h.bucket+"/mp", "partNumber=1&uploadId="+id, nil,
+		"X-Amz-Copy-Source", h.bucket+"/"+victimKey, "X-Amz-Server-Side-Encryption-Customer-Key-Md5", keyMD5), 400, "InvalidArgument")
+
+	_, err := h.sdk(sdkModes[0]).HeadObject(t.Context(), &s3.HeadObjectInput{
+		Bucket: aws.String(h.bucket), Key: aws.String(victimKey),
+		SSECustomerAlgorithm: aws.String("AES256"), SSECustomerKey: aws.String(key), SSECustomerKeyMD5: aws.String(keyMD5),
+	})
+	if httpStatus(err) != 400 {
+		t.Errorf("HeadObject(SSE-C) = %v, want 400", err)
+	}
+}
+
+// TestCannedACLValues checks that a value of x-amz-acl that is no canned
+// ACL is the client's error (400 InvalidArgument), while a real canned ACL
+// the gateway cannot enforce stays NotImplemented.
+func TestCannedACLValues(t *testing.T) {
+	h := startHostile(t)
+	obj := "/" + h.bucket + "/acl-obj"
+	h.want(h.send(http.MethodPut, obj, "", []byte("x"), "X-Amz-Acl", "bogus"), 400, "InvalidArgument")
+	h.want(h.send(http.MethodPut, obj, "", []byte("x"), "X-Amz-Acl", "PRIVATE"), 400, "InvalidArgument")
+	h.want(h.send(http.MethodPut, obj, "", []byte("x"), "X-Amz-Acl", "public-read-write"), 501, "NotImplemented")
+	h.want(h.send(http.MethodPut, "/acl-bucket", "", nil, "X-Amz-Acl", "bogus"), 400, "InvalidArgument")
+	h.want(h.send(http.MethodPut, "/"+h.bucket, "acl", nil, "X-Amz-Acl", "bogus"), 400, "InvalidArgument")
+	h.want(h.send(http.MethodPost, obj, "uploads", nil, "X-Amz-Acl", "bogus"), 400, "InvalidArgument")
+	h.want(h.send(http.MethodHead, obj, "", nil), 404)
+	h.want(h.send(http.MethodHead, "/acl-bucket", "", nil), 404)
+	h.want(h.send(http.MethodPut, obj, "", []byte("x"), "X-Amz-Acl", "bucket-owner-full-control"), 200)
+}
