@@ -21,7 +21,7 @@ type deleteRequest struct {
 // LastModifiedTime and Size make the entry's delete conditional, as
 // If-Match and x-amz-if-match-* do DeleteObject.
 type deleteObject struct {
-	Key, VersionID                string
+	Key, VersionID               string
 	ETag, LastModifiedTime, Size string
 }
 
