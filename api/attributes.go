@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
@@ -15,12 +16,15 @@ type objectPartXML struct {
 	checksumFields
 }
 
+// objectPartsXML is ObjectParts. The paging fields are pointers because
+// S3 leaves them out, with the parts, for an object whose parts carry no
+// checksum; it then answers only PartsCount.
 type objectPartsXML struct {
 	TotalPartsCount      int             `xml:"PartsCount"`
-	PartNumberMarker     int             `xml:"PartNumberMarker"`
-	NextPartNumberMarker int             `xml:"NextPartNumberMarker"`
-	MaxParts             int             `xml:"MaxParts"`
-	IsTruncated          bool            `xml:"IsTruncated"`
+	PartNumberMarker     *int            `xml:"PartNumberMarker,omitempty"`
+	NextPartNumberMarker *int            `xml:"NextPartNumberMarker,omitempty"`
+	MaxParts             *int            `xml:"MaxParts,omitempty"`
+	IsTruncated          *bool           `xml:"IsTruncated,omitempty"`
 	Parts                []objectPartXML `xml:"Part"`
 }
 
@@ -105,23 +109,44 @@ func (s *Server) getObjectAttributes(w http.ResponseWriter, r *http.Request, rq 
 		out.Checksum.set(c.Algorithm, c.Value)
 	}
 	if want["ObjectParts"] && o.PartsCount > 0 {
-		parts := &objectPartsXML{TotalPartsCount: o.PartsCount, PartNumberMarker: marker, MaxParts: maxParts}
-		alg := ""
-		if len(o.Checksums) > 0 {
-			alg = o.Checksums[0].Algorithm
+		out.ObjectParts = &objectPartsXML{TotalPartsCount: o.PartsCount}
+		// An object uploaded without an additional checksum keeps no
+		// part checksums (CompleteMultipartUpload), and S3 lists no parts.
+		if partsHaveChecksums(o.Parts) && len(o.Checksums) > 0 {
+			out.ObjectParts = listObjectParts(o.PartsCount, o.Parts, o.Checksums[0].Algorithm, marker, maxParts)
 		}
-		for i := marker; i < len(o.Parts); i++ {
-			if len(parts.Parts) == maxParts {
-				parts.IsTruncated = true
-				break
-			}
-			p := objectPartXML{PartNumber: i + 1, Size: o.Parts[i].Size}
-			p.set(alg, o.Parts[i].Checksum)
-			parts.Parts = append(parts.Parts, p)
-			parts.NextPartNumberMarker = i + 1
-		}
-		out.ObjectParts = parts
 	}
 	w.Header().Set("Last-Modified", o.LastModified.UTC().Format(http.TimeFormat))
 	return writeXML(w, http.StatusOK, out)
+}
+
+// partsHaveChecksums reports whether every part kept a checksum, that is
+// whether the object was uploaded with an additional checksum: only then
+// does S3 list the parts in ObjectParts.
+func partsHaveChecksums(parts []metadata.PartInfo) bool {
+	for _, p := range parts {
+		if p.Checksum == "" {
+			return false
+		}
+	}
+	return len(parts) > 0
+}
+
+// listObjectParts is the ObjectParts page of up to maxParts parts after
+// part number marker, each with its checksum in algorithm alg.
+func listObjectParts(total int, parts []metadata.PartInfo, alg string, marker, maxParts int) *objectPartsXML {
+	out := &objectPartsXML{TotalPartsCount: total, PartNumberMarker: &marker, MaxParts: &maxParts, IsTruncated: new(bool)}
+	next := 0
+	for i := marker; i < len(parts); i++ {
+		if len(out.Parts) == maxParts {
+			*out.IsTruncated = true
+			break
+		}
+		p := objectPartXML{PartNumber: i + 1, Size: parts[i].Size}
+		p.set(alg, parts[i].Checksum)
+		out.Parts = append(out.Parts, p)
+		next = i + 1
+	}
+	out.NextPartNumberMarker = &next
+	return out
 }

@@ -387,9 +387,10 @@ func TestConformanceMultipartSDK(t *testing.T) {
 				t.Fatalf("HeadObject: %v", err)
 			}
 			if aws.ToString(head.ETag) != etag || aws.ToInt64(head.ContentLength) != int64(len(whole)) ||
-				aws.ToInt32(head.PartsCount) != 3 || aws.ToString(head.ContentType) != "application/x-test" || head.Metadata["origin"] != "multipart" {
-				t.Errorf("HeadObject: ETag %s size %d parts %d type %q meta %v", aws.ToString(head.ETag), aws.ToInt64(head.ContentLength),
-					aws.ToInt32(head.PartsCount), aws.ToString(head.ContentType), head.Metadata)
+				head.PartsCount != nil || aws.ToString(head.ContentType) != "application/x-test" || head.Metadata["origin"] != "multipart" {
+				// S3 sends x-amz-mp-parts-count only when partNumber is given.
+				t.Errorf("HeadObject: ETag %s size %d parts count sent %v type %q meta %v, want none", aws.ToString(head.ETag), aws.ToInt64(head.ContentLength),
+					head.PartsCount != nil, aws.ToString(head.ContentType), head.Metadata)
 			}
 
 			// Reads by part number.
@@ -473,6 +474,17 @@ func TestConformanceMultipartSDK(t *testing.T) {
 		}
 		if got := resp.Header.Get("X-Amz-Mp-Parts-Count"); got != "2" {
 			t.Errorf("GET ?partNumber=2: x-amz-mp-parts-count %q, want 2", got)
+		}
+		resp, _ = g.do(g.rawRequest(http.MethodHead, "/"+bucket+"/k", "partNumber=1", nil), nil, true)
+		if got := resp.Header.Get("X-Amz-Mp-Parts-Count"); resp.StatusCode != http.StatusPartialContent || got != "2" {
+			t.Errorf("HEAD ?partNumber=1: %d with x-amz-mp-parts-count %q, want 206 with 2", resp.StatusCode, got)
+		}
+		// Without partNumber S3 does not send the parts count, GET or HEAD.
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			resp, _ = g.do(g.rawRequest(method, "/"+bucket+"/k", "", nil), nil, true)
+			if got, ok := resp.Header["X-Amz-Mp-Parts-Count"]; resp.StatusCode != http.StatusOK || ok {
+				t.Errorf("%s without partNumber: %d with x-amz-mp-parts-count %q, want 200 without it", method, resp.StatusCode, got)
+			}
 		}
 		resp, b = g.do(g.rawRequest(http.MethodGet, "/"+bucket+"/k", "partNumber=3", nil), nil, true)
 		wantXMLError(t, "GET ?partNumber=3 of 2", resp, b, 416, "InvalidPartNumber")
@@ -1230,8 +1242,15 @@ func TestConformanceUploadManager(t *testing.T) {
 	if err != nil {
 		t.Fatalf("HeadObject: %v", err)
 	}
-	if aws.ToInt32(head.PartsCount) != int32(len(parts)) || aws.ToInt64(head.ContentLength) != int64(len(data)) {
-		t.Errorf("HeadObject: %d parts, %d bytes", aws.ToInt32(head.PartsCount), aws.ToInt64(head.ContentLength))
+	if head.PartsCount != nil || aws.ToInt64(head.ContentLength) != int64(len(data)) {
+		t.Errorf("HeadObject: parts count sent %v, %d bytes; want none and %d", head.PartsCount != nil, aws.ToInt64(head.ContentLength), len(data))
+	}
+	head, err = c.HeadObject(t.Context(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("big/object.bin"), PartNumber: aws.Int32(1)})
+	if err != nil {
+		t.Fatalf("HeadObject partNumber 1: %v", err)
+	}
+	if aws.ToInt32(head.PartsCount) != int32(len(parts)) || aws.ToInt64(head.ContentLength) != partSize {
+		t.Errorf("HeadObject partNumber 1: %d parts, %d bytes", aws.ToInt32(head.PartsCount), aws.ToInt64(head.ContentLength))
 	}
 
 	buf := manager.NewWriteAtBuffer(make([]byte, 0, len(data)))

@@ -164,7 +164,8 @@ func TestConformanceObjectTagging(t *testing.T) {
 }
 
 // TestConformanceGetObjectAttributes covers GetObjectAttributes for a
-// single-part and a multipart object, with ObjectParts paging.
+// single-part and a multipart object, with ObjectParts paging, and a
+// multipart object uploaded without a checksum, whose parts S3 does not list.
 func TestConformanceGetObjectAttributes(t *testing.T) {
 	g := startGateway(t)
 	c := g.sdk(sdkModes[0])
@@ -236,6 +237,36 @@ func TestConformanceGetObjectAttributes(t *testing.T) {
 	if len(seen) != 3 || seen[0] != 5<<20 || seen[2] != 1234 {
 		t.Fatalf("part sizes over the pages: %v", seen)
 	}
+
+	// A multipart object uploaded without a checksum: S3 answers its
+	// PartsCount but lists no parts, and so no paging fields either.
+	plain := g.sdk(sdkModes[2]) // when-required: the SDK adds no part checksums
+	mp, err = plain.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("plain")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts = nil
+	for i, n := range sizes {
+		p, err := plain.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String("plain"), UploadId: mp.UploadId, PartNumber: aws.Int32(int32(i + 1)), Body: bytes.NewReader(make([]byte, n))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, types.CompletedPart{PartNumber: aws.Int32(int32(i + 1)), ETag: p.ETag})
+	}
+	if _, err := plain.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("plain"), UploadId: mp.UploadId, MultipartUpload: &types.CompletedMultipartUpload{Parts: parts}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, mk := range []*int32{nil, aws.Int32(1)} {
+		attrs, err = c.GetObjectAttributes(ctx, &s3.GetObjectAttributesInput{Bucket: aws.String(bucket), Key: aws.String("plain"), ObjectAttributes: all, MaxParts: mk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := attrs.ObjectParts
+		if op == nil || aws.ToInt32(op.TotalPartsCount) != 3 || len(op.Parts) != 0 || op.MaxParts != nil || op.IsTruncated != nil || op.PartNumberMarker != nil || op.NextPartNumberMarker != nil {
+			t.Fatalf("ObjectParts of a multipart object without checksums (max-parts %v): %+v, want PartsCount 3 alone", mk, op)
+		}
+	}
+
 	_, err = c.GetObjectAttributes(ctx, &s3.GetObjectAttributesInput{Bucket: aws.String(bucket), Key: aws.String("missing"), ObjectAttributes: all})
 	wantCode(t, "GetObjectAttributes of a missing key", err, 404, "NoSuchKey")
 }

@@ -162,9 +162,6 @@ func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, q url.Va
 	for _, kv := range o.UserMeta {
 		vals.set(h, "X-Amz-Meta-"+kv.Key, kv.Value)
 	}
-	if o.PartsCount > 0 {
-		vals.set(h, "X-Amz-Mp-Parts-Count", itoa(int64(o.PartsCount)))
-	}
 	if len(o.Tags) > 0 {
 		vals.set(h, "X-Amz-Tagging-Count", itoa(int64(len(o.Tags))))
 	}

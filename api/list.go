@@ -51,7 +51,8 @@ func (p listParams) encode(s string) string {
 // listEntry, commonPrefix and the listBucketResult types describe the
 // documents the ListObjects handlers answer; the handlers render them with
 // appendListV1/V2 (xmlwrite.go), whose output xml.Marshal of these types
-// must equal (list_xml_test.go).
+// must equal but for the control characters appendXMLText writes as
+// character references (list_xml_test.go).
 type listEntry struct {
 	Key               string `xml:"Key"`
 	LastModified      string `xml:"LastModified"`

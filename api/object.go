@@ -107,8 +107,11 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 			return err
 		}
 		if o.PartsCount > 0 {
+			// S3 sends the parts count only to a request naming a part: a
+			// plain GET or HEAD of a multipart object does not carry it.
 			status = http.StatusPartialContent
 			h.Set("Content-Range", byterange.Range{Start: start, Length: length}.ContentRange(o.Size))
+			h.Set("X-Amz-Mp-Parts-Count", itoa(int64(o.PartsCount)))
 		}
 	} else {
 		rangeHeader := r.Header.Get("Range")

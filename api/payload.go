@@ -49,6 +49,11 @@ func payload(r *http.Request, a *sigv4.Auth) (io.Reader, int64, checksum.Expect,
 			decoded = n
 		}
 		opts := awschunked.Options{DecodedLength: decoded, Trailer: mode != streamingSigned}
+		if expect.InTrailer() {
+			// FromHeader accepts exactly one checksum name in x-amz-trailer;
+			// the reader refuses every other trailer field.
+			opts.TrailerNames = []string{expect.Algorithm.Header()}
+		}
 		if mode != streamingUnsignedTrailer {
 			opts.Verifier = a.ChunkVerifier()
 		}

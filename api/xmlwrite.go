@@ -15,7 +15,8 @@ import (
 // The ListObjects renderers below write a ListBucketResult by hand: a
 // 1,000-key page through encoding/xml.Marshal cost ~4.7 ms of CPU (80% of
 // a LIST), by reflection and one allocation per field. Their output is
-// byte for byte what xml.Marshal gives for listBucketResultV1/V2, which
+// byte for byte what xml.Marshal gives for listBucketResultV1/V2, except
+// for the control characters appendXMLText writes as references, which
 // list_xml_test.go and FuzzListXML check against the structs.
 
 // xmlBufPool holds the buffers a listing is rendered into. A 1,000-key
@@ -25,11 +26,19 @@ var xmlBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); retur
 
 const maxPooledXML = 4 << 20
 
-// appendXMLText appends s escaped exactly as encoding/xml escapes
-// character data and attribute values (printer.EscapeString): the five
-// markup characters, tab, newline and carriage return as character
-// references, and every rune outside XML's Char production, as well as
-// each byte of invalid UTF-8, as U+FFFD.
+// appendXMLText appends s escaped as encoding/xml escapes character data
+// and attribute values (printer.EscapeString), the five markup characters,
+// tab, newline and carriage return as character references, with one
+// difference: the other C0 controls (U+0000 to U+001F) and the
+// noncharacters U+FFFE and U+FFFF, which XML 1.0 has no Char for, are
+// numeric character references too (&#x1;, &#xFFFE;) where encoding/xml
+// writes U+FFFD. S3 answers them so, and a key is valid with any of them:
+// replaced by U+FFFD it would come back as another key, and a client
+// paging with it as its marker would skip or repeat keys. XML 1.0 parsers
+// in strict mode refuse these references; Go's encoding/xml and the AWS
+// SDKs read them back to the real character, and encoding-type=url is
+// there for the others. Only bytes of invalid UTF-8, which no key holds,
+// still become U+FFFD.
 func appendXMLText(b []byte, s string) []byte {
 	last := 0
 	for i := 0; i < len(s); {
@@ -58,7 +67,11 @@ func appendXMLText(b []byte, s string) []byte {
 					i++
 					continue
 				}
-				esc = "\uFFFD"
+				b = append(b, s[last:i]...)
+				b = appendCharRef(b, rune(c))
+				i++
+				last = i
+				continue
 			}
 			b = append(b, s[last:i]...)
 			b = append(b, esc...)
@@ -72,10 +85,27 @@ func appendXMLText(b []byte, s string) []byte {
 			continue
 		}
 		b = append(b, s[last:i-width]...)
-		b = append(b, "\uFFFD"...)
+		if r == 0xFFFE || r == 0xFFFF {
+			b = appendCharRef(b, r)
+		} else {
+			b = append(b, "\uFFFD"...)
+		}
 		last = i
 	}
 	return append(b, s[last:]...)
+}
+
+// appendCharRef appends the hexadecimal character reference of r, as S3
+// writes it: upper-case digits without leading zeros (&#x1F;).
+func appendCharRef(b []byte, r rune) []byte {
+	b = append(b, "&#x"...)
+	b = strconv.AppendUint(b, uint64(r), 16)
+	for i := len(b) - 1; b[i] != 'x'; i-- {
+		if 'a' <= b[i] && b[i] <= 'f' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return append(b, ';')
 }
 
 // xmlCharRune reports whether a non-ASCII rune is in XML's Char range

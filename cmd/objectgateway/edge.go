@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -13,8 +14,9 @@ import (
 )
 
 // openEdge opens the edge cache when --upstream is set; nil otherwise.
-// hot, when not nil (--cache-memory), is the edge's memory tier.
-func openEdge(cfg config, layer *object.Layer, hot *hotcache.Cache, log zerolog.Logger) (*api.EdgeOptions, error) {
+// hot, when not nil (--cache-memory), is the edge's memory tier; now is
+// the cache's clock (nil: time.Now).
+func openEdge(cfg config, layer *object.Layer, hot *hotcache.Cache, now func() time.Time, log zerolog.Logger) (*api.EdgeOptions, error) {
 	if cfg.upstream == "" {
 		return nil, nil
 	}
@@ -43,6 +45,7 @@ func openEdge(cfg config, layer *object.Layer, hot *hotcache.Cache, log zerolog.
 		NoSync:       !cfg.fsync,
 		Memory:       hot,
 		Logger:       log,
+		Now:          now,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("edge mode: %w", err)

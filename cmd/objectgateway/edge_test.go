@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,15 +28,41 @@ const (
 // edgeNode is an edge-mode gateway started by serve in-process.
 type edgeNode struct{ *served }
 
-func startEdge(t *testing.T, root, origin string) *edgeNode {
+// stepClock is the edge cache's clock in these tests: it stands still
+// until the test steps it, so a copy the origin marks max-age=1 stays
+// fresh however slow the machine, and expires exactly when stepped past.
+type stepClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// step moves the clock forward by d. The clock starts at the real time
+// and is stepped by minutes at most, so the edge's signatures to the
+// origin stay within SigV4's 15-minute skew.
+func (c *stepClock) step(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// expire is a step past the origin's max-age (cdnMaxAge, 1 second).
+const expire = time.Minute
+
+func startEdge(t *testing.T, root, origin string, clock *stepClock) *edgeNode {
 	t.Helper()
-	return &edgeNode{startServe(t, []string{"--root", root, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+	return &edgeNode{startServeEnv(t, []string{"--root", root, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
 		"--fsync=false", "--log-level", "error", "--upstream", "http://" + origin, "--upstream-access-key", cdnAccess,
 		"--edge-public", "--cache-slice", "1MiB", "--cache-size", "64MiB"}, map[string]string{
 		"OBJECTGATEWAY_ACCESS_KEY":          edgeAccess,
 		"OBJECTGATEWAY_SECRET_KEY":          edgeSecret,
 		"OBJECTGATEWAY_UPSTREAM_SECRET_KEY": cdnSecret,
-	}, nil)}
+	}, nil, env{edgeNow: clock.Now})}
 }
 
 func (n *edgeNode) get(t *testing.T, key, rng string) cdnResponse {
@@ -80,11 +107,13 @@ func originCount(g *cdnGateway, op, key string, status int) int {
 // miss then hit, revalidation by 304, an overwrite reaching the edge,
 // ranges fetched as slices, signed access with the edge's own users,
 // refused writes, purge through the admin listener, and a restart that
-// keeps the cache.
+// keeps the cache. The edge's clock moves only when the test steps it,
+// so every copy is fresh or expired because the test made it so.
 func TestEdgeMode(t *testing.T) {
 	g := startCDNGateway(t, "")
 	edgeRoot := t.TempDir()
-	n := startEdge(t, edgeRoot, g.addr)
+	clock := &stepClock{t: time.Now()}
+	n := startEdge(t, edgeRoot, g.addr, clock)
 
 	const page = "index.html"
 	v1, v2 := []byte("<h1>edge one</h1>\n"), []byte("<h1>edge two, longer</h1>\n")
@@ -101,25 +130,30 @@ func TestEdgeMode(t *testing.T) {
 	}
 
 	// Expiry (max-age=1) → a conditional HEAD answered 304, same bytes.
-	eventually(t, "edge revalidation by 304", func() (bool, string) {
-		r := n.get(t, page, "")
-		if r.status != 200 || !bytes.Equal(r.body, v1) {
-			t.Fatalf("GET while revalidating: %d %q", r.status, r.body)
-		}
-		return r.header.Get("X-Cache") == "REVALIDATED" && originCount(g, "HeadObject", page, 304) > 0,
-			fmt.Sprintf("X-Cache %q", r.header.Get("X-Cache"))
+	clock.step(expire)
+	if r := n.get(t, page, ""); r.status != 200 || !bytes.Equal(r.body, v1) || r.header.Get("X-Cache") != "REVALIDATED" {
+		t.Fatalf("GET of the expired copy: %d %q X-Cache %q, want 200 %q REVALIDATED", r.status, r.body, r.header.Get("X-Cache"), v1)
+	}
+	// The origin logs a request once it has answered it, so its line may
+	// trail the edge's answer by a moment.
+	eventually(t, "the origin's 304 to the edge's revalidation", func() (bool, string) {
+		c := originCount(g, "HeadObject", page, 304)
+		return c > 0, fmt.Sprintf("%d HeadObject 304 lines", c)
 	})
+	if r := n.get(t, page, ""); r.header.Get("X-Cache") != "HIT" || !bytes.Equal(r.body, v1) {
+		t.Fatalf("GET after revalidation: %q X-Cache %q, want a HIT", r.body, r.header.Get("X-Cache"))
+	}
 
-	// An overwrite at the origin reaches the edge once the copy expires,
-	// and nothing but the old or the new bytes is ever served.
+	// An overwrite at the origin is not seen while the copy is fresh, and
+	// reaches the edge once the copy expires.
 	g.put(t, page, v2)
-	eventually(t, "the overwritten object through the edge", func() (bool, string) {
-		r := n.get(t, page, "")
-		if r.status != 200 || (!bytes.Equal(r.body, v1) && !bytes.Equal(r.body, v2)) {
-			t.Fatalf("GET after overwrite: %d %q", r.status, r.body)
-		}
-		return bytes.Equal(r.body, v2), fmt.Sprintf("%q X-Cache %q", r.body, r.header.Get("X-Cache"))
-	})
+	if r := n.get(t, page, ""); r.status != 200 || !bytes.Equal(r.body, v1) || r.header.Get("X-Cache") != "HIT" {
+		t.Fatalf("GET of the fresh copy after the overwrite: %d %q X-Cache %q, want the old bytes, a HIT", r.status, r.body, r.header.Get("X-Cache"))
+	}
+	clock.step(expire)
+	if r := n.get(t, page, ""); r.status != 200 || !bytes.Equal(r.body, v2) {
+		t.Fatalf("GET of the expired copy after the overwrite: %d %q X-Cache %q, want %q", r.status, r.body, r.header.Get("X-Cache"), v2)
+	}
 
 	// Ranges of a large object: fetched from the origin as 1 MiB slices.
 	const big = "video/movie.mp4"
@@ -212,7 +246,7 @@ func TestEdgeMode(t *testing.T) {
 	// A restart keeps the cache: the large object is a HIT, no origin GET.
 	before := originCount(g, "GetObject", big, 206) + originCount(g, "GetObject", big, 200)
 	n.stop()
-	n = startEdge(t, edgeRoot, g.addr)
+	n = startEdge(t, edgeRoot, g.addr, clock)
 	if r := n.get(t, big, ""); r.status != 200 || !bytes.Equal(r.body, data) || r.header.Get("X-Cache") != "HIT" {
 		t.Errorf("GET after restart: %d X-Cache %q (equal %v)", r.status, r.header.Get("X-Cache"), bytes.Equal(r.body, data))
 	}

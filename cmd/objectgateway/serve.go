@@ -25,6 +25,11 @@ type env struct {
 	ready func(addr string)
 	// adminReady, when set, receives the admin listener's address.
 	adminReady func(addr string)
+	// edgeNow, when set, is the edge cache's clock (--upstream), which
+	// decides when a cached copy must be revalidated; nil is time.Now.
+	// Tests step it, so that a copy expires when the test says and not
+	// when a slow machine lets a short max-age run out.
+	edgeNow func() time.Time
 }
 
 // shutdownGrace bounds how long in-flight requests may take to finish after
@@ -92,7 +97,7 @@ func serve(ctx context.Context, args []string, e env) error {
 			layer.StatePath(credentialsFile), creds.Access, creds.Secret)
 	}
 
-	edgeOpts, err := openEdge(cfg, layer, hot, log)
+	edgeOpts, err := openEdge(cfg, layer, hot, e.edgeNow, log)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,13 @@ type served struct {
 // admin listener too.
 func startServe(t *testing.T, args []string, vars map[string]string, logw io.Writer) *served {
 	t.Helper()
+	return startServeEnv(t, args, vars, logw, env{})
+}
+
+// startServeEnv is startServe with more of the command's environment:
+// base's clocks are kept, its streams and hooks replaced.
+func startServeEnv(t *testing.T, args []string, vars map[string]string, logw io.Writer, base env) *served {
+	t.Helper()
 	if logw == nil {
 		logw = io.Discard
 	}
@@ -37,12 +44,11 @@ func startServe(t *testing.T, args []string, vars map[string]string, logw io.Wri
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc, adminc := make(chan string, 1), make(chan string, 1)
 	done := make(chan error, 1)
-	e := env{
-		stdout: io.Discard, stderr: logw,
-		getenv:     func(k string) string { return vars[k] },
-		ready:      func(a string) { addrc <- a },
-		adminReady: func(a string) { adminc <- a },
-	}
+	e := base
+	e.stdout, e.stderr = io.Discard, logw
+	e.getenv = func(k string) string { return vars[k] }
+	e.ready = func(a string) { addrc <- a }
+	e.adminReady = func(a string) { adminc <- a }
 	go func() { done <- serve(ctx, args, e) }()
 	s := &served{}
 	for s.addr == "" || wantAdmin && s.admin == "" {

@@ -23,6 +23,9 @@
 //     reads past the end of the aws-chunked message.
 //   - Framing is bounded: a chunk header line is at most 4 KiB, the trailer
 //     section at most 16 KiB, a chunk size at most 16 hex digits.
+//   - A trailer carries only the fields x-amz-trailer announced
+//     (Options.TrailerNames), each once; any other field, or a repeated
+//     one, is MalformedTrailerError, so no trailer value goes unverified.
 //   - Every error is an *s3err.Error, except errors of the underlying
 //     reader other than EOF (a network timeout, say), which pass through
 //     unchanged so the caller can map them.

@@ -31,6 +31,13 @@ type Options struct {
 	// Trailer is set when a trailer section follows the final chunk (the
 	// -TRAILER modes, whose names come from x-amz-trailer).
 	Trailer bool
+	// TrailerNames are the fields x-amz-trailer announced, matched without
+	// regard to case. A trailer field that is not among them, or that is
+	// sent twice, is MalformedTrailerError: the caller verifies only what
+	// it announced, so anything else would be stored unverified or, for a
+	// repeated checksum, verified against one line while another travelled
+	// with it. The trailer signature line is not a field and needs no name.
+	TrailerNames []string
 	// DecodedLength is x-amz-decoded-content-length, or -1 when absent. A
 	// body decoding to a different length is IncompleteBody.
 	DecodedLength int64
@@ -300,9 +307,16 @@ func (r *Reader) readTrailer() error {
 			}
 			continue
 		}
+		key := http.CanonicalHeaderKey(string(bytes.TrimSpace(name)))
+		if !r.announced(key) {
+			return trailerError("trailer field " + key + " was not announced in x-amz-trailer")
+		}
+		if _, dup := r.Trailer()[key]; dup {
+			return trailerError("trailer field " + key + " sent twice")
+		}
 		signed.Write(line)
 		signed.WriteByte('\n')
-		r.Trailer().Add(string(bytes.TrimSpace(name)), string(bytes.TrimSpace(value)))
+		r.Trailer()[key] = []string{string(bytes.TrimSpace(value))}
 	}
 	if r.o.Trailer && r.o.Verifier != nil {
 		if sig == "" {
@@ -311,6 +325,16 @@ func (r *Reader) readTrailer() error {
 		return r.o.Verifier.VerifyTrailer(sig, signed.Bytes())
 	}
 	return nil
+}
+
+// announced reports whether x-amz-trailer named the canonical field key.
+func (r *Reader) announced(key string) bool {
+	for _, n := range r.o.TrailerNames {
+		if strings.EqualFold(strings.TrimSpace(n), key) {
+			return true
+		}
+	}
+	return false
 }
 
 func trailerError(detail string) error {

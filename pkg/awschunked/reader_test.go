@@ -153,7 +153,7 @@ func TestModes(t *testing.T) {
 			wrap func(io.Reader) io.Reader
 		}{{"whole", func(r io.Reader) io.Reader { return r }}, {"onebyte", iotest.OneByteReader}, {"half", iotest.HalfReader}} {
 			t.Run(tt.name+"/"+reader.name, func(t *testing.T) {
-				o := awschunked.Options{Trailer: tt.trailer != nil, DecodedLength: int64(len(want))}
+				o := awschunked.Options{Trailer: tt.trailer != nil, TrailerNames: crc32Name, DecodedLength: int64(len(want))}
 				var s *signer
 				if tt.mode != sigv4.StreamingUnsignedTrailer {
 					var cv *sigv4.ChunkVerifier
@@ -185,6 +185,27 @@ func TestModes(t *testing.T) {
 
 func b64(b []byte) string { return base64Std(b) }
 
+// crc32Name is what x-amz-trailer announces for a CRC32 trailer.
+var crc32Name = []string{"x-amz-checksum-crc32"}
+
+// metaNames returns n distinct trailer field names, x-amz-meta-0 on.
+func metaNames(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = "x-amz-meta-" + strconv.Itoa(i)
+	}
+	return names
+}
+
+// metaLines returns one trailer line of size bytes for each of metaNames(n).
+func metaLines(n, size int) string {
+	var b strings.Builder
+	for _, name := range metaNames(n) {
+		b.WriteString(name + ":" + strings.Repeat("b", size) + "\r\n")
+	}
+	return b.String()
+}
+
 // TestBadSignatures checks that a bad chunk fails before any byte of the
 // next chunk is returned, and that trailer tampering is caught.
 func TestBadSignatures(t *testing.T) {
@@ -207,7 +228,7 @@ func TestBadSignatures(t *testing.T) {
 	cv, s := newSigned(t, sigv4.StreamingPayloadTrailer)
 	body := encode(chunks, s, []string{"x-amz-checksum-crc32:AAAAAA=="})
 	body = bytes.Replace(body, []byte("AAAAAA=="), []byte("AAAAAB=="), 1)
-	_, err := io.ReadAll(awschunked.NewReader(bytes.NewReader(body), awschunked.Options{Verifier: cv, Trailer: true, DecodedLength: -1}))
+	_, err := io.ReadAll(awschunked.NewReader(bytes.NewReader(body), awschunked.Options{Verifier: cv, Trailer: true, TrailerNames: crc32Name, DecodedLength: -1}))
 	if code(err) != s3err.SignatureDoesNotMatch {
 		t.Fatalf("tampered trailer: %v", err)
 	}
@@ -218,7 +239,7 @@ func TestBadSignatures(t *testing.T) {
 	cv, s = newSigned(t, sigv4.StreamingPayloadTrailer)
 	body = encode(chunks, s, nil)
 	body = append(body[:len(body)-2], "x-amz-checksum-crc32:AAAAAA==\r\n\r\n"...)
-	_, err = io.ReadAll(awschunked.NewReader(bytes.NewReader(body), awschunked.Options{Verifier: cv, Trailer: true, DecodedLength: -1}))
+	_, err = io.ReadAll(awschunked.NewReader(bytes.NewReader(body), awschunked.Options{Verifier: cv, Trailer: true, TrailerNames: crc32Name, DecodedLength: -1}))
 	if code(err) != s3err.IncompleteBody {
 		t.Fatalf("unsigned trailer in signed mode: %v", err)
 	}
@@ -253,12 +274,13 @@ func TestMalformed(t *testing.T) {
 		{"shorter than decoded", "3\r\nabc\r\n0\r\n\r\n", false, 4, s3err.IncompleteBody},
 		{"unexpected trailer", "3\r\nabc\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n", false, -1, s3err.MalformedTrailerError},
 		{"trailer without colon", "3\r\nabc\r\n0\r\nx-amz-checksum-crc32\r\n\r\n", true, -1, s3err.MalformedTrailerError},
-		{"trailer too long", "3\r\nabc\r\n0\r\n" + strings.Repeat("x-amz-meta-a:"+strings.Repeat("b", 1000)+"\r\n", 17) + "\r\n", true, -1, s3err.MalformedTrailerError},
+		{"trailer too long", "3\r\nabc\r\n0\r\n" + metaLines(17, 1000) + "\r\n", true, -1, s3err.MalformedTrailerError},
 		{"trailer line truncated", "3\r\nabc\r\n0\r\nx-amz-checksum-crc32:AAA", true, -1, s3err.IncompleteBody},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := io.ReadAll(awschunked.NewReader(strings.NewReader(tt.body), awschunked.Options{Trailer: tt.trailer, DecodedLength: tt.decoded}))
+			o := awschunked.Options{Trailer: tt.trailer, TrailerNames: append(metaNames(17), crc32Name...), DecodedLength: tt.decoded}
+			_, err := io.ReadAll(awschunked.NewReader(strings.NewReader(tt.body), o))
 			if code(err) != tt.code {
 				t.Fatalf("err = %v, want %v", err, tt.code)
 			}
@@ -282,7 +304,7 @@ func TestLenient(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := awschunked.NewReader(strings.NewReader(tt.body), awschunked.Options{Trailer: tt.trailer, DecodedLength: int64(len(tt.want))})
+			r := awschunked.NewReader(strings.NewReader(tt.body), awschunked.Options{Trailer: tt.trailer, TrailerNames: crc32Name, DecodedLength: int64(len(tt.want))})
 			got, err := io.ReadAll(r)
 			if err != nil || string(got) != tt.want {
 				t.Fatalf("ReadAll = %q, %v", got, err)
@@ -291,6 +313,59 @@ func TestLenient(t *testing.T) {
 				t.Fatalf("trailer = %v", r.Trailer())
 			}
 		})
+	}
+}
+
+// TestTrailerFieldsAnnounced sends, signed and unsigned, trailers whose
+// fields differ from what x-amz-trailer announced: a field it did not name
+// and a field sent twice are refused, since the caller verifies only the
+// one value it asked for.
+func TestTrailerFieldsAnnounced(t *testing.T) {
+	chunks := []string{"hello"}
+	good := checksum.CRC32.New()
+	good.Write([]byte("hello"))
+	crcLine := "x-amz-checksum-crc32:" + b64(good.Sum(nil))
+	otherLine := "x-amz-checksum-crc32:AAAAAA=="
+	tests := []struct {
+		name    string
+		names   []string
+		trailer []string
+		code    s3err.Code // 0: accepted
+	}{
+		{"announced", crc32Name, []string{crcLine}, 0},
+		{"announced in other case", []string{"X-Amz-Checksum-CRC32"}, []string{"X-AMZ-CHECKSUM-CRC32:" + b64(good.Sum(nil))}, 0},
+		{"nothing announced", nil, []string{crcLine}, s3err.MalformedTrailerError},
+		{"other checksum announced", []string{"x-amz-checksum-crc32c"}, []string{crcLine}, s3err.MalformedTrailerError},
+		{"extra field", crc32Name, []string{crcLine, "x-amz-checksum-crc32c:AAAAAA=="}, s3err.MalformedTrailerError},
+		{"extra field first", crc32Name, []string{"x-amz-meta-a:b", crcLine}, s3err.MalformedTrailerError},
+		{"repeated, good first", crc32Name, []string{crcLine, otherLine}, s3err.MalformedTrailerError},
+		{"repeated, good last", crc32Name, []string{otherLine, crcLine}, s3err.MalformedTrailerError},
+		{"repeated identically", crc32Name, []string{crcLine, crcLine}, s3err.MalformedTrailerError},
+	}
+	for _, mode := range []string{sigv4.StreamingPayloadTrailer, sigv4.StreamingUnsignedTrailer} {
+		for _, tt := range tests {
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				o := awschunked.Options{Trailer: true, TrailerNames: tt.names, DecodedLength: 5}
+				var s *signer
+				if mode == sigv4.StreamingPayloadTrailer {
+					o.Verifier, s = newSigned(t, mode)
+				}
+				r := awschunked.NewReader(bytes.NewReader(encode(chunks, s, tt.trailer)), o)
+				got, err := io.ReadAll(r)
+				if tt.code == 0 {
+					if err != nil || string(got) != "hello" {
+						t.Fatalf("ReadAll = %q, %v", got, err)
+					}
+					if v := r.Trailer().Values("X-Amz-Checksum-Crc32"); len(v) != 1 || v[0] != b64(good.Sum(nil)) {
+						t.Fatalf("trailer = %v", r.Trailer())
+					}
+					return
+				}
+				if code(err) != tt.code {
+					t.Fatalf("err = %v, want %v", err, tt.code)
+				}
+			})
+		}
 	}
 }
 
@@ -309,7 +384,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 		}
 		body := encode(chunks, s, trailer)
 		for cut := 0; cut < len(body); cut++ {
-			o := awschunked.Options{Trailer: trailer != nil, DecodedLength: 12}
+			o := awschunked.Options{Trailer: trailer != nil, TrailerNames: crc32Name, DecodedLength: 12}
 			if s != nil {
 				o.Verifier, _ = newSigned(t, mode)
 			}
@@ -374,7 +449,7 @@ func TestSDKBody(t *testing.T) {
 			results <- result{err: err}
 			return
 		}
-		cr := awschunked.NewReader(r.Body, awschunked.Options{Trailer: true, DecodedLength: dl})
+		cr := awschunked.NewReader(r.Body, awschunked.Options{Trailer: true, TrailerNames: r.Header.Values("X-Amz-Trailer"), DecodedLength: dl})
 		e.Trailer = func() string { return cr.Trailer().Get(e.Algorithm.Header()) }
 		vr, err := checksum.NewReader(cr, e)
 		if err != nil {
@@ -429,9 +504,17 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("ffffffffffffffff\r\n"), false, int64(-1))
 	f.Add([]byte("1\r\na\r\n1\r\nb\r\n0\r\nx:y\r\nx-amz-trailer-signature:zz\r\n\r\n"), true, int64(2))
 	f.Add([]byte("0\n\n"), true, int64(0))
+	f.Add([]byte("1\r\na\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\nX-Amz-Checksum-Crc32:AAAAAA==\r\n\r\n"), true, int64(1))
+	f.Add([]byte("1\r\na\r\n0\r\nx-amz-checksum-crc32c:AAAAAA==\r\n\r\n"), true, int64(1))
 	f.Fuzz(func(t *testing.T, body []byte, trailer bool, decoded int64) {
-		r := awschunked.NewReader(bytes.NewReader(body), awschunked.Options{Trailer: trailer, DecodedLength: decoded})
+		r := awschunked.NewReader(bytes.NewReader(body), awschunked.Options{Trailer: trailer, TrailerNames: crc32Name, DecodedLength: decoded})
 		got, err := io.ReadAll(r)
+		// A clean decode exposes at most the announced field, once.
+		for k, v := range r.Trailer() {
+			if k != "X-Amz-Checksum-Crc32" || len(v) != 1 {
+				t.Fatalf("trailer field %q = %q was not announced once (err %v)", k, v, err)
+			}
+		}
 		if len(got) > len(body) {
 			t.Fatalf("decoded %d bytes from a %d-byte body", len(got), len(body))
 		}

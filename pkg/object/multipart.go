@@ -455,7 +455,15 @@ func (l *Layer) CompleteMultipartUpload(in CompleteInput) (Object, error) {
 	for i, p := range chosen {
 		etags[i] = p.ETag
 		rec.Size += p.Size
-		rec.Parts = append(rec.Parts, metadata.PartInfo{Size: p.Size, Checksum: p.Checksum.Value})
+		info := metadata.PartInfo{Size: p.Size}
+		if u.ChecksumAlgorithm != "" {
+			// Only an upload created with a checksum algorithm keeps its
+			// part checksums: the CRC64NVME every part gets by default was
+			// not asked for, and S3 lists the parts of an object
+			// (GetObjectAttributes) only when it was.
+			info.Checksum = p.Checksum.Value
+		}
+		rec.Parts = append(rec.Parts, info)
 	}
 	if in.ExpectSize >= 0 && in.ExpectSize != rec.Size {
 		return Object{}, s3err.Newf(s3err.InvalidRequest, "The provided 'x-amz-mp-object-size' header value %d does not match what was computed: %d", in.ExpectSize, rec.Size)
