@@ -181,6 +181,10 @@ type postResponse struct {
 // postObject answers PostObject, a browser upload: a multipart/form-data
 // body whose fields carry the key, the metadata, a policy and its SigV4
 // signature, followed by the file.
+//
+// The request arrives in the anonymous budget: its fields are read and
+// the policy's signature verified before it takes an authenticated slot
+// and its file is streamed.
 func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request) error {
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -194,6 +198,9 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 		return s3err.New(s3err.IncorrectNumberOfFilesInPostRequest)
 	}
 	if rq.accessKey, err = s.postAuth(form.fields); err != nil {
+		return err
+	}
+	if err := s.admit(rq, &s.authenticated); err != nil {
 		return err
 	}
 	if err := s.mayPost(rq); err != nil {

@@ -136,3 +136,26 @@ func TestParseConfigLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestParseConfigRequestBudgets checks the flag of the anonymous budget,
+// its default and environment variable.
+func TestParseConfigRequestBudgets(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := parseConfig(nil, io.Discard, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.maxRequests != 1024 || c.maxAnonymousRequests != 0 {
+		t.Fatalf("defaults %d %d", c.maxRequests, c.maxAnonymousRequests)
+	}
+	env := map[string]string{"OBJECTGATEWAY_MAX_ANONYMOUS_REQUESTS": "64"}
+	c, err = parseConfig(nil, io.Discard, func(k string) string { return env[k] })
+	if err != nil || c.maxAnonymousRequests != 64 {
+		t.Fatalf("from the environment: %d %v", c.maxAnonymousRequests, err)
+	}
+	for _, bad := range []string{"--max-anonymous-requests=-1", "--max-requests=-1"} {
+		if _, err := parseConfig([]string{bad}, io.Discard, none); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
