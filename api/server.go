@@ -49,6 +49,12 @@ type Options struct {
 	// ones. Zero means the default: MaxInFlight/8, at least 16, and no
 	// bound when MaxInFlight is zero.
 	MaxAnonymousInFlight int
+	// PostFieldTimeout is how long the form fields of a browser POST
+	// upload (everything before its file) may take to arrive, in total,
+	// however steadily they trickle in: they are read before the upload
+	// is authenticated. The request then fails with RequestTimeout.
+	// Zero means the default, 10 s; a negative value means no limit.
+	PostFieldTimeout time.Duration
 	// BodyTimeout is how long a request body may stop arriving before
 	// the request fails with RequestTimeout and nothing is stored; each
 	// byte received restarts it. Zero means no limit.
@@ -94,6 +100,9 @@ func New(layer *object.Layer, o Options) *Server {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.PostFieldTimeout == 0 {
+		o.PostFieldTimeout = defaultPostFieldTimeout
 	}
 	s := &Server{layer: layer, opts: o, now: o.Now}
 	s.authenticated.limit = int64(max(o.MaxInFlight, 0))
@@ -148,6 +157,9 @@ type request struct {
 	// slot is the budget the request holds a slot of, nil before it is
 	// admitted; see admit.
 	slot *slots
+	// body is the request's body watch, nil when it has none; see
+	// watchBody.
+	body *idleBody
 	// bkt is the bucket's record once read (anonymous and CORS requests,
 	// and the default Cache-Control); see bucketRecord.
 	bkt *object.Bucket
@@ -177,7 +189,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, a ad
 	}
 	op := s.route(r.Method, a.lv, rq.queryOf(r), r.Header)
 	rq.op = op.name
-	r = s.watchBody(w, r)
+	r = s.watchBody(w, r, rq)
 	if s.opts.Edge != nil {
 		return s.serveEdge(w, r, rq, op)
 	}

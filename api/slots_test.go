@@ -6,9 +6,11 @@ package api_test
 // requests open must never take a slot from an authenticated one.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"strings"
 	"sync"
@@ -236,5 +238,108 @@ func TestSlotsAuthenticatedDoNotStarveAnonymous(t *testing.T) {
 	close(body.release)
 	if code := <-done; code != http.StatusOK {
 		t.Errorf("the request in flight: %d", code)
+	}
+}
+
+// TestPostFieldTimeout trickles a browser POST upload's key field, one
+// byte at a time, well within the body timeout between bytes: the field
+// deadline, which counts from the request's arrival, still ends it with
+// 400 RequestTimeout, and nothing is stored.
+func TestPostFieldTimeout(t *testing.T) {
+	h := startHostile(t, func(o *api.Options) {
+		o.BodyTimeout = 10 * time.Minute
+		o.PostFieldTimeout = 200 * time.Millisecond
+	})
+	before := h.snapshot()
+	p := startSlowPost(t, h.gateway, slowPostClient(t), h.bucket)
+	select {
+	case <-p.admitted:
+	case r := <-p.done:
+		t.Fatalf("POST answered before its fields were read: %v", r)
+	}
+	// One byte every 10 ms, for at most a minute: the gateway must end the
+	// request long before. The trickle is the attack, not a wait: the
+	// answer ends it.
+	stop := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for range 6000 {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if _, err := p.body.Write([]byte("a")); err != nil {
+				return
+			}
+		}
+		p.body.CloseWithError(errors.New("the trickle was never cut off"))
+	}()
+	r := <-p.done
+	close(stop)
+	p.body.CloseWithError(errors.New("test over"))
+	if r == nil {
+		t.Fatal("the trickling POST got no answer")
+	}
+	wantXMLError(t, "trickling POST fields", r.Response, r.body, http.StatusBadRequest, "RequestTimeout")
+	h.untouched(before)
+}
+
+// TestPostFieldLimit sends POST uploads whose fields before the file are
+// larger than the gateway reads before authentication: one large field,
+// and many small ones. Both are refused with MaxPostPreDataLengthExceeded
+// as S3 does, and nothing is stored. A signed form with a 20 KiB policy,
+// S3's own limit, is still taken.
+func TestPostFieldLimit(t *testing.T) {
+	h := startHostile(t)
+	before := h.snapshot()
+	form := func(fields ...postField) []byte {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		mw.SetBoundary(postBoundary)
+		for _, f := range fields {
+			mw.WriteField(f.name, f.value)
+		}
+		fw, _ := mw.CreateFormFile("file", "x")
+		fw.Write([]byte("attack bytes"))
+		mw.Close()
+		return buf.Bytes()
+	}
+	var many []postField
+	for i := range 2000 {
+		many = append(many, postField{fmt.Sprintf("x-amz-meta-f%d", i), "v"})
+	}
+	for _, c := range []struct {
+		name string
+		body []byte
+	}{
+		{"one 40 KiB field", form(postField{"key", "attack"}, postField{"policy", strings.Repeat("A", 40<<10)})},
+		{"2000 small fields", form(append([]postField{{"key", "attack"}}, many...)...)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := h.rawRequest(http.MethodPost, "/"+h.bucket, "", c.body)
+			req.Header.Set("Content-Type", "multipart/form-data; boundary="+postBoundary)
+			resp, b := h.do(req, c.body, false)
+			wantXMLError(t, c.name, resp, b, http.StatusBadRequest, "MaxPostPreDataLengthExceeded")
+			if !strings.Contains(string(b), "<MaxPostPreDataLengthBytes>") {
+				t.Errorf("%s: the error does not name the limit: %s", c.name, b)
+			}
+		})
+	}
+	h.untouched(before)
+
+	now := time.Now()
+	conds := []any{map[string]string{"bucket": h.bucket}, []any{"starts-with", "$key", "big-policy/"}}
+	for len(conds) < 720 {
+		conds = append(conds, map[string]string{"bucket": h.bucket})
+	}
+	fields := append([]postField{{"key", "big-policy/obj"}}, h.signPost(postPolicy{expiration: now.Add(time.Hour), conditions: conds}, h.AccessKey, h.SecretKey, now)...)
+	if n := len(fields[1].value); n < 18<<10 || n > 20<<10 {
+		t.Fatalf("the policy is %d bytes, want just under 20 KiB", n)
+	}
+	resp, b := h.postUpload(h.bucket, fields, "obj", []byte("policy at S3's limit"))
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("POST with a 20 KiB policy: %d %s", resp.StatusCode, b)
 	}
 }

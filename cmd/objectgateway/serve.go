@@ -118,6 +118,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		Metrics:              api.NewMetrics(adm.reg),
 		MaxInFlight:          cfg.maxRequests,
 		MaxAnonymousInFlight: cfg.maxAnonymousRequests,
+		PostFieldTimeout:     cfg.postFieldTimeout,
 		BodyTimeout:          cfg.bodyTimeout,
 		DefaultCacheControl:  cfg.defaultCacheControl,
 		Edge:                 edgeOpts,
