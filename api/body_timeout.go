@@ -18,31 +18,75 @@ import (
 // end, so that handler work after the body (fsync, multipart assembly)
 // never races it.
 //
+// An idleBody can also carry a fixed deadline, until, that no read may
+// pass however steadily bytes arrive: the form fields of a browser POST
+// upload are read before the upload is authenticated, so they get
+// Options.PostFieldTimeout in total, not per byte (see postObject).
+//
 // Deadlines are wall-clock times for the network poller, so idleBody uses
 // time.Now, never the server's (possibly fixed) clock.
 type idleBody struct {
 	io.ReadCloser
 	rc      *http.ResponseController
-	timeout time.Duration
-	off     bool // the connection does not support deadlines
+	timeout time.Duration // zero: no idle timeout
+	until   time.Time     // zero: no fixed deadline
+	off     bool          // the connection does not support deadlines
 }
 
-// watchBody returns r with its Body wrapped in an idleBody when
-// Options.BodyTimeout is set and the request has a body, and r itself
+// defaultPostFieldTimeout is Options.PostFieldTimeout's default.
+const defaultPostFieldTimeout = 10 * time.Second
+
+// watchBody returns r with its Body wrapped in an idleBody, also kept in
+// rq.body, when the request has a body and Options.BodyTimeout is set or
+// it is a browser POST upload (Options.PostFieldTimeout), and r itself
 // otherwise. The wrapped body goes into a shallow copy: a handler does not
 // modify the Request the server gave it.
-func (s *Server) watchBody(w http.ResponseWriter, r *http.Request) *http.Request {
-	if s.opts.BodyTimeout <= 0 || r.Body == nil || r.Body == http.NoBody {
+func (s *Server) watchBody(w http.ResponseWriter, r *http.Request, rq *request) *http.Request {
+	if r.Body == nil || r.Body == http.NoBody {
 		return r
 	}
+	b := &idleBody{ReadCloser: r.Body, timeout: max(s.opts.BodyTimeout, 0)}
+	if rq.op == opPostObject && s.opts.PostFieldTimeout > 0 {
+		b.until = time.Now().Add(s.opts.PostFieldTimeout)
+	}
+	if b.timeout == 0 && b.until.IsZero() {
+		return r
+	}
+	b.rc = http.NewResponseController(w)
+	rq.body = b
 	c := *r
-	c.Body = &idleBody{ReadCloser: r.Body, rc: http.NewResponseController(w), timeout: s.opts.BodyTimeout}
+	c.Body = b
 	return &c
 }
 
+// deadline is the read deadline of the next read: the idle timeout from
+// now or the fixed deadline, whichever comes first; zero means none.
+func (b *idleBody) deadline() time.Time {
+	var d time.Time
+	if b.timeout > 0 {
+		d = time.Now().Add(b.timeout)
+	}
+	if !b.until.IsZero() && (d.IsZero() || b.until.Before(d)) {
+		d = b.until
+	}
+	return d
+}
+
+// lift removes the fixed deadline, leaving the idle timeout if any. It is
+// a no-op on a nil idleBody.
+func (b *idleBody) lift() {
+	if b == nil || b.until.IsZero() {
+		return
+	}
+	b.until = time.Time{}
+	if b.timeout == 0 && !b.off {
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+}
+
 func (b *idleBody) Read(p []byte) (int, error) {
-	if !b.off {
-		if err := b.rc.SetReadDeadline(time.Now().Add(b.timeout)); err != nil {
+	if d := b.deadline(); !b.off && !d.IsZero() {
+		if err := b.rc.SetReadDeadline(d); err != nil {
 			b.off = true
 		}
 	}

@@ -110,11 +110,16 @@ func (s *Server) corsPreflight(w http.ResponseWriter, r *http.Request, rq *reque
 	return nil
 }
 
-// corsActual adds the CORS response headers to a request carrying Origin
-// when the bucket has a CORS rule for that origin and method. It is called
-// only for requests with an Origin header, so other requests never pay for
-// the bucket lookup. Errors are ignored: the request itself reports them.
+// corsActual adds the CORS response headers to a request to a bucket
+// carrying Origin when the bucket has a CORS rule for that origin and
+// method. Requests without an Origin header never pay for the bucket
+// lookup, and it is called only once the request holds a slot, so that
+// the lookup is never work for an unadmitted client. Errors are ignored:
+// the request itself reports them.
 func (s *Server) corsActual(w http.ResponseWriter, r *http.Request, rq *request) {
+	if len(r.Header["Origin"]) == 0 || rq.bucket == "" {
+		return
+	}
 	b, err := s.bucketRecord(rq)
 	if err != nil {
 		return

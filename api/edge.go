@@ -29,7 +29,7 @@ func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request, rq *request, 
 	if err := edgeAddress(rq.bucket, rq.key); err != nil {
 		return err
 	}
-	auth, err := s.verify.Verify(r)
+	auth, err := s.authenticate(r, rq)
 	if err != nil {
 		return err
 	}

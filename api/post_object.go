@@ -23,13 +23,14 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/sigv4"
 )
 
-// Limits on the form fields that precede the file of a POST upload. S3
-// allows up to 20 KB of policy and a handful of fields; these are
-// generous multiples.
-const (
-	maxPostField  = 64 << 10
-	maxPostFields = 256 << 10
-)
+// maxPostPreData bounds the bytes of a POST upload's body before the
+// file's content: the fields with their part headers and boundaries, and
+// the file part's header. S3 answers MaxPostPreDataLengthExceeded over
+// 20 KiB of fields; the 12 KiB beyond that are room for part headers and
+// boundaries, so that no form S3 takes is refused. The fields are read
+// before the upload is authenticated, so this is all an unauthenticated
+// client can make the gateway hold.
+const maxPostPreData = 32 << 10
 
 // postForm is what a POST upload's fields say, read up to the file part.
 type postForm struct {
@@ -40,37 +41,87 @@ type postForm struct {
 	file *multipart.Part
 }
 
+// preData is a POST upload's body while its fields are read: it lets
+// maxPostPreData bytes through and fails the reads after them, until open
+// is set once the file part is found.
+type preData struct {
+	r    io.Reader
+	left int64
+	open bool
+	// over is set when a read went past the limit. mime/multipart does
+	// not always pass the read's error on (a header cut off by it is
+	// "malformed"), so readPostForm asks this instead.
+	over bool
+}
+
+func (p *preData) Read(b []byte) (int, error) {
+	if p.open {
+		return p.r.Read(b)
+	}
+	if p.left <= 0 {
+		p.over = true
+		return 0, errPreData
+	}
+	if int64(len(b)) > p.left {
+		b = b[:p.left]
+	}
+	n, err := p.r.Read(b)
+	p.left -= int64(n)
+	return n, err
+}
+
 // readPostForm reads the fields of a multipart/form-data body up to and
-// including the header of the file part. Fields after the file are
-// ignored, as S3 does.
-func readPostForm(mr *multipart.Reader) (postForm, error) {
+// including the header of the file part, the first maxPostPreData bytes
+// of body at most. Fields after the file are ignored, as S3 does.
+func readPostForm(r *http.Request) (postForm, error) {
 	f := postForm{fields: map[string]string{}}
-	total := 0
+	body := &preData{r: r.Body, left: maxPostPreData}
+	c := *r
+	c.Body = io.NopCloser(body)
+	mr, err := c.MultipartReader()
+	if err != nil {
+		return f, s3err.Wrap(s3err.MalformedPOSTRequest, err)
+	}
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
 			return f, nil
 		}
 		if err != nil {
-			return f, s3err.Wrap(s3err.MalformedPOSTRequest, err)
+			return f, postReadError(body, err)
 		}
 		name := strings.ToLower(part.FormName())
 		if name == "file" {
+			body.open = true
 			f.file = part
 			return f, nil
 		}
-		v, err := io.ReadAll(io.LimitReader(part, maxPostField+1))
+		v, err := io.ReadAll(part)
 		if err != nil {
-			return f, s3err.Wrap(s3err.MalformedPOSTRequest, err)
-		}
-		total += len(name) + len(v)
-		if len(v) > maxPostField || total > maxPostFields {
-			return f, s3err.Newf(s3err.MaxMessageLengthExceeded, "Your POST request fields preceding the upload file were too large.")
+			return f, postReadError(body, err)
 		}
 		if name != "" {
 			f.fields[name] = string(v)
 		}
 	}
+}
+
+// errPreData is preData's error past its limit.
+var errPreData = errors.New("the POST fields are over maxPostPreData")
+
+// postReadError is the answer to a failed read of a POST upload's
+// fields: MaxPostPreDataLengthExceeded if the fields went past the
+// limit, the S3 error the body's reader gave (RequestTimeout), or else
+// MalformedPOSTRequest.
+func postReadError(body *preData, err error) error {
+	if body.over {
+		return s3err.New(s3err.MaxPostPreDataLengthExceeded).With("MaxPostPreDataLengthBytes", strconv.Itoa(maxPostPreData))
+	}
+	var e *s3err.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return s3err.Wrap(s3err.MalformedPOSTRequest, err)
 }
 
 // postAuth checks the SigV4 signature of a POST upload: x-amz-signature is
@@ -181,12 +232,13 @@ type postResponse struct {
 // postObject answers PostObject, a browser upload: a multipart/form-data
 // body whose fields carry the key, the metadata, a policy and its SigV4
 // signature, followed by the file.
+//
+// The request arrives in the anonymous budget: its fields are read
+// (maxPostPreData bytes at most, within Options.PostFieldTimeout) and the
+// policy's signature verified before it takes an authenticated slot and
+// its file is streamed.
 func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request) error {
-	mr, err := r.MultipartReader()
-	if err != nil {
-		return s3err.Wrap(s3err.MalformedPOSTRequest, err)
-	}
-	form, err := readPostForm(mr)
+	form, err := readPostForm(r)
 	if err != nil {
 		return err
 	}
@@ -196,6 +248,10 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if rq.accessKey, err = s.postAuth(form.fields); err != nil {
 		return err
 	}
+	if err := s.admit(rq, &s.authenticated); err != nil {
+		return err
+	}
+	rq.body.lift()
 	if err := s.mayPost(rq); err != nil {
 		return err
 	}

@@ -34,11 +34,27 @@ type Options struct {
 	Now func() time.Time
 	// Metrics, when set, records Prometheus metrics of every request.
 	Metrics *Metrics
-	// MaxInFlight bounds the requests served at once; the ones beyond it
-	// are refused at once with 503 SlowDown, which SDKs retry with
-	// backoff, instead of piling up until the process falls over. Zero
-	// means no bound.
+	// MaxInFlight bounds the authenticated requests served at once; the
+	// ones beyond it are refused at once with 503 SlowDown, which SDKs
+	// retry with backoff, instead of piling up until the process falls
+	// over. A request takes its slot only once its signature has been
+	// verified (see admit.go). Zero means no bound.
 	MaxInFlight int
+	// MaxAnonymousInFlight bounds, separately, the requests without valid
+	// credentials served at once: anonymous reads, CORS preflights,
+	// browser POST uploads while their form fields are read and
+	// verified, and the answers to missing, malformed or wrong
+	// signatures. The ones beyond it get 503 SlowDown too, so clients
+	// without credentials can never take the slots of authenticated
+	// ones. Zero means the default: MaxInFlight/8, at least 16, and no
+	// bound when MaxInFlight is zero.
+	MaxAnonymousInFlight int
+	// PostFieldTimeout is how long the form fields of a browser POST
+	// upload (everything before its file) may take to arrive, in total,
+	// however steadily they trickle in: they are read before the upload
+	// is authenticated. The request then fails with RequestTimeout.
+	// Zero means the default, 10 s; a negative value means no limit.
+	PostFieldTimeout time.Duration
 	// BodyTimeout is how long a request body may stop arriving before
 	// the request fails with RequestTimeout and nothing is stored; each
 	// byte received restarts it. Zero means no limit.
@@ -72,8 +88,11 @@ type Server struct {
 	// ids makes request ids: a random start, then a counter, so ids are
 	// unique per process without a syscall per request.
 	ids atomic.Uint64
-	// inFlight counts requests being served, for Options.MaxInFlight.
-	inFlight atomic.Int64
+	// authenticated and anonymous are the budgets of requests served at
+	// once, Options.MaxInFlight and Options.MaxAnonymousInFlight; see
+	// admit.go.
+	authenticated slots
+	anonymous     slots
 
 	// access caches parsed bucket policies and CORS configurations.
 	access accessCache
@@ -95,7 +114,12 @@ func New(layer *object.Layer, o Options) *Server {
 	if o.DocumentMemory == 0 {
 		o.DocumentMemory = DefaultDocumentMemory
 	}
+	if o.PostFieldTimeout == 0 {
+		o.PostFieldTimeout = defaultPostFieldTimeout
+	}
 	s := &Server{layer: layer, opts: o, now: o.Now, documents: newDocumentBudget(o.DocumentMemory)}
+	s.authenticated.limit = int64(max(o.MaxInFlight, 0))
+	s.anonymous.limit = int64(anonymousLimit(o))
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
 	s.ids.Store(binary.BigEndian.Uint64(seed[:]))
@@ -116,15 +140,19 @@ func (s *Server) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 	h["Server"] = []string{"ObjectGateway"}
 
 	s.opts.Metrics.begin()
-	var err error
-	if n := s.inFlight.Add(1); s.opts.MaxInFlight > 0 && n > int64(s.opts.MaxInFlight) {
-		rq.op = "SlowDown"
-		err = s3err.New(s3err.SlowDown)
-	} else {
-		err = s.serve(w, r, rq, s.resolve(r))
+	// The slot is held until the answer, error or not, has been written,
+	// and given back even if a handler panics.
+	defer s.leave(rq)
+	err := s.serve(w, r, rq, s.resolve(r))
+	if err != nil && rq.slot == nil && !isSlowDown(err) {
+		// An error found before the request was admitted (a malformed
+		// address, an operation edge mode does not serve) is answered
+		// from the anonymous budget: nothing has been authenticated.
+		if aerr := s.admit(rq, &s.anonymous); aerr != nil {
+			err = aerr
+		}
 	}
 	s.documents.give(rq.document)
-	s.inFlight.Add(-1)
 	if err != nil {
 		s.writeError(w, r, rq, err)
 	}
@@ -140,6 +168,12 @@ type request struct {
 	key       string
 	accessKey string
 	auth      *sigv4.Auth
+	// slot is the budget the request holds a slot of, nil before it is
+	// admitted; see admit.
+	slot *slots
+	// body is the request's body watch, nil when it has none; see
+	// watchBody.
+	body *idleBody
 	// bkt is the bucket's record once read (anonymous and CORS requests,
 	// and the default Cache-Control); see bucketRecord.
 	bkt *object.Bucket
@@ -164,34 +198,36 @@ func (rq *request) queryOf(r *http.Request) url.Values {
 // one; see writeError.
 type handlerFunc func(w http.ResponseWriter, r *http.Request, rq *request) error
 
-// serve resolves, authenticates and runs one request.
+// serve resolves, authenticates and runs one request. Until the request
+// is admitted to a budget (see admit.go) it uses nothing but its headers.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, a address) error {
-	r = s.watchBody(w, r)
-	lv := a.lv
-	var err error
-	if rq.bucket, err = url.PathUnescape(a.bucket); err != nil {
-		return s3err.New(s3err.InvalidURI)
+	if err := rq.setAddress(r, a); err != nil {
+		return err
 	}
-	if rq.key, err = url.PathUnescape(a.key); err != nil {
-		return s3err.New(s3err.InvalidURI)
-	}
-	if lv == levelService && r.URL.EscapedPath() != "/" {
-		return s3err.New(s3err.InvalidURI)
-	}
-	q := rq.queryOf(r)
-	op := s.route(r.Method, lv, q, r.Header)
+	op := s.route(r.Method, a.lv, rq.queryOf(r), r.Header)
 	rq.op = op.name
+	r = s.watchBody(w, r, rq)
 	if s.opts.Edge != nil {
 		return s.serveEdge(w, r, rq, op)
 	}
-	if len(r.Header["Origin"]) > 0 && rq.bucket != "" && op.name != opCORSPreflight {
-		s.corsActual(w, r, rq)
-	}
 	if selfAuthenticated(op.name) {
+		// A CORS preflight has no credentials, and a browser POST upload
+		// carries its own in form fields that must be read first: both
+		// start in the anonymous budget. postObject moves an upload to
+		// the authenticated one once its policy signature is verified.
+		if err := s.admit(rq, &s.anonymous); err != nil {
+			return err
+		}
+		if op.name == opPostObject {
+			s.corsActual(w, r, rq)
+		}
 		return op.handler(w, r, rq)
 	}
 
-	auth, err := s.verify.Verify(r)
+	auth, err := s.authenticate(r, rq)
+	if rq.slot != nil {
+		s.corsActual(w, r, rq)
+	}
 	if err != nil {
 		return err
 	}
@@ -201,6 +237,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, a ad
 	}
 	rq.accessKey = auth.AccessKeyID
 	return s.serveAuthorized(w, r, rq, op)
+}
+
+// setAddress sets rq's bucket and key from the resolved address a.
+func (rq *request) setAddress(r *http.Request, a address) error {
+	var err error
+	if rq.bucket, err = url.PathUnescape(a.bucket); err != nil {
+		return s3err.New(s3err.InvalidURI)
+	}
+	if rq.key, err = url.PathUnescape(a.key); err != nil {
+		return s3err.New(s3err.InvalidURI)
+	}
+	if a.lv == levelService && r.URL.EscapedPath() != "/" {
+		return s3err.New(s3err.InvalidURI)
+	}
+	return nil
 }
 
 func (s *Server) nextID() string {

@@ -27,6 +27,12 @@ type config struct {
 	watch       bool
 	lazyMD5     bool
 	maxRequests int
+	// maxAnonymousRequests is the separate budget of requests without
+	// valid credentials (0: the api package's default share).
+	maxAnonymousRequests int
+	// postFieldTimeout bounds the arrival of a browser POST upload's
+	// fields, which are read before it is authenticated.
+	postFieldTimeout time.Duration
 	// Connection limits against slow and idle clients (httpserver.go).
 	headerTimeout time.Duration
 	bodyTimeout   time.Duration
@@ -69,7 +75,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.BoolVar(&c.pprof, "pprof", false, "serve /debug/pprof/ on the admin listener")
 	fs.BoolVar(&c.lazyMD5, "lazy-md5", false, "after the first read of a file the gateway did not hash (found on disk, changed behind its back), compute its MD5 in the background and make it the ETag")
 	fs.BoolVar(&c.watch, "watch", false, "watch bucket directories with inotify so that files changed behind the gateway's back show in listings without a scan (see docs/scan-and-fsck.md)")
-	fs.IntVar(&c.maxRequests, "max-requests", 1024, "S3 requests served at once; more are answered 503 SlowDown (0: no limit)")
+	fs.IntVar(&c.maxRequests, "max-requests", 1024, "authenticated S3 requests served at once; more are answered 503 SlowDown (0: no limit)")
+	fs.IntVar(&c.maxAnonymousRequests, "max-anonymous-requests", 0, "requests without valid credentials (anonymous reads, CORS preflights, browser POST uploads until their policy is verified, answers to bad signatures) served at once, apart from --max-requests; more are answered 503 SlowDown (0: an eighth of --max-requests, at least 16)")
+	fs.DurationVar(&c.postFieldTimeout, "post-field-timeout", 10*time.Second, "fail a browser POST upload with RequestTimeout when its form fields, read before it is authenticated, take longer than this to arrive")
 	fs.DurationVar(&c.headerTimeout, "header-timeout", 30*time.Second, "close a connection whose request headers take longer than this to arrive")
 	fs.DurationVar(&c.bodyTimeout, "body-timeout", 60*time.Second, "fail a request with RequestTimeout when its body stops arriving for this long (0: no limit)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 2*time.Minute, "close keep-alive connections idle for this long")
@@ -112,8 +120,11 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	if err != nil {
 		return c, err
 	}
-	if c.headerTimeout <= 0 || c.idleTimeout <= 0 || c.bodyTimeout < 0 {
-		return c, fmt.Errorf("--header-timeout and --idle-timeout must be positive, --body-timeout not negative")
+	if c.headerTimeout <= 0 || c.idleTimeout <= 0 || c.bodyTimeout < 0 || c.postFieldTimeout <= 0 {
+		return c, fmt.Errorf("--header-timeout, --idle-timeout and --post-field-timeout must be positive, --body-timeout not negative")
+	}
+	if c.maxRequests < 0 || c.maxAnonymousRequests < 0 {
+		return c, fmt.Errorf("--max-requests and --max-anonymous-requests must not be negative")
 	}
 	if c.multipartExpiry <= 0 {
 		return c, fmt.Errorf("--multipart-expiry must be positive")

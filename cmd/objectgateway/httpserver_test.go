@@ -136,3 +136,26 @@ func TestParseConfigLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestParseConfigRequestBudgets checks the flags of the anonymous budget
+// and the POST field deadline, their defaults and environment variables.
+func TestParseConfigRequestBudgets(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := parseConfig(nil, io.Discard, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.maxRequests != 1024 || c.maxAnonymousRequests != 0 || c.postFieldTimeout != 10*time.Second {
+		t.Fatalf("defaults %d %d %v", c.maxRequests, c.maxAnonymousRequests, c.postFieldTimeout)
+	}
+	env := map[string]string{"OBJECTGATEWAY_MAX_ANONYMOUS_REQUESTS": "64", "OBJECTGATEWAY_POST_FIELD_TIMEOUT": "3s"}
+	c, err = parseConfig(nil, io.Discard, func(k string) string { return env[k] })
+	if err != nil || c.maxAnonymousRequests != 64 || c.postFieldTimeout != 3*time.Second {
+		t.Fatalf("from the environment: %d %v %v", c.maxAnonymousRequests, c.postFieldTimeout, err)
+	}
+	for _, bad := range []string{"--max-anonymous-requests=-1", "--max-requests=-1", "--post-field-timeout=0"} {
+		if _, err := parseConfig([]string{bad}, io.Discard, none); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}

@@ -116,15 +116,17 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	adm.indexSize(layer.StatePath(object.IndexFile))
 	handler := api.New(layer, api.Options{
-		Region:              cfg.region,
-		Domain:              cfg.domain,
-		Credentials:         layer.Users(object.UsersOptions{Root: object.RootUser{AccessKey: creds.Access, SecretKey: creds.Secret}}),
-		Logger:              log,
-		Metrics:             api.NewMetrics(adm.reg),
-		MaxInFlight:         cfg.maxRequests,
-		BodyTimeout:         cfg.bodyTimeout,
-		DefaultCacheControl: cfg.defaultCacheControl,
-		Edge:                edgeOpts,
+		Region:               cfg.region,
+		Domain:               cfg.domain,
+		Credentials:          layer.Users(object.UsersOptions{Root: object.RootUser{AccessKey: creds.Access, SecretKey: creds.Secret}}),
+		Logger:               log,
+		Metrics:              api.NewMetrics(adm.reg),
+		MaxInFlight:          cfg.maxRequests,
+		MaxAnonymousInFlight: cfg.maxAnonymousRequests,
+		PostFieldTimeout:     cfg.postFieldTimeout,
+		BodyTimeout:          cfg.bodyTimeout,
+		DefaultCacheControl:  cfg.defaultCacheControl,
+		Edge:                 edgeOpts,
 	})
 	srv := newHTTPServer(cfg, handler)
 	log.Info().Str("listen", ln.Addr().String()).Str("root", cfg.root).Str("region", cfg.region).

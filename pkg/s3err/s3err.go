@@ -68,6 +68,7 @@ const (
 	InvalidPolicyDocument
 	MalformedPolicy
 	MalformedPOSTRequest
+	MaxPostPreDataLengthExceeded
 	NoSuchBucketPolicy
 	NoSuchCORSConfiguration
 	NoSuchTagSet
@@ -151,6 +152,7 @@ var table = [numCodes]row{
 	InvalidPolicyDocument:                          {"InvalidPolicyDocument", http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
 	MalformedPolicy:                                {"MalformedPolicy", http.StatusBadRequest, "This policy contains invalid Json"},
 	MalformedPOSTRequest:                           {"MalformedPOSTRequest", http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
+	MaxPostPreDataLengthExceeded:                   {"MaxPostPreDataLengthExceeded", http.StatusBadRequest, "Your POST request fields preceding the upload file were too large."},
 	NoSuchBucketPolicy:                             {"NoSuchBucketPolicy", http.StatusNotFound, "The bucket policy does not exist"},
 	NoSuchCORSConfiguration:                        {"NoSuchCORSConfiguration", http.StatusNotFound, "The CORS configuration does not exist"},
 	NoSuchTagSet:                                   {"NoSuchTagSet", http.StatusNotFound, "The TagSet does not exist"},
