@@ -57,11 +57,18 @@ func (l *Layer) enter(bucket string, id uint64) (Bucket, func(), error) {
 	return b, m.RUnlock, nil
 }
 
-// identify returns the identity of the bucket a write starts in: id when
-// the bucket of that name still has it (the request was authorized
-// against it), the current bucket's when id is zero, and NoSuchBucket
-// otherwise. The write passes it to enter when it commits.
+// identify returns the identity of the bucket a write starts in: id as
+// the caller authorized it (NoBucket answers NoSuchBucket at once), or the
+// current bucket's when id is zero. The write passes it to enter when it commits.
 func (l *Layer) identify(bucket string, id uint64) (uint64, error) {
+	if id == NoBucket {
+		return 0, s3err.New(s3err.NoSuchBucket).With("BucketName", bucket)
+	}
+	if id != 0 {
+		// The caller read the record when it authorized the request;
+		// enter checks it again when the write commits.
+		return id, nil
+	}
 	b, err := l.Bucket(bucket)
 	if err != nil {
 		return 0, err
