@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -90,6 +91,25 @@ func sendHeld(t *testing.T, g *gateway, req *http.Request, body []byte, prefix i
 	return out
 }
 
+// aliceUpload is a multipart upload of "victim" by alice with part 1
+// uploaded.
+type aliceUpload struct{ id, etag string }
+
+func createUpload(t *testing.T, g *usersGateway, bucket string) aliceUpload {
+	t.Helper()
+	ctx := t.Context()
+	c := g.sdkWith(sdkModes[2], g.aliceKey, g.aliceSecret)
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("victim")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String("victim"), UploadId: up.UploadId, PartNumber: aws.Int32(1), Body: strings.NewReader("alice's part one")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return aliceUpload{aws.ToString(up.UploadId), aws.ToString(part.ETag)}
+}
+
 // signUnsigned signs req as accessKey with an unsigned payload.
 func signUnsigned(t *testing.T, g *gateway, req *http.Request, accessKey, secret string) {
 	t.Helper()
@@ -142,6 +162,15 @@ func TestWriteNeverLandsInARecreatedBucketHTTP(t *testing.T) {
 		{"DeleteObjects", func(string) write {
 			doc := []byte(`<Delete><Object><Key>victim</Key></Object><Object><Key>other</Key></Object></Delete>`)
 			return write{method: "POST", query: "delete=", body: doc, prefix: 20, signed: true}
+		}, 404},
+		{"UploadPart", func(bucket string) write {
+			up := createUpload(t, g, bucket)
+			return write{method: "PUT", key: "victim", query: "partNumber=2&uploadId=" + url.QueryEscape(up.id), body: []byte("alice's part"), prefix: 2, signed: true}
+		}, 404},
+		{"CompleteMultipartUpload", func(bucket string) write {
+			up := createUpload(t, g, bucket)
+			doc := []byte(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>` + up.etag + `</ETag></Part></CompleteMultipartUpload>`)
+			return write{method: "POST", key: "victim", query: "uploadId=" + url.QueryEscape(up.id), body: doc, prefix: 20, signed: true}
 		}, 404},
 		{"PutObjectTagging", func(string) write {
 			doc := []byte(`<Tagging><TagSet><Tag><Key>owner</Key><Value>alice</Value></Tag></TagSet></Tagging>`)
