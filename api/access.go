@@ -90,8 +90,17 @@ func (s *Server) bucketRecord(rq *request) (object.Bucket, error) {
 	if rq.bkt != nil {
 		return *rq.bkt, nil
 	}
+	if rq.bktMissing {
+		return object.Bucket{}, s3err.New(s3err.NoSuchBucket).With("BucketName", rq.bucket)
+	}
 	b, err := s.layer.Bucket(rq.bucket)
 	if err != nil {
+		// A bucket missing when the request was authorized stays missing
+		// for it: one created meanwhile, perhaps by another user, is not
+		// the bucket the request may write (see bucketID).
+		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchBucket {
+			rq.bktMissing = true
+		}
 		return b, err
 	}
 	rq.bkt = &b

@@ -177,6 +177,8 @@ type request struct {
 	// bkt is the bucket's record once read (anonymous and CORS requests,
 	// and the default Cache-Control); see bucketRecord.
 	bkt *object.Bucket
+	// bktMissing is set once bucketRecord found no such bucket.
+	bktMissing bool
 	// query is the parsed query string; see queryOf.
 	query url.Values
 	// document is the share of the document budget the request holds;

@@ -55,7 +55,7 @@ func (u *Upload) commitPart(uploadID string, number int) (FileInfo, error) {
 	if !validUploadID(uploadID) || number < 1 {
 		return FileInfo{}, fmt.Errorf("storage: invalid part %q/%d", uploadID, number)
 	}
-	if err := fs.sync(u.f); err != nil {
+	if err := u.Sync(); err != nil {
 		return FileInfo{}, err
 	}
 	st, err := u.f.Stat()

@@ -200,3 +200,40 @@ func TestPublishFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishOverAFileThatMayNotBeLinked publishes over a file whose link
+// is refused with EPERM, as fs.protected_hardlinks refuses links to files
+// of other owners: the previous file is kept by exchanging names instead,
+// so Undo still restores it and Keep still removes it.
+func TestPublishOverAFileThatMayNotBeLinked(t *testing.T) {
+	for _, undo := range []bool{true, false} {
+		fs, _ := newTestFS(t, Options{})
+		mustBucket(t, fs, "b")
+		_, before := put(t, fs, "b", "k", []byte("previous"), Natural)
+		fs.fault = func(op string) error {
+			if op == "link" {
+				return syscall.EPERM
+			}
+			return nil
+		}
+		u, loc, err := publish(t, fs, "b", "k", []byte("new"), Prior{Location: Natural, Exists: true})
+		fs.fault = nil
+		if err != nil || loc != Natural {
+			t.Fatalf("Publish: %v %v", loc, err)
+		}
+		wantBody(t, fs, "b", "k", Natural, "new")
+		if undo {
+			if err := u.Undo(); err != nil {
+				t.Fatalf("Undo: %v", err)
+			}
+			if fi := wantBody(t, fs, "b", "k", Natural, "previous"); fi.Inode != before.Inode {
+				t.Fatalf("Undo restored inode %d, want %d", fi.Inode, before.Inode)
+			}
+		} else {
+			if err := u.Keep(); err != nil {
+				t.Fatalf("Keep: %v", err)
+			}
+			wantBody(t, fs, "b", "k", Natural, "new")
+		}
+	}
+}

@@ -51,6 +51,8 @@ type Upload struct {
 	done bool
 	// pub is the Publish that Keep or Undo has yet to finish, if any.
 	pub *published
+	// synced is set once the file's bytes are durable (Sync).
+	synced bool
 	// written is the size of the file so far; flushed is the offset up
 	// to which writeback has been started (see Write).
 	written, flushed int64
@@ -224,12 +226,38 @@ func (u *Upload) Publish(bucket, key string, prior Prior) (Location, FileInfo, e
 		u.discard()
 		return 0, FileInfo{}, err
 	}
+	// A failure from here on comes after the rename: the caller will not
+	// index the new version, so it is taken back at once.
 	if loc == Directory {
 		// The temp file only carried the (empty) body; the directory is
 		// the object.
-		return loc, fi, u.discard()
+		if err := u.discard(); err != nil {
+			return 0, FileInfo{}, errors.Join(err, u.Undo())
+		}
+		return loc, fi, nil
 	}
-	return loc, fi, u.f.Close()
+	if err := u.f.Close(); err != nil {
+		return 0, FileInfo{}, errors.Join(err, u.Undo())
+	}
+	return loc, fi, nil
+}
+
+// Sync makes the upload's bytes durable (fsync), unless NoSync is set or
+// they already are. Publish and Commit call it; the object layer calls it
+// first, so that the flush of a large file is not made while the commit
+// holds the locks that order it against other requests.
+func (u *Upload) Sync() error {
+	if u.fs.noSync || u.synced {
+		return nil
+	}
+	if err := u.injected("fsync"); err != nil {
+		return err
+	}
+	if err := u.f.Sync(); err != nil {
+		return err
+	}
+	u.synced = true
+	return nil
 }
 
 // Keep finishes a Publish: the replaced version's file is unlinked, and
@@ -291,13 +319,8 @@ func (u *Upload) commit(bucket, key string, prior Prior) (Location, FileInfo, er
 	if err != nil {
 		return 0, FileInfo{}, err
 	}
-	if !fs.noSync {
-		if err := u.injected("fsync"); err != nil {
-			return 0, FileInfo{}, err
-		}
-		if err := u.f.Sync(); err != nil {
-			return 0, FileInfo{}, err
-		}
+	if err := u.Sync(); err != nil {
+		return 0, FileInfo{}, err
 	}
 	fi := fileInfo(st)
 
@@ -398,15 +421,30 @@ func (u *Upload) place(d *os.File, base string, loc Location, pub *published) er
 		switch {
 		case err == nil:
 			backup = name
-		case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.EPERM):
-			// Nothing at base, or a directory (which cannot be linked):
-			// the rename replaces nothing, or reports the collision.
+		case errors.Is(err, syscall.ENOENT):
+			// Nothing at base: the rename replaces nothing.
+		case errors.Is(err, syscall.EPERM) && !fs.isDirAt(d, base):
+			// A file that may not be linked: with fs.protected_hardlinks
+			// (the Linux default) a process may link only files it owns
+			// or may write, but may rename any. Exchanging the two names
+			// keeps the previous file, now under the upload's staging
+			// name, without a link.
+			if err := fs.exchangeWithStaging(u.name, d, base); err != nil {
+				d.Close()
+				return err
+			}
+			backup = u.name
+		case errors.Is(err, syscall.EPERM):
+			// A directory, which cannot be linked: the rename reports the
+			// collision.
 		default:
 			d.Close()
 			return err
 		}
 	}
-	if err := fs.renameFromStaging(u.name, d, base); err != nil {
+	if backup == u.name {
+		// Exchanged above: the new file is in place.
+	} else if err := fs.renameFromStaging(u.name, d, base); err != nil {
 		if backup != "" {
 			_ = fs.unlinkAt(fs.staging, backup, 0)
 		}
@@ -509,6 +547,31 @@ func (fs *FS) renameFromStaging(name string, dir *os.File, base string) error {
 		return &os.LinkError{Op: "renameat", Old: path.Join(fs.staging.Name(), name), New: path.Join(dir.Name(), base), Err: err}
 	}
 	return nil
+}
+
+// exchangeWithStaging atomically exchanges the staged file name with the
+// entry base of the open directory dir (renameat2 RENAME_EXCHANGE). A
+// filesystem without it answers EINVAL, and nothing has changed.
+func (fs *FS) exchangeWithStaging(name string, dir *os.File, base string) error {
+	err := withFd(fs.staging, func(sfd int) error {
+		return withFd(dir, func(dfd int) error {
+			return ignoringEINTR(func() error { return unix.Renameat2(sfd, name, dfd, base, unix.RENAME_EXCHANGE) })
+		})
+	})
+	if err != nil {
+		return &os.LinkError{Op: "renameat2", Old: path.Join(fs.staging.Name(), name), New: path.Join(dir.Name(), base), Err: err}
+	}
+	return nil
+}
+
+// isDirAt reports whether the entry base of the open directory dir is a
+// directory (not following a symbolic link).
+func (fs *FS) isDirAt(dir *os.File, base string) bool {
+	var st unix.Stat_t
+	err := withFd(dir, func(dfd int) error {
+		return ignoringEINTR(func() error { return unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW) })
+	})
+	return err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
 }
 
 // linkToStaging links the entry base of the open directory dir into

@@ -232,6 +232,10 @@ func (l *Layer) writePart(ref partRef, body io.Reader, size int64, expect checks
 	if alg != checksum.None {
 		p.Checksum = metadata.Checksum{Algorithm: alg.String(), Value: sum}
 	}
+	// Flushed before storePart takes the bucket's fence (see commit).
+	if err := up.Sync(); err != nil {
+		return Part{}, mapErr(err)
+	}
 	return l.storePart(ref, up.CommitPart, p)
 }
 

@@ -197,6 +197,12 @@ type publish struct {
 // checks the conditions, renames the file into place and records it with
 // p.store.
 func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish) (Object, error) {
+	// The bytes are flushed before the fence and the key's lock are
+	// taken: a large file's fsync must not hold back a DeleteBucket, nor
+	// the writers queued behind it.
+	if err := up.Sync(); err != nil {
+		return Object{}, mapErr(err)
+	}
 	_, release, err := l.enter(bucket, p.cond.BucketID)
 	if err != nil {
 		return Object{}, err
