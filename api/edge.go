@@ -56,7 +56,7 @@ func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request, rq *request, 
 // or out of the origin's base path (and which would also alias cache
 // entries, so that a purge misses them).
 func edgeAddress(bucket, key string) error {
-	if err := s3name.ValidBucketName(bucket); err != nil {
+	if err := s3name.ValidExistingBucketName(bucket); err != nil {
 		return err
 	}
 	if err := s3name.ValidKey(key); err != nil {

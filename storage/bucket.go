@@ -2,7 +2,6 @@ package storage
 
 import (
 	"errors"
-	"io"
 	iofs "io/fs"
 	"os"
 	"path"
@@ -11,12 +10,13 @@ import (
 )
 
 // MakeBucket creates the bucket's directory and fsyncs the root. It
-// reports whether it made the directory: an existing directory with no
-// entry at all (left by a DeleteBucket that a crash interrupted) is taken
-// as it is. A directory that holds anything is not a new bucket's: the
-// gateway never adopts files it was not given (that is scan's job, on the
-// operator's word), so MakeBucket fails with an error wrapping EEXIST, as
-// it does for a file or symbolic link of that name.
+// reports whether it made the directory. An existing directory that holds
+// no file (only empty directories, or nothing — what a DeleteBucket that a
+// crash interrupted leaves) is taken as it is. A directory that holds any
+// file is not a new bucket's: the gateway never adopts files it was not
+// given (that is scan's job, on the operator's word), so MakeBucket fails
+// with an error wrapping EEXIST, as it does for a file or symbolic link of
+// that name.
 func (fs *FS) MakeBucket(name string) (made bool, err error) {
 	if !validBucket(name) {
 		return false, &os.PathError{Op: "mkdir", Path: name, Err: syscall.EINVAL}
@@ -24,7 +24,7 @@ func (fs *FS) MakeBucket(name string) (made bool, err error) {
 	err = fs.root.Mkdir(name, 0o755)
 	made = err == nil
 	if errors.Is(err, iofs.ErrExist) {
-		if fi, serr := fs.root.Lstat(name); serr == nil && fi.IsDir() && fs.emptyDir(name) {
+		if fi, serr := fs.root.Lstat(name); serr == nil && fi.IsDir() && fs.BucketEmpty(name) == nil {
 			err = nil
 		}
 	}
@@ -32,18 +32,6 @@ func (fs *FS) MakeBucket(name string) (made bool, err error) {
 		return false, err
 	}
 	return made, fs.syncDir(fs.root, ".")
-}
-
-// emptyDir reports whether the directory name (under the root) has no
-// entry.
-func (fs *FS) emptyDir(name string) bool {
-	d, err := openDir(fs.root, name)
-	if err != nil {
-		return false
-	}
-	defer d.Close()
-	_, err = d.ReadDir(1)
-	return errors.Is(err, io.EOF)
 }
 
 // UnmakeBucket removes a directory MakeBucket made, when the bucket's

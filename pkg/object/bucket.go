@@ -19,7 +19,7 @@ type Bucket = metadata.Bucket
 // BucketAlreadyOwnedByYou. A directory of that name that the index does
 // not know is somebody else's (an operator's files, which only scan
 // imports): it answers BucketAlreadyExists and is left as it is, unless
-// it is empty.
+// it holds no file.
 func (l *Layer) CreateBucket(b Bucket) error {
 	if err := s3name.ValidBucketName(b.Name); err != nil {
 		return err

@@ -249,7 +249,7 @@ func (f *fsck) buckets() error {
 		}
 	}
 	for _, d := range dirs {
-		if !indexed[d] && s3name.ValidBucketName(d) == nil {
+		if !indexed[d] && s3name.ValidExistingBucketName(d) == nil {
 			f.add(Problem{Kind: UnindexedBucket, Bucket: d, Detail: "directory not in the index (run scan to import it)"})
 		}
 	}

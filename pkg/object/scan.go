@@ -150,7 +150,7 @@ func (l *Layer) scanBuckets(only string, rep *ScanReport) ([]string, error) {
 		if only != "" && d != only {
 			continue
 		}
-		if s3name.ValidBucketName(d) != nil {
+		if s3name.ValidExistingBucketName(d) != nil {
 			rep.SkippedDirs = append(rep.SkippedDirs, d)
 			continue
 		}
@@ -165,7 +165,7 @@ func (l *Layer) scanBuckets(only string, rep *ScanReport) ([]string, error) {
 		out = append(out, d)
 	}
 	if only != "" && !onDisk[only] {
-		if s3name.ValidBucketName(only) != nil {
+		if s3name.ValidExistingBucketName(only) != nil {
 			return nil, fmt.Errorf("scan: %q is not a valid bucket name", only)
 		}
 		return nil, fmt.Errorf("scan: bucket directory %q not found under the root", only)
@@ -462,7 +462,7 @@ func (l *Layer) NeedsImport() (bool, error) {
 		return false, mapErr(err)
 	}
 	for _, d := range dirs {
-		if s3name.ValidBucketName(d) == nil {
+		if s3name.ValidExistingBucketName(d) == nil {
 			return true, nil
 		}
 	}

@@ -24,6 +24,28 @@ var (
 // and otherwise an *s3err.Error with code InvalidBucketName that names the
 // bucket and the rule it breaks.
 func ValidBucketName(name string) error {
+	reason := bucketNameProblem(name)
+	// S3 refuses a hyphen next to a period although the naming rules page
+	// no longer lists it: each dot-separated label must begin and end with
+	// a letter or number, as DNS labels do (minio-go and Ceph RGW enforce
+	// the same). It is a rule for new buckets only: see
+	// ValidExistingBucketName.
+	if reason == "" && (strings.Contains(name, ".-") || strings.Contains(name, "-.")) {
+		reason = "bucket names must not contain a hyphen next to a period"
+	}
+	if reason != "" {
+		return s3err.Newf(s3err.InvalidBucketName, "The specified bucket is not valid: %s.", reason).
+			With("BucketName", name)
+	}
+	return nil
+}
+
+// ValidExistingBucketName is ValidBucketName for buckets that may exist
+// already — directories that scan imports or fsck checks, buckets of an
+// edge's origin — without the rules the gateway started to enforce on new
+// buckets later (a hyphen next to a period), so that a bucket imported by
+// an earlier version keeps being served.
+func ValidExistingBucketName(name string) error {
 	if reason := bucketNameProblem(name); reason != "" {
 		return s3err.Newf(s3err.InvalidBucketName, "The specified bucket is not valid: %s.", reason).
 			With("BucketName", name)
@@ -46,13 +68,6 @@ func bucketNameProblem(name string) string {
 	}
 	if strings.Contains(name, "..") {
 		return "bucket names must not contain two adjacent periods"
-	}
-	// S3 refuses a hyphen next to a period although the naming rules page
-	// no longer lists it: each dot-separated label must begin and end with
-	// a letter or number, as DNS labels do (minio-go and Ceph RGW enforce
-	// the same).
-	if strings.Contains(name, ".-") || strings.Contains(name, "-.") {
-		return "bucket names must not contain a hyphen next to a period"
 	}
 	if looksLikeIPv4(name) {
 		return "bucket names must not be formatted as an IP address"

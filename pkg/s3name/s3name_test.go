@@ -145,3 +145,22 @@ func TestEscapeKeyRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// TestValidExistingBucketName checks that buckets created before the
+// hyphen-next-to-period rule are still valid names to scan, fsck and the
+// edge, while every other rule holds for them too.
+func TestValidExistingBucketName(t *testing.T) {
+	for _, name := range []string{"logs-.2024", "a.-b", "my-bucket"} {
+		if err := ValidExistingBucketName(name); err != nil {
+			t.Errorf("ValidExistingBucketName(%q) = %v", name, err)
+		}
+	}
+	for _, name := range []string{"ab", "Upper", "a..b", "192.168.1.1", "xn--abc", "-a"} {
+		if ValidExistingBucketName(name) == nil {
+			t.Errorf("ValidExistingBucketName(%q) = nil", name)
+		}
+	}
+	if ValidBucketName("logs-.2024") == nil {
+		t.Error("a new bucket may have a hyphen next to a period")
+	}
+}
