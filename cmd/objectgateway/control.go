@@ -282,6 +282,12 @@ func (d userDoc) user() object.User {
 	return u
 }
 
+// removedDoc is the answer to DELETE /users/{accessKey}.
+type removedDoc struct {
+	AccessKey string `json:"access_key"`
+	Removed   bool   `json:"removed"`
+}
+
 // addUserDoc is the body of POST /users.
 type addUserDoc struct {
 	Name      string `json:"name,omitempty"`
@@ -349,7 +355,7 @@ func (c *control) removeUser(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	c.log.Info().Str("op", "RemoveUser").Str("access_key", ak).Msg("control: user removed")
-	return http.StatusOK, userDoc{AccessKey: ak}, nil
+	return http.StatusOK, removedDoc{AccessKey: ak, Removed: true}, nil
 }
 
 func (c *control) rotateUser(r *http.Request) (int, any, error) {

@@ -297,6 +297,7 @@ func TestControlSocketRawHTTP(t *testing.T) {
 		{"GET", "/buckets/nosuch/cache-control", "", http.StatusNotFound, "NoSuchBucket"},
 		{"PUT", "/buckets/nosuch/cache-control", `{"cache_control":"a\r\nX-Injected: 1"}`, http.StatusBadRequest, "BadRequest"},
 		{"DELETE", "/users/AKIDERIN", "", http.StatusOK, ""},
+		{"GET", "/users/AKIDERIN", "", http.StatusMethodNotAllowed, ""},
 		{"DELETE", "/users/AKIDERIN", "", http.StatusNotFound, "NoSuchUser"},
 	} {
 		status, doc := controlCall(t, c, c2.method, c2.path, c2.body)
