@@ -16,15 +16,15 @@ import (
 //
 // The bucket record is read (at most once per request; anonymous requests
 // have read it already) only when some bucket had a default when the
-// Server was made. That is exact: a bucket's default is set only with the
-// gateway stopped, and new buckets have none, so a gateway without
-// per-bucket defaults pays nothing for them.
+// Server was made, or the layer has given one a default since (the
+// control socket sets them while the gateway serves). New buckets have
+// none, so a gateway without per-bucket defaults pays nothing for them.
 func (s *Server) setDefaultCacheControl(h http.Header, rq *request) {
 	if len(h["Cache-Control"]) > 0 {
 		return
 	}
 	v := s.opts.DefaultCacheControl
-	if s.bucketCacheControl || rq.bkt != nil {
+	if s.bucketCacheControl || rq.bkt != nil || s.layer.BucketCacheControlSet() {
 		// A bucket deleted since the object was opened has no default:
 		// the server's applies.
 		if b, err := s.bucketRecord(rq); err == nil && b.CacheControl != "" {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-
-	"github.com/objectgateway/objectgateway/pkg/object"
 )
 
 const bucketUsage = `usage: objectgateway bucket <command> [--root DIR] ...
@@ -13,11 +11,13 @@ const bucketUsage = `usage: objectgateway bucket <command> [--root DIR] ...
                                  without Cache-Control (over --default-cache-control)
   cache-control BUCKET --clear   remove it: the server's default applies again
 
-The gateway must not be running on the same root: the index is locked
-while it serves. See docs/cdn.md.`
+While a gateway serves --root, the change goes through its control
+socket and applies from the next request on; with no gateway running, it
+is made on the index directly. See docs/cdn.md and docs/users.md.`
 
 // bucketCmd is `objectgateway bucket`: it changes bucket settings that
-// S3 has no request for, in the index of --root, with the gateway stopped.
+// S3 has no request for, through the serving gateway's control socket or,
+// with none running, in the index of --root directly.
 func bucketCmd(args []string, e env) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(e.stdout, bucketUsage)
@@ -46,27 +46,24 @@ func bucketCmd(args []string, e env) error {
 		}
 	}
 
-	layer, err := openOffline(*root)
+	ops, done, err := openAdmin(*root, e.getenv)
 	if err != nil {
 		return err
 	}
-	defer layer.Close()
+	defer done()
 	if !set {
-		b, err := layer.Bucket(name)
+		cc, err := ops.BucketCacheControl(name)
 		if err != nil {
 			return fmt.Errorf("bucket %s: %w", name, err)
 		}
-		if b.CacheControl == "" {
+		if cc == "" {
 			fmt.Fprintf(e.stdout, "Bucket %s has no default Cache-Control (the server's --default-cache-control applies).\n", name)
 			return nil
 		}
-		fmt.Fprintln(e.stdout, b.CacheControl)
+		fmt.Fprintln(e.stdout, cc)
 		return nil
 	}
-	if err := layer.UpdateBucket(name, 0, func(b *object.Bucket) error {
-		b.CacheControl = value
-		return nil
-	}); err != nil {
+	if err := ops.SetBucketCacheControl(name, value); err != nil {
 		return fmt.Errorf("bucket %s: %w", name, err)
 	}
 	if value == "" {

@@ -20,7 +20,7 @@ func runBucket(t *testing.T, root string, args ...string) (string, error) {
 }
 
 // TestBucketCacheControlCommand sets, shows and clears a bucket's default
-// Cache-Control with the gateway stopped, and checks what the gateway then
+// Cache-Control with the gateway stopped (on the index directly), and checks what the gateway then
 // serves: the bucket's default over the server's, the server's for other
 // buckets and after --clear.
 func TestBucketCacheControlCommand(t *testing.T) {
@@ -33,9 +33,6 @@ func TestBucketCacheControlCommand(t *testing.T) {
 	}
 	if _, err := g.client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("other"), Key: aws.String("b.txt"), Body: strings.NewReader("b")}); err != nil {
 		t.Fatal(err)
-	}
-	if _, err := runBucket(t, root, "cache-control", cdnBucket, "max-age=5"); err == nil {
-		t.Fatal("bucket cache-control succeeded while the gateway serves the root")
 	}
 	g.stop()
 

@@ -110,6 +110,15 @@ func serve(ctx context.Context, args []string, e env) error {
 		adm.edgeCache(edgeOpts.Cache, creds, cfg.region)
 	}
 
+	// users is shared by the S3 handler and the control socket, so that a
+	// change made through the socket is in force from the next request.
+	users := layer.Users(object.UsersOptions{Root: object.RootUser{AccessKey: creds.Access, SecretKey: creds.Secret}})
+	ctl, err := startControl(layer, users, log)
+	if err != nil {
+		return err
+	}
+	defer ctl.close()
+
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return err
@@ -118,7 +127,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	handler := api.New(layer, api.Options{
 		Region:               cfg.region,
 		Domain:               cfg.domain,
-		Credentials:          layer.Users(object.UsersOptions{Root: object.RootUser{AccessKey: creds.Access, SecretKey: creds.Secret}}),
+		Credentials:          users,
 		Logger:               log,
 		Metrics:              api.NewMetrics(adm.reg),
 		MaxInFlight:          cfg.maxRequests,

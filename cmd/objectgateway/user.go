@@ -24,11 +24,14 @@ const userUsage = `usage: objectgateway user <command> [--root DIR] ...
   rotate AK                                        give a user a new secret; prints it once
   disable AK | enable AK                           refuse or allow a user's requests
 
-The gateway must not be running on the same root: the index is locked
-while it serves.`
+While a gateway serves --root, the change goes through its control
+socket (ROOT/.objectgateway/control.sock) and is in force from the next
+request on; with no gateway running, it is made on the index directly.
+See docs/users.md.`
 
-// userCmd is `objectgateway user`: it manages the access keys in the index
-// of --root, with the gateway stopped.
+// userCmd is `objectgateway user`: it manages the access keys of --root,
+// through the serving gateway's control socket or, with none running, in
+// the index directly.
 func userCmd(args []string, e env) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(e.stdout, userUsage)
@@ -64,12 +67,11 @@ func userCmd(args []string, e env) error {
 		return errors.New("user add: give both --uid and --gid, or neither")
 	}
 
-	layer, err := openOffline(*root)
+	users, done, err := openAdmin(*root, e.getenv)
 	if err != nil {
 		return err
 	}
-	defer layer.Close()
-	users := layer.Users(object.UsersOptions{Root: object.RootUser{AccessKey: rootAccessKey(e.getenv, layer.StatePath(credentialsFile))}})
+	defer done()
 
 	switch sub {
 	case "add":
@@ -87,7 +89,7 @@ func userCmd(args []string, e env) error {
 		fmt.Fprintf(e.stdout, "Added user %s (the secret is shown only now):\n  access key: %s\n  secret key: %s\n", u.Name, u.AccessKey, secret)
 		return nil
 	case "list":
-		list, err := users.List()
+		list, err := users.ListUsers()
 		if err != nil {
 			return err
 		}
@@ -122,7 +124,11 @@ func userCmd(args []string, e env) error {
 		fmt.Fprintf(e.stdout, "New secret for %s (shown only now; the old one no longer works):\n  secret key: %s\n", pos[0], secret)
 		return nil
 	default: // disable, enable
-		if err := users.SetDisabled(pos[0], sub == "disable"); err != nil {
+		change := users.EnableUser
+		if sub == "disable" {
+			change = users.DisableUser
+		}
+		if err := change(pos[0]); err != nil {
 			return userErr(err, pos[0])
 		}
 		fmt.Fprintf(e.stdout, "User %s %sd.\n", pos[0], sub)

@@ -9,14 +9,31 @@ import "github.com/objectgateway/objectgateway/metadata"
 // the request was authorized against), and fn's error, with nothing
 // changed, when fn fails. fn cannot change the name or the ID.
 func (l *Layer) UpdateBucket(name string, id uint64, fn func(*Bucket) error) error {
+	var cacheControl bool
 	err := l.ix.UpdateBucket(name, func(b *Bucket) error {
 		if id != 0 && b.ID != id {
 			return metadata.ErrNoSuchBucket
 		}
-		return fn(b)
+		if err := fn(b); err != nil {
+			return err
+		}
+		cacheControl = b.CacheControl != ""
+		return nil
 	})
 	if err != nil {
 		return bucketErr(err, name)
 	}
+	if cacheControl {
+		l.cacheControlSet.Store(true)
+	}
 	return nil
+}
+
+// BucketCacheControlSet reports whether UpdateBucket has given some
+// bucket a default Cache-Control since the layer was opened. A server
+// that skips reading bucket records for defaults none had at start-up
+// asks it, so that a default set while the gateway serves applies from
+// the next request on.
+func (l *Layer) BucketCacheControlSet() bool {
+	return l.cacheControlSet.Load()
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/objectgateway/objectgateway/metadata"
@@ -64,6 +65,9 @@ type Layer struct {
 	// failStore, when set by a test, is asked before each commit's index
 	// write, after the rename, and fails the write with its error.
 	failStore func(rec Object) error
+	// cacheControlSet is set once UpdateBucket gives a bucket a default
+	// Cache-Control (BucketCacheControlSet).
+	cacheControlSet atomic.Bool
 }
 
 // Open opens the data root and its index. It never walks the tree, so it is

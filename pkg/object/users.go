@@ -86,6 +86,14 @@ type Users struct {
 
 	mu    sync.Mutex
 	cache map[string]cachedUser
+	// gen counts the changes made through this Users (guarded by mu). A
+	// lookup that read the index keeps what it read only if no change
+	// came in between: else a secret read just before a rotation could
+	// be cached after it, and the old secret keep working for a TTL.
+	gen uint64
+	// afterRead, when set by a test, runs in lookup between the index
+	// read and the cache fill.
+	afterRead func()
 }
 
 // cachedUser is a user's unsealed secret as of a read of the index.
@@ -144,28 +152,41 @@ func (u *Users) lookup(accessKey string) (cachedUser, bool) {
 	now := u.now()
 	u.mu.Lock()
 	c, ok := u.cache[accessKey]
+	gen := u.gen
 	u.mu.Unlock()
 	if ok && now.Sub(c.read) < u.ttl {
 		return c, true
 	}
 	rec, err := u.l.ix.User(accessKey)
+	if u.afterRead != nil {
+		u.afterRead()
+	}
 	if err == nil && !rec.Disabled {
 		var secret []byte
 		if secret, err = u.unseal(accessKey, rec.SealedSecret); err == nil {
 			c = cachedUser{secret: string(secret), posix: rec.POSIX, read: now}
 			u.mu.Lock()
-			u.cache[accessKey] = c
+			if u.gen == gen {
+				u.cache[accessKey] = c
+			}
 			u.mu.Unlock()
 			return c, true
 		}
 	}
-	u.forget(accessKey)
+	u.mu.Lock()
+	if u.gen == gen {
+		delete(u.cache, accessKey)
+	}
+	u.mu.Unlock()
 	return cachedUser{}, false
 }
 
+// forget drops a user's cached secret after a change to its record, and
+// makes lookups that read the record before the change keep nothing.
 func (u *Users) forget(accessKey string) {
 	u.mu.Lock()
 	delete(u.cache, accessKey)
+	u.gen++
 	u.mu.Unlock()
 }
 
@@ -222,7 +243,11 @@ func (u *Users) AddUser(in AddUserInput) (User, string, error) {
 }
 
 // RotateUser gives a user a new generated secret and returns it; the old
-// one stops working at once in this process and within the TTL in others.
+// one stops working at once for this Users (a request being verified
+// while the rotation commits may still be checked against it) and within
+// the TTL for another Users of the same index. The gateway makes every
+// change through the Users that authenticates its requests (the control
+// socket), so that none waits for a TTL.
 func (u *Users) RotateUser(accessKey string) (string, error) {
 	secret := randomString(40, secretChars)
 	sealed, err := u.seal(accessKey, []byte(secret), true)

@@ -216,3 +216,30 @@ func TestUsersCacheTTL(t *testing.T) {
 		t.Error("a removed user still authenticates after the TTL")
 	}
 }
+
+// TestUsersRotateDuringLookup rotates a secret while a lookup that read
+// the old record is still under way: that lookup may answer with the old
+// secret (its request raced the change), but must not cache it, so the
+// next lookup sees the rotation at once and not after the TTL.
+func TestUsersRotateDuringLookup(t *testing.T) {
+	l, _ := newLayer(t)
+	clock := &fakeClock{t: time.Unix(1700000000, 0)}
+	u := l.Users(UsersOptions{Root: testRoot, Now: clock.now, TTL: time.Hour})
+	if _, _, err := u.AddUser(AddUserInput{AccessKey: "AKIDRACE", SecretKey: "first-secret"}); err != nil {
+		t.Fatal(err)
+	}
+	var rotated string
+	u.afterRead = func() {
+		u.afterRead = nil
+		var err error
+		if rotated, err = u.RotateUser("AKIDRACE"); err != nil {
+			t.Error(err)
+		}
+	}
+	if s, ok := u.SecretKey("AKIDRACE"); !ok || s != "first-secret" {
+		t.Fatalf("the racing lookup: %q %v", s, ok)
+	}
+	if s, ok := u.SecretKey("AKIDRACE"); !ok || s != rotated {
+		t.Errorf("after the rotation SecretKey = %q, %v; want the rotated secret", s, ok)
+	}
+}
