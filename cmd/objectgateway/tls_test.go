@@ -232,7 +232,7 @@ func TestTLSReload(t *testing.T) {
 	ca := newTestCA(t)
 	dir := t.TempDir()
 	certFile, keyFile := ca.writePair(t, dir, 1)
-	g := startTLSServe(t, "--root", t.TempDir(), "--tls-cert", certFile, "--tls-key", keyFile)
+	g := startTLSServe(t, "--root", t.TempDir(), "--tls-cert", certFile, "--tls-key", keyFile, "--admin-listen", "127.0.0.1:0")
 	ctx := context.Background()
 	c := tlsS3Client(g.addr, trustingTransport(t, ca.pool))
 	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("reload")}); err != nil {
@@ -290,6 +290,18 @@ func TestTLSReload(t *testing.T) {
 	}
 	if n := strings.Count(g.log.String(), "TLS certificate reloaded"); n != 2 {
 		t.Errorf("%d \"TLS certificate reloaded\" log lines, want 2", n)
+	}
+	resp, err := http.Get("http://" + g.admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`objectgateway_tls_reloads_total{listener="s3",result="ok"} 2`, `objectgateway_tls_reloads_total{listener="s3",result="failed"} 0`,
+		`objectgateway_tls_certificate_not_after_seconds{listener="s3"}`} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }
 
