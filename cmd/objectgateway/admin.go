@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -51,11 +52,15 @@ func newAdmin(pprofOn bool) *admin {
 	return a
 }
 
-// serve starts the admin listener in the background.
+// serve starts the admin listener in the background, over TLS when
+// a.srv.TLSConfig is set (--admin-tls-cert).
 func (a *admin) serve(addr string) (net.Addr, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
+	}
+	if a.srv.TLSConfig != nil {
+		ln = tls.NewListener(ln, a.srv.TLSConfig)
 	}
 	go a.srv.Serve(ln)
 	return ln.Addr(), nil

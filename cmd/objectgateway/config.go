@@ -55,6 +55,16 @@ type config struct {
 	cacheTTL          time.Duration
 	cacheStaleIfError time.Duration
 	edgePublic        bool
+	// upstreamCAFile adds CAs to the system's for the origin's
+	// certificate (edge mode).
+	upstreamCAFile string
+	// TLS (tls.go): certificate pairs of the S3 and admin listeners, or a
+	// generated self-signed pair, and how often their files are checked
+	// for a replacement.
+	tlsCert, tlsKey           string
+	adminTLSCert, adminTLSKey string
+	tlsSelfSigned             bool
+	tlsReloadInterval         time.Duration
 }
 
 // parseConfig reads flags, falling back to OBJECTGATEWAY_<NAME> for every
@@ -97,6 +107,13 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.DurationVar(&c.cacheTTL, "cache-ttl", 10*time.Minute, "edge mode: freshness of objects whose origin response gives none (Cache-Control, Expires)")
 	fs.DurationVar(&c.cacheStaleIfError, "cache-stale-if-error", time.Hour, "edge mode: how long past freshness an object is served while the origin fails (0: never)")
 	fs.BoolVar(&c.edgePublic, "edge-public", false, "edge mode: let anonymous clients read through the edge (public content)")
+	fs.StringVar(&c.upstreamCAFile, "upstream-ca-file", "", "edge mode: PEM bundle of CAs trusted for an https:// origin's certificate, besides the system's")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve S3 over TLS with this PEM certificate (chain, leaf first); needs --tls-key")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fs.BoolVar(&c.tlsSelfSigned, "tls-self-signed", false, "serve S3 over TLS with a self-signed certificate generated on first start into ROOT/.objectgateway/tls and reused after")
+	fs.StringVar(&c.adminTLSCert, "admin-tls-cert", "", "serve the admin listener over TLS with this PEM certificate; needs --admin-tls-key")
+	fs.StringVar(&c.adminTLSKey, "admin-tls-key", "", "PEM private key of --admin-tls-cert")
+	fs.DurationVar(&c.tlsReloadInterval, "tls-reload-interval", 5*time.Second, "how often the TLS certificate and key files are checked for a replacement (0: only on SIGHUP)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -134,6 +151,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	}
 	if c.upstream != "" && (c.cacheSize <= 0 || c.cacheSlice < 64<<10 || c.cacheTTL < 0 || c.cacheStaleIfError < 0) {
 		return c, fmt.Errorf("--cache-size must be positive, --cache-slice at least 64KiB, --cache-ttl and --cache-stale-if-error not negative")
+	}
+	if err := checkTLSConfig(c); err != nil {
+		return c, err
 	}
 	switch c.logFormat {
 	case "json", "console":

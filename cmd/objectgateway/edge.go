@@ -28,6 +28,10 @@ func openEdge(cfg config, layer *object.Layer, hot *hotcache.Cache, now func() t
 	if dir == "" {
 		dir = layer.StatePath("edge")
 	}
+	roots, err := upstreamRoots(cfg.upstreamCAFile)
+	if err != nil {
+		return nil, err
+	}
 	stale := cfg.cacheStaleIfError
 	if stale == 0 {
 		stale = -1
@@ -37,6 +41,7 @@ func openEdge(cfg config, layer *object.Layer, hot *hotcache.Cache, now func() t
 		AccessKey:    cfg.upstreamAccessKey,
 		SecretKey:    cfg.upstreamSecretKey,
 		Region:       cfg.upstreamRegion,
+		RootCAs:      roots,
 		Dir:          dir,
 		MaxBytes:     int64(cfg.cacheSize),
 		SliceSize:    int64(cfg.cacheSlice),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,10 @@ type env struct {
 	// Tests step it, so that a copy expires when the test says and not
 	// when a slow machine lets a short max-age run out.
 	edgeNow func() time.Time
+	// tlsReady, when set, receives the listeners' certificates once they
+	// are loaded: tests call their reload entry points, the ones SIGHUP
+	// and the file check call, instead of signalling or waiting.
+	tlsReady func(*tlsListeners)
 }
 
 // shutdownGrace bounds how long in-flight requests may take to finish after
@@ -47,7 +52,11 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	adm := newAdmin(cfg.pprof)
+	tl := &tlsListeners{log: log}
 	if cfg.adminListen != "" {
+		if adm.srv.TLSConfig, err = tl.add("admin", cfg.adminTLSCert, cfg.adminTLSKey); err != nil {
+			return fmt.Errorf("--admin-tls-cert: %w", err)
+		}
 		addr, err := adm.serve(cfg.adminListen)
 		if err != nil {
 			return fmt.Errorf("--admin-listen: %w", err)
@@ -119,10 +128,18 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	defer ctl.close()
 
+	s3TLS, err := tl.s3(cfg, layer, e.stdout)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return err
 	}
+	if s3TLS != nil {
+		ln = tls.NewListener(ln, s3TLS)
+	}
+	tl.metrics(adm.reg)
 	adm.indexSize(layer.StatePath(object.IndexFile))
 	handler := api.New(layer, api.Options{
 		Region:               cfg.region,
@@ -139,11 +156,21 @@ func serve(ctx context.Context, args []string, e env) error {
 	})
 	srv := newHTTPServer(cfg, handler)
 	log.Info().Str("listen", ln.Addr().String()).Str("root", cfg.root).Str("region", cfg.region).
-		Str("access_key", creds.Access).Bool("fsync", cfg.fsync).Msg("ObjectGateway serving S3")
+		Str("access_key", creds.Access).Bool("fsync", cfg.fsync).Bool("tls", s3TLS != nil).Msg("ObjectGateway serving S3")
 	adm.ready.Store(true)
 	if e.ready != nil {
 		e.ready(ln.Addr().String())
 	}
+
+	if e.tlsReady != nil {
+		e.tlsReady(tl)
+	}
+	tlsDone := make(chan struct{})
+	go func() {
+		defer close(tlsDone)
+		tl.run(ctx, cfg.tlsReloadInterval)
+	}()
+	defer func() { <-tlsDone }()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net/http"
 	"net/url"
@@ -46,8 +48,12 @@ type Options struct {
 	// from it.
 	Memory *hotcache.Cache
 	// Client makes the requests to the origin; nil uses a client with
-	// keep-alive connections sized for an edge.
+	// keep-alive connections sized for an edge, which verifies an https://
+	// origin's certificate against RootCAs.
 	Client *http.Client
+	// RootCAs are the CAs trusted for an https:// origin's certificate
+	// when Client is nil; nil: the system's.
+	RootCAs *x509.CertPool
 	// Logger receives the cache's warnings (disk failures, origin errors).
 	Logger zerolog.Logger
 	// Now is the clock; nil is time.Now.
@@ -112,6 +118,10 @@ func (o *Options) defaults() error {
 			IdleConnTimeout:       90 * time.Second,
 			ResponseHeaderTimeout: 60 * time.Second,
 			DisableCompression:    true,
+			TLSClientConfig:       &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
+			// A TLSClientConfig turns net/http's automatic HTTP/2 off;
+			// an origin that offers it gets it, as without one.
+			ForceAttemptHTTP2: true,
 		}}
 	}
 	return nil
