@@ -28,7 +28,7 @@ const NoBucket = ^uint64(0)
 // read lock of the same stripe).
 type bucketFence struct {
 	seed    maphash.Seed
-	stripes [64]sync.RWMutex
+	stripes [256]sync.RWMutex
 }
 
 func (f *bucketFence) stripe(bucket string) *sync.RWMutex {
