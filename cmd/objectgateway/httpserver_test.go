@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objectgateway/objectgateway/api"
 )
 
 // startLimited serves ok on 127.0.0.1:0 with the connection limits of
@@ -154,6 +156,31 @@ func TestParseConfigRequestBudgets(t *testing.T) {
 		t.Fatalf("from the environment: %d %v %v", c.maxAnonymousRequests, c.postFieldTimeout, err)
 	}
 	for _, bad := range []string{"--max-anonymous-requests=-1", "--max-requests=-1", "--post-field-timeout=0"} {
+		if _, err := parseConfig([]string{bad}, io.Discard, none); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+// TestParseConfigDocumentMemory checks --document-memory: its default is
+// api.DefaultDocumentMemory, it takes byte sizes from the flag or
+// OBJECTGATEWAY_DOCUMENT_MEMORY, and refuses what is not one.
+func TestParseConfigDocumentMemory(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := parseConfig(nil, io.Discard, none)
+	if err != nil || c.documentMemory != api.DefaultDocumentMemory {
+		t.Fatalf("default %d %v, want %d", c.documentMemory, err, api.DefaultDocumentMemory)
+	}
+	c, err = parseConfig([]string{"--document-memory=256MiB"}, io.Discard, none)
+	if err != nil || c.documentMemory != 256<<20 {
+		t.Fatalf("--document-memory=256MiB: %d %v", c.documentMemory, err)
+	}
+	env := map[string]string{"OBJECTGATEWAY_DOCUMENT_MEMORY": "8MiB"}
+	c, err = parseConfig(nil, io.Discard, func(k string) string { return env[k] })
+	if err != nil || c.documentMemory != 8<<20 {
+		t.Fatalf("from the environment: %d %v", c.documentMemory, err)
+	}
+	for _, bad := range []string{"--document-memory=-1", "--document-memory=lots"} {
 		if _, err := parseConfig([]string{bad}, io.Discard, none); err == nil {
 			t.Errorf("%s accepted", bad)
 		}

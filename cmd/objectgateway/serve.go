@@ -126,6 +126,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		PostFieldTimeout:     cfg.postFieldTimeout,
 		BodyTimeout:          cfg.bodyTimeout,
 		DefaultCacheControl:  cfg.defaultCacheControl,
+		DocumentMemory:       int64(cfg.documentMemory),
 		Edge:                 edgeOpts,
 	})
 	srv := newHTTPServer(cfg, handler)
