@@ -33,6 +33,7 @@ import (
 	miniocreds "github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/expect"
 	"github.com/objectgateway/objectgateway/pkg/object"
 )
 
@@ -110,7 +111,11 @@ func startGateway(t *testing.T, opts ...gatewayOption) *gateway {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		(*g.handler.Load()).ServeHTTP(w, r)
 	})
-	g.plain = httptest.NewServer(h)
+	// The plain server listens as objectgateway serve does, through
+	// expect.Listener.
+	g.plain = httptest.NewUnstartedServer(h)
+	g.plain.Listener = expect.Listener(g.plain.Listener)
+	g.plain.Start()
 	g.secure = httptest.NewTLSServer(h)
 	g.Endpoint = g.plain.URL
 	g.TLS = g.secure.URL

@@ -13,7 +13,8 @@ import (
 // bucket "null".
 const nullVersion = "null"
 
-// listVersionsResult is ListObjectVersions' answer.
+// listVersionsResult is ListObjectVersions' answer, rendered by
+// appendListVersions.
 type listVersionsResult struct {
 	XMLName             xml.Name       `xml:"ListVersionsResult"`
 	NS                  string         `xml:"xmlns,attr"`
@@ -99,5 +100,49 @@ func (s *Server) listObjectVersions(w http.ResponseWriter, r *http.Request, rq *
 	for _, cp := range page.CommonPrefixes {
 		out.CommonPrefixes = append(out.CommonPrefixes, commonPrefix{Prefix: p.encode(cp)})
 	}
-	return writeXML(w, http.StatusOK, out)
+	return writeRenderedXML(w, http.StatusOK, func(b []byte) []byte { return appendListVersions(b, &out) })
+}
+
+// appendListVersions appends out as xml.Marshal renders it, but with
+// text escaped by appendXMLText: keys, prefixes and markers holding
+// control characters come back as character references rather than
+// U+FFFD, so a client paging by NextKeyMarker neither skips nor repeats
+// keys (list_xml_test.go checks the equivalence).
+func appendListVersions(b []byte, out *listVersionsResult) []byte {
+	b = append(b, `<ListVersionsResult xmlns="`...)
+	b = appendXMLText(b, out.NS)
+	b = append(b, `">`...)
+	b = appendElem(b, "Name", out.Name)
+	b = appendElem(b, "Prefix", out.Prefix)
+	b = appendElem(b, "KeyMarker", out.KeyMarker)
+	b = appendElem(b, "VersionIdMarker", out.VersionIDMarker)
+	b = appendElemOmit(b, "NextKeyMarker", out.NextKeyMarker)
+	b = appendElemOmit(b, "NextVersionIdMarker", out.NextVersionIDMarker)
+	b = appendIntElem(b, "MaxKeys", int64(out.MaxKeys))
+	b = appendElemOmit(b, "Delimiter", out.Delimiter)
+	b = appendBoolElem(b, "IsTruncated", out.IsTruncated)
+	b = appendElemOmit(b, "EncodingType", out.EncodingType)
+	for i := range out.Versions {
+		v := &out.Versions[i]
+		b = append(b, "<Version>"...)
+		b = appendElem(b, "Key", v.Key)
+		b = appendElem(b, "VersionId", v.VersionID)
+		b = appendBoolElem(b, "IsLatest", v.IsLatest)
+		b = appendElem(b, "LastModified", v.LastModified)
+		b = appendElem(b, "ETag", v.ETag)
+		b = appendElemOmit(b, "ChecksumAlgorithm", v.ChecksumAlgorithm)
+		b = appendElemOmit(b, "ChecksumType", v.ChecksumType)
+		b = appendIntElem(b, "Size", v.Size)
+		b = append(b, "<Owner>"...)
+		b = appendElem(b, "ID", v.Owner.ID)
+		b = appendElem(b, "DisplayName", v.Owner.DisplayName)
+		b = append(b, "</Owner>"...)
+		b = appendElem(b, "StorageClass", v.StorageClass)
+		b = append(b, "</Version>"...)
+	}
+	for _, cp := range out.CommonPrefixes {
+		b = appendElem(append(b, "<CommonPrefixes>"...), "Prefix", cp.Prefix)
+		b = append(b, "</CommonPrefixes>"...)
+	}
+	return append(b, "</ListVersionsResult>"...)
 }

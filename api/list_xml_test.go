@@ -166,8 +166,8 @@ func checkSame[T any](t testing.TB, got, want []byte) {
 	}
 }
 
-// checkListXML renders a V1 and a V2 document for one set of inputs and
-// compares each with xml.Marshal of the structs.
+// checkListXML renders a V1, a V2 and a ListVersionsResult document for
+// one set of inputs and compares each with xml.Marshal of the structs.
 func checkListXML(t testing.TB, keys []string, prefix, delim, accessKey string, encodeURL, withOwner bool) {
 	p := listParams{prefix: prefix, delimiter: delim, maxKeys: 1000, encodeURL: encodeURL}
 	page := hostilePage(keys)
@@ -183,6 +183,20 @@ func checkListXML(t testing.TB, keys []string, prefix, delim, accessKey string, 
 	checkSame[listBucketResultV1](t, appendListV1(append([]byte(nil), xml.Header...), &v1, p, &page, accessKey), refListV1(t, v1, p, &page, accessKey))
 	checkSame[listBucketResultV2](t, appendListV2(append([]byte(nil), xml.Header...), &v2, p, &page, withOwner, accessKey), refListV2(t, v2, p, &page, withOwner, accessKey))
 
+	vs := listVersionsResult{NS: s3NS, Name: "bucket", Prefix: p.encode(prefix), KeyMarker: p.encode(prefix + "m"),
+		VersionIDMarker: "null", NextKeyMarker: p.encode(delim), NextVersionIDMarker: delim, MaxKeys: p.maxKeys,
+		Delimiter: p.encode(delim), IsTruncated: page.Truncated, EncodingType: v1.EncodingType}
+	entries, prefixes := refEntries(p, &page, true, accessKey)
+	for _, e := range entries {
+		vs.Versions = append(vs.Versions, versionEntry{Key: e.Key, VersionID: "null", IsLatest: true, LastModified: e.LastModified,
+			ETag: e.ETag, ChecksumAlgorithm: e.ChecksumAlgorithm, ChecksumType: e.ChecksumType, Size: e.Size, Owner: *e.Owner, StorageClass: e.StorageClass})
+	}
+	vs.CommonPrefixes = prefixes
+	ref, err := xml.Marshal(vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame[listVersionsResult](t, appendListVersions(append([]byte(nil), xml.Header...), &vs), append([]byte(xml.Header), ref...))
 }
 
 func TestListXMLMatchesEncodingXML(t *testing.T) {

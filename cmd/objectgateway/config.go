@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/objectgateway/objectgateway/api"
 	"github.com/objectgateway/objectgateway/pkg/hotcache"
 )
 
@@ -44,6 +45,9 @@ type config struct {
 	// cacheMaxObject the largest object it keeps (pkg/hotcache).
 	cacheMemory    byteSize
 	cacheMaxObject byteSize
+	// documentMemory bounds the request documents held at once
+	// (api.Options.DocumentMemory).
+	documentMemory byteSize
 	// Edge mode (pkg/edge): a disk cache in front of a remote S3 origin.
 	upstream          string
 	upstreamAccessKey string
@@ -95,6 +99,8 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.Var(&c.cacheMemory, "cache-memory", "memory for the hot-object cache of small objects, e.g. 64MiB (0: off)")
 	c.cacheMaxObject = hotcache.DefaultMaxObject
 	fs.Var(&c.cacheMaxObject, "cache-max-object", "largest object the hot-object cache keeps, e.g. 16KiB")
+	c.documentMemory = api.DefaultDocumentMemory
+	fs.Var(&c.documentMemory, "document-memory", "memory for the XML and JSON request documents (DeleteObjects, CompleteMultipartUpload, ACLs, tagging, CORS, policies) held at once; more wait for room, e.g. 256MiB (at least 4MiB)")
 	fs.StringVar(&c.upstream, "upstream", "", "edge mode: serve GET/HEAD of this remote S3 origin's objects (http(s)://host:port, path-style) through a disk cache; see docs/cdn.md")
 	fs.StringVar(&c.upstreamAccessKey, "upstream-access-key", "", "edge mode: access key signing requests to the origin (empty: anonymous)")
 	fs.StringVar(&c.upstreamSecretKey, "upstream-secret-key", "", "edge mode: secret key for the origin (prefer OBJECTGATEWAY_UPSTREAM_SECRET_KEY to the flag)")

@@ -9,6 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/sigv4"
 )
 
 // startLimited serves ok on 127.0.0.1:0 with the connection limits of
@@ -157,5 +163,65 @@ func TestParseConfigRequestBudgets(t *testing.T) {
 		if _, err := parseConfig([]string{bad}, io.Discard, none); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
+	}
+}
+
+// TestParseConfigDocumentMemory checks --document-memory: its default is
+// api.DefaultDocumentMemory, it takes byte sizes from the flag or
+// OBJECTGATEWAY_DOCUMENT_MEMORY, and refuses what is not one.
+func TestParseConfigDocumentMemory(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := parseConfig(nil, io.Discard, none)
+	if err != nil || c.documentMemory != api.DefaultDocumentMemory {
+		t.Fatalf("default %d %v, want %d", c.documentMemory, err, api.DefaultDocumentMemory)
+	}
+	c, err = parseConfig([]string{"--document-memory=256MiB"}, io.Discard, none)
+	if err != nil || c.documentMemory != 256<<20 {
+		t.Fatalf("--document-memory=256MiB: %d %v", c.documentMemory, err)
+	}
+	env := map[string]string{"OBJECTGATEWAY_DOCUMENT_MEMORY": "8MiB"}
+	c, err = parseConfig(nil, io.Discard, func(k string) string { return env[k] })
+	if err != nil || c.documentMemory != 8<<20 {
+		t.Fatalf("from the environment: %d %v", c.documentMemory, err)
+	}
+	for _, bad := range []string{"--document-memory=-1", "--document-memory=lots"} {
+		if _, err := parseConfig([]string{bad}, io.Discard, none); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+// TestServeExpectOtherThanContinue checks that objectgateway serve answers
+// a signed PUT with Expect: 200 as if there were no expectation,
+// where net/http alone answers 417 before any handler runs.
+func TestServeExpectOtherThanContinue(t *testing.T) {
+	root := t.TempDir()
+	vars := map[string]string{"OBJECTGATEWAY_ACCESS_KEY": "AKIAEXPECT", "OBJECTGATEWAY_SECRET_KEY": "expect-secret"}
+	sv := startServe(t, []string{"--root", root, "--listen", "127.0.0.1:0", "--fsync=false", "--log-level", "error"}, vars, nil)
+	client := s3Client(sv.addr, vars["OBJECTGATEWAY_ACCESS_KEY"], vars["OBJECTGATEWAY_SECRET_KEY"])
+	if _, err := client.CreateBucket(t.Context(), &s3.CreateBucketInput{Bucket: aws.String("expect")}); err != nil {
+		t.Fatal(err)
+	}
+	body := "stored despite the expectation"
+	req, _ := http.NewRequest(http.MethodPut, "http://"+sv.addr+"/expect/k", strings.NewReader(body))
+	req.Header.Set("Expect", "200")
+	sigv4.SignRequest(req, vars["OBJECTGATEWAY_ACCESS_KEY"], vars["OBJECTGATEWAY_SECRET_KEY"], "us-east-1", time.Now(), sigv4.UnsignedPayload)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT with Expect: 200: %d %s", resp.StatusCode, text)
+	}
+	out, err := client.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String("expect"), Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(out.Body)
+	out.Body.Close()
+	if string(got) != body {
+		t.Fatalf("stored %q", got)
 	}
 }

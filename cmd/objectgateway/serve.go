@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/expect"
 	"github.com/objectgateway/objectgateway/pkg/hotcache"
 	"github.com/objectgateway/objectgateway/pkg/object"
 )
@@ -152,6 +153,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		PostFieldTimeout:     cfg.postFieldTimeout,
 		BodyTimeout:          cfg.bodyTimeout,
 		DefaultCacheControl:  cfg.defaultCacheControl,
+		DocumentMemory:       int64(cfg.documentMemory),
 		Edge:                 edgeOpts,
 	})
 	srv := newHTTPServer(cfg, handler)
@@ -173,7 +175,10 @@ func serve(ctx context.Context, args []string, e env) error {
 	defer func() { <-tlsDone }()
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	// expect.Listener lets requests with an Expect header other than
+	// 100-continue reach the handler, which serves them as S3 does,
+	// instead of net/http's 417.
+	go func() { errc <- srv.Serve(expect.Listener(ln)) }()
 	sweepDone := make(chan struct{})
 	go func() {
 		defer close(sweepDone)

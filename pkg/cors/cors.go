@@ -1,7 +1,6 @@
 package cors
 
 import (
-	"bytes"
 	"encoding/xml"
 	"strconv"
 	"strings"
@@ -46,42 +45,32 @@ func invalid(format string, args ...any) error {
 	return s3err.Newf(s3err.InvalidRequest, format, args...)
 }
 
-// unknownElement collects any element the schema does not define, so
-// that a misspelt element is an error rather than silently dropped.
-type unknownElement struct {
-	XMLName xml.Name
-}
-
 // Parse validates a CORSConfiguration document. Its errors are
-// *s3err.Error: MalformedXML for documents that do not follow the schema,
-// InvalidRequest for values S3 refuses.
+// *s3err.Error: MalformedXML for documents that do not follow the schema
+// or have more than maxTokens XML tokens, InvalidRequest for values S3
+// refuses.
 func Parse(data []byte) (*Config, error) {
 	if len(data) > MaxSize {
 		return nil, s3err.New(s3err.MaxMessageLengthExceeded)
 	}
-	var raw struct {
-		XMLName xml.Name         `xml:"CORSConfiguration"`
-		Rules   []rawRule        `xml:"CORSRule"`
-		Unknown []unknownElement `xml:",any"`
+	raw, err := decode(data)
+	if err != nil {
+		return nil, err
 	}
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&raw); err != nil {
+	if ns := raw.space; ns != "" && ns != s3NS {
 		return nil, malformedXML("")
 	}
-	if ns := raw.XMLName.Space; ns != "" && ns != s3NS {
+	if raw.unknown != "" {
+		return nil, malformedXML("Unknown element " + raw.unknown + " in CORSConfiguration.")
+	}
+	if len(raw.rules) == 0 {
 		return nil, malformedXML("")
 	}
-	if len(raw.Unknown) > 0 {
-		return nil, malformedXML("Unknown element " + raw.Unknown[0].XMLName.Local + " in CORSConfiguration.")
-	}
-	if len(raw.Rules) == 0 {
-		return nil, malformedXML("")
-	}
-	if len(raw.Rules) > MaxRules {
+	if len(raw.rules) > MaxRules {
 		return nil, malformedXML("The number of CORS rules should not exceed allowed limit of 100 rules.")
 	}
-	c := &Config{NS: s3NS, Rules: make([]Rule, 0, len(raw.Rules))}
-	for _, rr := range raw.Rules {
+	c := &Config{NS: s3NS, Rules: make([]Rule, 0, len(raw.rules))}
+	for _, rr := range raw.rules {
 		r, err := rr.rule()
 		if err != nil {
 			return nil, err
@@ -91,20 +80,34 @@ func Parse(data []byte) (*Config, error) {
 	return c, nil
 }
 
+// rawConfig is a CORSConfiguration as read, before validation.
+type rawConfig struct {
+	// space is the root element's namespace.
+	space string
+	rules []rawRule
+	// unknown is the name of the first element directly in the root that
+	// the schema does not define, so that a misspelt element is an error
+	// rather than silently dropped.
+	unknown string
+}
+
+// rawRule is one CORSRule as read: every value of each element, so that
+// a repeated ID or MaxAgeSeconds can be refused.
 type rawRule struct {
-	ID             []string         `xml:"ID"`
-	AllowedHeaders []string         `xml:"AllowedHeader"`
-	AllowedMethods []string         `xml:"AllowedMethod"`
-	AllowedOrigins []string         `xml:"AllowedOrigin"`
-	ExposeHeaders  []string         `xml:"ExposeHeader"`
-	MaxAgeSeconds  []string         `xml:"MaxAgeSeconds"`
-	Unknown        []unknownElement `xml:",any"`
+	ID             []string
+	AllowedHeaders []string
+	AllowedMethods []string
+	AllowedOrigins []string
+	ExposeHeaders  []string
+	MaxAgeSeconds  []string
+	// unknown is the first element the schema does not define.
+	unknown string
 }
 
 func (rr rawRule) rule() (Rule, error) {
 	var r Rule
-	if len(rr.Unknown) > 0 {
-		return r, malformedXML("Unknown element " + rr.Unknown[0].XMLName.Local + " in CORSRule.")
+	if rr.unknown != "" {
+		return r, malformedXML("Unknown element " + rr.unknown + " in CORSRule.")
 	}
 	if len(rr.ID) > 1 || len(rr.MaxAgeSeconds) > 1 {
 		return r, malformedXML("")
