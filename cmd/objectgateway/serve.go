@@ -177,8 +177,15 @@ func serve(ctx context.Context, args []string, e env) error {
 	errc := make(chan error, 1)
 	// expect.Listener lets requests with an Expect header other than
 	// 100-continue reach the handler, which serves them as S3 does,
-	// instead of net/http's 417.
-	go func() { errc <- srv.Serve(expect.Listener(ln)) }()
+	// instead of net/http's 417. It reads the plaintext of a connection,
+	// so it cannot sit under TLS, and above it net/http would no longer
+	// see a *tls.Conn (no r.TLS, no clean answer to plain HTTP): over TLS
+	// such requests keep net/http's 417.
+	serveLn := ln
+	if s3TLS == nil {
+		serveLn = expect.Listener(ln)
+	}
+	go func() { errc <- srv.Serve(serveLn) }()
 	sweepDone := make(chan struct{})
 	go func() {
 		defer close(sweepDone)
