@@ -298,3 +298,71 @@ func TestCompletionRetryInFlightAssemblesOnce(t *testing.T) {
 	}
 	checkObjectBytes(t, root, "retry", bytes.Join([][]byte{a, b}, nil))
 }
+
+// TestRegionAfterRestart: a new process recovers the upload's part size
+// from the region records, so parts uploaded after a restart still land
+// at their offsets and the completion copies nothing.
+func TestRegionAfterRestart(t *testing.T) {
+	root := t.TempDir()
+	l, err := Open(Options{Root: root, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.CreateBucket(Bucket{Name: "bkt"}); err != nil {
+		t.Fatal(err)
+	}
+	id := mpStart(t, l, "restart")
+	a, b, c := regionPart(1, 0, MinPartSize), regionPart(2, 0, MinPartSize), regionPart(3, 0, 77)
+	p1, p2 := mpUpload(t, l, "restart", id, 1, a), mpUpload(t, l, "restart", id, 2, b)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = Open(Options{Root: root, NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	p3 := mpUpload(t, l, "restart", id, 3, c)
+	if !p3.InRegion || p3.Offset != 2*MinPartSize {
+		t.Fatalf("part 3 after restart: in region %v at %d, want at %d", p3.InRegion, p3.Offset, 2*MinPartSize)
+	}
+	before := l.fs.CopiedBytes()
+	completeParts(t, l, "restart", id, p1, p2, p3)
+	if n := l.fs.CopiedBytes() - before; n != 0 {
+		t.Errorf("completion copied %d bytes, want 0", n)
+	}
+	checkObjectBytes(t, root, "restart", bytes.Join([][]byte{a, b, c}, nil))
+}
+
+// TestRegionLinkedElsewhereIsNotReused: a completion that crashed after
+// renaming the region to its key, before the index commit, leaves the
+// region with a second link, which the key's file is. That file must not
+// change: later parts go to files of their own, and the next completion
+// copies every part into a new file.
+func TestRegionLinkedElsewhereIsNotReused(t *testing.T) {
+	l, root, _ := newMPLayer(t)
+	id := mpStart(t, l, "linked")
+	a, b := regionPart(1, 0, MinPartSize), regionPart(2, 0, MinPartSize)
+	p1, p2 := mpUpload(t, l, "linked", id, 1, a), mpUpload(t, l, "linked", id, 2, b)
+	published := filepath.Join(root, "bkt", "published")
+	if err := os.Link(filepath.Join(root, ".objectgateway", "multipart", id, "region"), published); err != nil {
+		t.Fatal(err)
+	}
+	snapshot, err := os.ReadFile(published)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := regionPart(3, 0, 123)
+	p3 := mpUpload(t, l, "linked", id, 3, c)
+	if p3.InRegion {
+		t.Error("part 3 went into a region that is linked elsewhere")
+	}
+	before := l.fs.CopiedBytes()
+	completeParts(t, l, "linked", id, p1, p2, p3)
+	if n, all := l.fs.CopiedBytes()-before, int64(len(a)+len(b)+len(c)); n != all {
+		t.Errorf("completion copied %d bytes, want %d (every part)", n, all)
+	}
+	checkObjectBytes(t, root, "linked", bytes.Join([][]byte{a, b, c}, nil))
+	if now, err := os.ReadFile(published); err != nil || !bytes.Equal(now, snapshot) {
+		t.Errorf("the file linked to the region changed (%v)", err)
+	}
+}
