@@ -389,9 +389,6 @@ func (s *Server) completeSlowly(w http.ResponseWriter, r *http.Request, rq *requ
 		case <-tick.C:
 			if alive {
 				alive = write(w, rc, []byte(" "))
-				if s.keepAliveSent != nil {
-					s.keepAliveSent()
-				}
 			}
 		}
 	}

@@ -109,9 +109,6 @@ type Server struct {
 	access accessCache
 	// documents is the budget of Options.DocumentMemory.
 	documents *documentBudget
-	// keepAliveSent, when set by a test, runs after each space a slow
-	// CompleteMultipartUpload sends (completeSlowly).
-	keepAliveSent func()
 	// bucketCacheControl is set when some bucket has a default
 	// Cache-Control; see setDefaultCacheControl.
 	bucketCacheControl bool

@@ -507,7 +507,9 @@ func (c *completionCalls) do(key string, fn func() (Object, error)) (Object, err
 	if c.m == nil {
 		c.m = make(map[string]*completionCall)
 	}
-	call := &completionCall{done: make(chan struct{})}
+	// A completion that panics leaves its waiters this error, not an
+	// empty success; the panic itself goes on to the caller's recovery.
+	call := &completionCall{done: make(chan struct{}), err: s3err.Newf(s3err.InternalError, "the completion failed")}
 	c.m[key] = call
 	c.mu.Unlock()
 	defer func() {
