@@ -177,7 +177,9 @@ func (l *Layer) claimRegion(ref partRef, size int64) *regionClaim {
 		}
 		g.size = size
 	}
-	if size > g.size {
+	if size > g.size || int64(ref.Number-1)*g.size+size > MaxObjectSize {
+		// Too large for its range, or at an offset no object reaches
+		// (and the filesystem may refuse): a file of its own.
 		return nil
 	}
 	r, err := l.openRegion(g, ref.UploadID)
