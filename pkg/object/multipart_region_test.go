@@ -366,3 +366,33 @@ func TestRegionLinkedElsewhereIsNotReused(t *testing.T) {
 		t.Errorf("the file linked to the region changed (%v)", err)
 	}
 }
+
+// TestUploadPartCopyIntoRegion: parts made by UploadPartCopy go into the
+// region like uploaded ones, and their completion copies nothing more.
+func TestUploadPartCopyIntoRegion(t *testing.T) {
+	l, root, _ := newMPLayer(t)
+	src := regionPart(9, 0, MinPartSize+10)
+	if _, err := l.PutObject(PutInput{Bucket: "bkt", Key: "src", Body: bytes.NewReader(src), Size: int64(len(src))}); err != nil {
+		t.Fatal(err)
+	}
+	id := mpStart(t, l, "copied")
+	whole := func(size int64) (int64, int64, error) { return 0, MinPartSize, nil }
+	tail := func(size int64) (int64, int64, error) { return MinPartSize, 10, nil }
+	var parts []Part
+	for i, rng := range []func(int64) (int64, int64, error){whole, tail} {
+		p, err := l.UploadPartCopy(CopyPartInput{Bucket: "bkt", Key: "copied", UploadID: id, Number: i + 1, SrcBucket: "bkt", SrcKey: "src", Range: rng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.InRegion {
+			t.Errorf("copied part %d is not in the region", p.Number)
+		}
+		parts = append(parts, p)
+	}
+	before := l.fs.CopiedBytes()
+	completeParts(t, l, "copied", id, parts...)
+	if n := l.fs.CopiedBytes() - before; n != 0 {
+		t.Errorf("completion copied %d bytes, want 0", n)
+	}
+	checkObjectBytes(t, root, "copied", src)
+}
