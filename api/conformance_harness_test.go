@@ -82,10 +82,12 @@ type gateway struct {
 	Region    string
 	Root      string
 
-	opts    api.Options
-	plain   *httptest.Server
-	secure  *httptest.Server
-	handler atomic.Pointer[http.Handler]
+	opts api.Options
+	// layerOpts, when set, adjusts the object layer's options.
+	layerOpts func(*object.Options)
+	plain     *httptest.Server
+	secure    *httptest.Server
+	handler   atomic.Pointer[http.Handler]
 
 	mu    sync.Mutex
 	layer *object.Layer
@@ -96,7 +98,15 @@ type gateway struct {
 // for x-amz-request-id.
 func startGateway(t *testing.T, opts ...gatewayOption) *gateway {
 	t.Helper()
+	return startGatewayLayer(t, nil, opts...)
+}
+
+// startGatewayLayer is startGateway with the object layer's options
+// adjusted by layerOpts.
+func startGatewayLayer(t *testing.T, layerOpts func(*object.Options), opts ...gatewayOption) *gateway {
+	t.Helper()
 	g := &gateway{
+		layerOpts: layerOpts,
 		t:         t,
 		AccessKey: testAccessKey,
 		SecretKey: testSecretKey,
@@ -135,7 +145,11 @@ func (g *gateway) open() {
 	g.t.Helper()
 	// NoSync: the suite checks the S3 protocol, not durability, and fsync
 	// would dominate its run time.
-	layer, err := object.Open(object.Options{Root: g.Root, NoSync: true})
+	lo := object.Options{Root: g.Root, NoSync: true}
+	if g.layerOpts != nil {
+		g.layerOpts(&lo)
+	}
+	layer, err := object.Open(lo)
 	if err != nil {
 		g.t.Fatalf("object.Open(%s): %v", g.Root, err)
 	}

@@ -42,6 +42,19 @@ func (s *Server) writeError(w *responseWriter, r *http.Request, rq *request, err
 		w.WriteHeader(status)
 		return
 	}
+	out := s.errorDocument(r, rq, e)
+	h.Set("Content-Type", "application/xml")
+	h.Set("Content-Length", itoa(int64(len(xml.Header)+len(out))))
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(xml.Header))
+	_, _ = w.Write(out)
+}
+
+// errorDocument is the <Error> document of err, without the XML
+// declaration: the body writeError sends, and what a CompleteMultipartUpload
+// that already answered 200 sends when it fails (completeSlowly).
+func (s *Server) errorDocument(r *http.Request, rq *request, err error) []byte {
+	e := s3err.As(err)
 	body := errorBody{
 		Code:      e.Code.String(),
 		Message:   e.Text(),
@@ -56,11 +69,7 @@ func (s *Server) writeError(w *responseWriter, r *http.Request, rq *request, err
 	if merr != nil {
 		out = []byte("<Error><Code>InternalError</Code></Error>")
 	}
-	h.Set("Content-Type", "application/xml")
-	h.Set("Content-Length", itoa(int64(len(xml.Header)+len(out))))
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(xml.Header))
-	_, _ = w.Write(out)
+	return out
 }
 
 // writeXML renders a successful XML response.

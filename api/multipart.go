@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/checksum"
@@ -318,10 +319,92 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	if in.Parts, err = parseCompleteRequest(body); err != nil {
 		return err
 	}
-	o, err := s.layer.CompleteMultipartUpload(in)
-	if err != nil {
-		return err
+	done := make(chan completion, 1)
+	go func() { done <- s.complete(in) }()
+	wait := time.NewTimer(s.opts.CompleteKeepAlive)
+	defer wait.Stop()
+	var c completion
+	select {
+	case c = <-done:
+	case <-wait.C:
+		return s.completeSlowly(w, r, rq, done)
 	}
+	if c.err != nil {
+		return c.err
+	}
+	return writeXML(w, http.StatusOK, completeResult(rq, c.o))
+}
+
+// completion is the outcome of a CompleteMultipartUpload in the layer.
+type completion struct {
+	o   object.Object
+	err error
+}
+
+// complete runs a completion on its own goroutine: a panic becomes an
+// InternalError there, as the server's recovery makes of one on the
+// request's goroutine.
+func (s *Server) complete(in object.CompleteInput) (c completion) {
+	defer func() {
+		if p := recover(); p != nil {
+			c = completion{err: s3err.Newf(s3err.InternalError, "completion failed: %v", p)}
+		}
+	}()
+	o, err := s.layer.CompleteMultipartUpload(in)
+	return completion{o, err}
+}
+
+// completeSlowly answers a completion that has not finished within
+// Options.CompleteKeepAlive as S3 does: 200 and the XML declaration at
+// once, then a space every CompleteKeepAlive so that the client's read
+// timeout never fires, then the CompleteMultipartUploadResult or, when
+// the completion failed, the Error document, in the body of the 200.
+// SDKs look for an Error document in the body of this operation's 200.
+func (s *Server) completeSlowly(w http.ResponseWriter, r *http.Request, rq *request, done <-chan completion) error {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(http.StatusOK)
+	// Once the client is gone there is nobody to write to, but the
+	// completion is waited for all the same: it holds the request's slot
+	// until it ends, and a retry gets its result.
+	alive := write(w, rc, []byte(xml.Header))
+	tick := time.NewTicker(s.opts.CompleteKeepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case c := <-done:
+			if !alive {
+				return nil
+			}
+			var body []byte
+			if c.err != nil {
+				body = s.errorDocument(r, rq, c.err)
+			} else if b, err := xml.Marshal(completeResult(rq, c.o)); err == nil {
+				body = b
+			} else {
+				body = s.errorDocument(r, rq, err)
+			}
+			write(w, rc, body)
+			return nil
+		case <-tick.C:
+			if alive {
+				alive = write(w, rc, []byte(" "))
+			}
+		}
+	}
+}
+
+// write writes p and flushes it to the client, reporting whether that
+// worked.
+func write(w http.ResponseWriter, rc *http.ResponseController, p []byte) bool {
+	if _, err := w.Write(p); err != nil {
+		return false
+	}
+	return rc.Flush() == nil
+}
+
+// completeResult is the CompleteMultipartUploadResult of object o.
+func completeResult(rq *request, o object.Object) completeMultipartUploadResult {
 	out := completeMultipartUploadResult{
 		NS: s3NS, Location: "/" + rq.bucket + "/" + s3name.EscapeKey(rq.key),
 		Bucket: rq.bucket, Key: rq.key, ETag: `"` + o.ETag + `"`,
@@ -330,7 +413,7 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 		out.set(c.Algorithm, c.Value)
 		out.ChecksumType = c.Type
 	}
-	return writeXML(w, http.StatusOK, out)
+	return out
 }
 
 // abortMultipartUpload answers AbortMultipartUpload.

@@ -74,7 +74,18 @@ type Options struct {
 	// a smaller value than the largest document limit (4 MiB) is raised
 	// to it.
 	DocumentMemory int64
+	// CompleteKeepAlive is how long a CompleteMultipartUpload may run
+	// before the response starts: then it answers 200 at once and sends
+	// a space every CompleteKeepAlive until the result (or the Error
+	// document) follows in the body, as S3 does, so that no client read
+	// timeout fires during a long assembly. Zero means the default, 2 s.
+	CompleteKeepAlive time.Duration
 }
+
+// defaultCompleteKeepAlive is Options.CompleteKeepAlive's default: well
+// below the read timeouts of clients (the AWS CLI's is 60 s, and users
+// set 5 s).
+const defaultCompleteKeepAlive = 2 * time.Second
 
 // Server is the S3 HTTP handler.
 type Server struct {
@@ -114,6 +125,9 @@ func New(layer *object.Layer, o Options) *Server {
 	}
 	if o.DocumentMemory == 0 {
 		o.DocumentMemory = DefaultDocumentMemory
+	}
+	if o.CompleteKeepAlive <= 0 {
+		o.CompleteKeepAlive = defaultCompleteKeepAlive
 	}
 	if o.PostFieldTimeout == 0 {
 		o.PostFieldTimeout = defaultPostFieldTimeout

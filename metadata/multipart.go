@@ -66,6 +66,11 @@ type Part struct {
 	// tell the file it opens is the one this record describes and not a
 	// re-upload of the same part number that replaced it meanwhile.
 	FileInode uint64
+	// InRegion says the part's bytes are in its upload's region file (see
+	// storage.Region) at Offset, and not in a file of their own; FileInode
+	// is then the region file's inode.
+	InRegion bool
+	Offset   int64
 }
 
 // Completion is what a completed upload produced, kept so that a retried
@@ -101,6 +106,7 @@ const (
 	tagPartModified = 3
 	tagPartChecksum = 4
 	tagPartInode    = 5
+	tagPartRegion   = 6
 )
 
 // Completion field tags.
@@ -201,6 +207,13 @@ func (p *Part) MarshalBinary() ([]byte, error) {
 		e.checksum(tagPartChecksum, p.Checksum)
 	}
 	e.uint(tagPartInode, p.FileInode)
+	if p.InRegion {
+		if p.Offset < 0 {
+			return nil, fmt.Errorf("metadata: negative part offset %d", p.Offset)
+		}
+		// One more than the offset: the encoder leaves zeros out.
+		e.uint(tagPartRegion, uint64(p.Offset)+1)
+	}
 	return e.b, nil
 }
 
@@ -225,6 +238,13 @@ func (p *Part) UnmarshalBinary(data []byte) error {
 			r.Checksum, err = parseChecksum(b)
 		case tagPartInode:
 			r.FileInode, err = parseUint(b)
+		case tagPartRegion:
+			var v uint64
+			v, err = parseUint(b)
+			if err == nil && (v == 0 || v > math.MaxInt64) {
+				err = fmt.Errorf("offset %d out of range", v)
+			}
+			r.InRegion, r.Offset = true, int64(v)-1
 		}
 		return err
 	})

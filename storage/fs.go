@@ -64,6 +64,9 @@ type FS struct {
 	prefix string // random per FS, so temp names never collide across processes
 	seq    atomic.Uint64
 
+	// copied counts the bytes copied from file to file (CopiedBytes).
+	copied atomic.Int64
+
 	roots rootCache // bucket Roots for reads (rootcache.go)
 
 	// fault, when set (by tests only), is asked before each write and

@@ -116,6 +116,7 @@ func (l *Layer) DeleteBucket(name string) error {
 	for _, u := range uploads.Uploads {
 		// An error leaves an orphaned part directory, which the sweep of
 		// SweepUploads removes later; the bucket is deleted either way.
+		l.dropGate(u.ID)
 		_ = l.fs.RemoveParts(u.ID)
 	}
 	if err := l.fs.RemoveBucket(name); err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, syscall.ENOTEMPTY) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/objectgateway/objectgateway/pkg/checksum"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
-	"github.com/objectgateway/objectgateway/storage"
 )
 
 // copyBufs holds the buffers small PUTs copy through, so a PUT allocates
@@ -46,7 +45,7 @@ var pipelines = make(chan struct{}, runtime.GOMAXPROCS(0))
 // the file and hands it to a hashing goroutine, which hashes it while the
 // next one is read and written. A PUT then takes about as long as the
 // longer of the two instead of their sum.
-func copyBody(up *storage.Upload, body io.Reader, dg *checksum.Digest, size int64) (int64, error) {
+func copyBody(up io.Writer, body io.Reader, dg *checksum.Digest, size int64) (int64, error) {
 	var n int64
 	var err error
 	if size >= 0 && size < pipelineMin {
@@ -69,7 +68,7 @@ func copyBody(up *storage.Upload, body io.Reader, dg *checksum.Digest, size int6
 }
 
 // copySerial reads, hashes and writes body on the calling goroutine.
-func copySerial(up *storage.Upload, body io.Reader, dg *checksum.Digest, size int64) (int64, error) {
+func copySerial(up io.Writer, body io.Reader, dg *checksum.Digest, size int64) (int64, error) {
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
@@ -99,7 +98,7 @@ func copySerial(up *storage.Upload, body io.Reader, dg *checksum.Digest, size in
 // pipeDepth buffers of pipeChunk bytes in flight between the two. A buffer
 // goes back to the reader once it is both written and hashed; the hasher
 // has hashed everything when copyPipelined returns.
-func copyPipelined(up *storage.Upload, body io.Reader, dg *checksum.Digest, size int64) (int64, error) {
+func copyPipelined(up io.Writer, body io.Reader, dg *checksum.Digest, size int64) (int64, error) {
 	defer func() { <-pipelines }()
 	free := make(chan *[]byte, pipeDepth)
 	for range pipeDepth {

@@ -353,6 +353,13 @@ func (f *fsck) multipart() error {
 			}
 			for _, part := range parts {
 				after = part.Number
+				if part.InRegion {
+					fi, err := f.l.fs.StatRegion(u.ID)
+					if err != nil || fi.Size < part.Offset+part.Size || fi.Inode != part.FileInode {
+						f.add(Problem{Kind: MissingPart, Bucket: u.Bucket, Key: u.Key, Name: fmt.Sprintf("%s/%d", u.ID, part.Number), Detail: "region file is missing or too short"})
+					}
+					continue
+				}
 				file, err := f.l.fs.OpenPart(u.ID, part.Number)
 				if err != nil {
 					f.add(Problem{Kind: MissingPart, Bucket: u.Bucket, Key: u.Key, Name: fmt.Sprintf("%s/%d", u.ID, part.Number), Detail: err.Error()})

@@ -38,6 +38,10 @@ type Options struct {
 	// HotCache keeps small hot objects in memory for ReadObject; nil: off.
 	// The Layer stops it on Close.
 	HotCache *hotcache.Cache
+	// OnAssemble, when set, runs when a CompleteMultipartUpload has
+	// checked its parts and is about to assemble the object: the seam a
+	// test uses to hold a completion while it observes what clients see.
+	OnAssemble func()
 }
 
 // Layer is the object layer over one data root.
@@ -68,6 +72,14 @@ type Layer struct {
 	// cacheControlSet is set once UpdateBucket gives a bucket a default
 	// Cache-Control (BucketCacheControlSet).
 	cacheControlSet atomic.Bool
+	// gates coordinate the writers of each upload's region with its
+	// completion and abort (multipart_region.go).
+	gates regionGates
+	// completions coalesces the concurrent completions of one upload: a
+	// retry that arrives while the first still runs gets its answer.
+	completions completionCalls
+	// onAssemble is Options.OnAssemble.
+	onAssemble func()
 }
 
 // Open opens the data root and its index. It never walks the tree, so it is
@@ -120,7 +132,7 @@ func assemble(o Options, fsys *storage.FS, ix *metadata.Index) *Layer {
 	if now == nil {
 		now = time.Now
 	}
-	l := &Layer{fs: fsys, ix: ix, now: now, hot: o.HotCache}
+	l := &Layer{fs: fsys, ix: ix, now: now, hot: o.HotCache, onAssemble: o.OnAssemble}
 	l.locks.seed = maphash.MakeSeed()
 	l.fence.seed = maphash.MakeSeed()
 	if o.LazyMD5 {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -211,12 +212,20 @@ type partRef struct {
 	Number   int
 }
 
-// writePart hashes body into a staged file while copying it, then stores
-// it as part ref.Number of its upload.
+// writePart hashes body while copying it, then stores it as part
+// ref.Number of its upload: into the upload's region when the part may
+// go there (claimRegion), else into a staged file of its own.
 func (l *Layer) writePart(ref partRef, body io.Reader, size int64, expect checksum.Expect) (Part, error) {
 	dg, err := checksum.NewDigest(expect)
 	if err != nil {
 		return Part{}, err
+	}
+	if c := l.claimRegion(ref, size); c != nil {
+		p, err := l.writeRegionPart(ref, c, body, size, dg)
+		if err != nil {
+			c.release()
+		}
+		return p, err
 	}
 	up, err := l.fs.NewUpload()
 	if err != nil {
@@ -227,22 +236,45 @@ func (l *Layer) writePart(ref partRef, body io.Reader, size int64, expect checks
 	if err != nil {
 		return Part{}, err
 	}
+	// Flushed before storePart takes the bucket's fence (see commit).
+	if err := up.Sync(); err != nil {
+		return Part{}, mapErr(err)
+	}
+	return l.storePart(ref, up.CommitPart, l.partRecord(ref, written, dg), nil)
+}
+
+// writeRegionPart writes a part into its claimed range of the region,
+// makes it durable and records it.
+func (l *Layer) writeRegionPart(ref partRef, c *regionClaim, body io.Reader, size int64, dg *checksum.Digest) (Part, error) {
+	written, err := copyBody(c, body, dg, size)
+	if err != nil {
+		return Part{}, err
+	}
+	p := l.partRecord(ref, written, dg)
+	p.InRegion, p.Offset = true, c.off
+	// Flushed before storePart takes the bucket's fence (see commit); a
+	// failure is storePart's to answer, as a failed commit of a part's
+	// own file is.
+	fi, serr := c.sync()
+	synced := func(string, int) (storage.FileInfo, error) { return fi, serr }
+	return l.storePart(ref, synced, p, c.record)
+}
+
+// partRecord is the record of a part of written bytes hashed by dg.
+func (l *Layer) partRecord(ref partRef, written int64, dg *checksum.Digest) Part {
 	alg, sum := dg.Checksum()
 	p := Part{Number: ref.Number, Size: written, ETag: hex.EncodeToString(dg.MD5()), LastModified: l.now().UTC()}
 	if alg != checksum.None {
 		p.Checksum = metadata.Checksum{Algorithm: alg.String(), Value: sum}
 	}
-	// Flushed before storePart takes the bucket's fence (see commit).
-	if err := up.Sync(); err != nil {
-		return Part{}, mapErr(err)
-	}
-	return l.storePart(ref, up.CommitPart, p)
+	return p
 }
 
-// storePart commits a part's file and then its record, fenced against
-// the deletion of its bucket. If the upload was aborted meanwhile, the
-// part's files are removed again.
-func (l *Layer) storePart(ref partRef, commit func(string, int) (storage.FileInfo, error), p Part) (Part, error) {
+// storePart commits a part's bytes (commit) and then its record, fenced
+// against the deletion of its bucket; guard, when set, runs the record's
+// commit (a region claim refuses it once sealed). If the upload was
+// aborted meanwhile, the part's files are removed again.
+func (l *Layer) storePart(ref partRef, commit func(string, int) (storage.FileInfo, error), p Part, guard func(func() error) error) (Part, error) {
 	bucket, key, id := ref.Bucket, ref.Key, ref.UploadID
 	_, release, err := l.enter(bucket, ref.BucketID)
 	if err != nil {
@@ -259,8 +291,14 @@ func (l *Layer) storePart(ref partRef, commit func(string, int) (storage.FileInf
 		return Part{}, mapErr(err)
 	}
 	p.FileInode = fi.Inode
-	if err := l.ix.PutPart(bucket, key, id, p); err != nil {
-		if errors.Is(err, metadata.ErrNoSuchUpload) {
+	put := func() error { return l.ix.PutPart(bucket, key, id, p) }
+	if guard != nil {
+		err = guard(put)
+	} else {
+		err = put()
+	}
+	if err != nil {
+		if errors.Is(err, metadata.ErrNoSuchUpload) || !l.ix.UploadExists(id) {
 			_ = l.fs.RemoveParts(id)
 			return Part{}, s3err.New(s3err.NoSuchUpload).With("UploadId", id)
 		}
@@ -365,6 +403,8 @@ func (l *Layer) AbortMultipartUpload(bucket, key, id string) error {
 		}
 		return bucketErr(err, bucket)
 	}
+	// Region writers of this upload stop at their next write.
+	l.dropGate(id)
 	if err := l.fs.RemoveParts(id); err != nil && !errors.Is(err, syscall.ENOTEMPTY) {
 		return mapErr(err)
 	}
@@ -426,12 +466,71 @@ type CompleteInput struct {
 	Chown *POSIXOwner
 }
 
-// CompleteMultipartUpload assembles the listed parts into the object. The
-// parts are copied file to file inside the kernel, then published like a
-// single PUT (fsync, rename, index), and the upload's record and parts go
-// in the same index transaction as the new object's record. Completing an
-// upload that was already completed answers as the first completion did.
+// CompleteMultipartUpload assembles the listed parts into the object and
+// publishes it like a single PUT (fsync, rename, index); the upload's
+// record and parts go in the same index transaction as the new object's
+// record. When the parts are 1..N of the upload's regular size the
+// object is the upload's region file, renamed: nothing is copied but the
+// parts that live in files of their own (see multipart_region.go);
+// otherwise every part is copied file to file inside the kernel.
+//
+// Completions of one upload are coalesced: one that arrives while another
+// runs waits for it and gets its answer, so a client that gave up waiting
+// and retried never makes a second assembly. Completing an upload that
+// was already completed answers as the first completion did.
 func (l *Layer) CompleteMultipartUpload(in CompleteInput) (Object, error) {
+	return l.completions.do(in.Bucket+"\x00"+in.Key+"\x00"+in.UploadID, func() (Object, error) {
+		return l.completeMultipartUpload(in)
+	})
+}
+
+// completionCalls coalesces the concurrent completions of one upload, as
+// singleflight does, with a seam for tests.
+type completionCalls struct {
+	mu sync.Mutex
+	m  map[string]*completionCall
+	// onJoin, when set by a test, runs when a completion joins one in
+	// flight instead of running its own.
+	onJoin func()
+}
+
+type completionCall struct {
+	done chan struct{}
+	o    Object
+	err  error
+}
+
+// do runs fn for key unless a call for key is in flight, in which case
+// it waits for that one and returns its result.
+func (c *completionCalls) do(key string, fn func() (Object, error)) (Object, error) {
+	c.mu.Lock()
+	if call, ok := c.m[key]; ok {
+		c.mu.Unlock()
+		if c.onJoin != nil {
+			c.onJoin()
+		}
+		<-call.done
+		return call.o, call.err
+	}
+	if c.m == nil {
+		c.m = make(map[string]*completionCall)
+	}
+	// A completion that panics leaves its waiters this error, not an
+	// empty success; the panic itself goes on to the caller's recovery.
+	call := &completionCall{done: make(chan struct{}), err: s3err.Newf(s3err.InternalError, "the completion failed")}
+	c.m[key] = call
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.m, key)
+		c.mu.Unlock()
+		close(call.done)
+	}()
+	call.o, call.err = fn()
+	return call.o, call.err
+}
+
+func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 	id, err := l.identify(in.Bucket, in.Conditions.BucketID)
 	if err != nil {
 		return Object{}, err
@@ -444,6 +543,16 @@ func (l *Layer) CompleteMultipartUpload(in CompleteInput) (Object, error) {
 		}
 		return Object{}, err
 	}
+	// Sealing the region before the parts are read means no region
+	// writer can commit a record this completion does not see.
+	g := l.gate(in.UploadID)
+	g.seal()
+	done := false
+	defer func() {
+		if !done {
+			g.unseal()
+		}
+	}()
 	stored, _, err := l.ix.Parts(in.Bucket, in.Key, in.UploadID, 0, 0)
 	if err != nil {
 		return Object{}, keyErr(err, in.Bucket, in.Key)
@@ -491,16 +600,14 @@ func (l *Layer) CompleteMultipartUpload(in CompleteInput) (Object, error) {
 		rec.Checksums = []metadata.Checksum{*sum}
 	}
 
-	up, err := l.fs.NewUpload()
+	if l.onAssemble != nil {
+		l.onAssemble()
+	}
+	up, err := l.assemble(g, in.UploadID, chosen, stored, rec.Size)
 	if err != nil {
-		return Object{}, mapErr(err)
+		return Object{}, err
 	}
 	defer up.Abort()
-	for _, p := range chosen {
-		if err := l.appendPart(up.File(), in.UploadID, p); err != nil {
-			return Object{}, err
-		}
-	}
 	if err := chownStaged(up, in.Chown); err != nil {
 		return Object{}, err
 	}
@@ -519,36 +626,10 @@ func (l *Layer) CompleteMultipartUpload(in CompleteInput) (Object, error) {
 	if err != nil {
 		return Object{}, err
 	}
+	done = true
+	l.dropGate(in.UploadID)
 	_ = l.fs.RemoveParts(in.UploadID)
 	return out, nil
-}
-
-// appendPart copies a part's file to the end of dst. Between two files
-// io.Copy uses copy_file_range: the bytes never pass through user space.
-func (l *Layer) appendPart(dst io.Writer, id string, p Part) error {
-	f, err := l.fs.OpenPart(id, p.Number)
-	if err != nil {
-		return s3err.Wrap(s3err.InvalidPart, err)
-	}
-	defer f.Close()
-	// The open descriptor pins the file: if it is not the one the part's
-	// record describes (the part number was uploaded again since the
-	// parts were listed), its bytes are not the listed part's.
-	st, err := f.Stat()
-	if err != nil {
-		return mapErr(err)
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || st.Size() != p.Size || (p.FileInode != 0 && sys.Ino != p.FileInode) {
-		return s3err.New(s3err.InvalidPart).With("PartNumber", itoa(p.Number))
-	}
-	n, err := io.Copy(dst, io.LimitReader(f, p.Size))
-	if err != nil {
-		return mapErr(err)
-	}
-	if n != p.Size {
-		return s3err.Newf(s3err.InternalError, "part %d is shorter on disk than recorded", p.Number)
-	}
-	return nil
 }
 
 // choosePartsFrom checks a completion's part list against the stored parts
