@@ -101,6 +101,8 @@ type Server struct {
 	// bucketCacheControl is set when some bucket has a default
 	// Cache-Control; see setDefaultCacheControl.
 	bucketCacheControl bool
+	// flights are the requests being served; see Cut.
+	flights flights
 }
 
 // New returns the S3 handler for a layer.
@@ -141,8 +143,12 @@ func (s *Server) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 
 	s.opts.Metrics.begin()
 	// The slot is held until the answer, error or not, has been written,
-	// and given back even if a handler panics.
+	// and given back even if a handler panics; so is the request's place
+	// among those in flight (inflight.go).
 	defer s.leave(rq)
+	fl := s.flights.begin()
+	defer fl.end()
+	r = countBody(r, rq)
 	err := s.serve(w, r, rq, s.resolve(r))
 	if err != nil && rq.slot == nil && !isSlowDown(err) {
 		// An error found before the request was admitted (a malformed
@@ -157,6 +163,10 @@ func (s *Server) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rq, err)
 	}
 	s.opts.Metrics.end(rq.op, w.status, r.ContentLength, w.written, s.now().Sub(start))
+	if fl.end() {
+		s.logCut(r, rq, w, s.now().Sub(start))
+		return
+	}
 	s.logAccess(r, rq, w, err, start)
 }
 
@@ -182,6 +192,8 @@ type request struct {
 	// document is the share of the document budget the request holds;
 	// see readBodyOpt.
 	document int64
+	// received counts the body bytes read so far; see countBody.
+	received int64
 }
 
 // queryOf returns r's parsed query, parsing it once per request: a

@@ -30,11 +30,10 @@ type env struct {
 	// Tests step it, so that a copy expires when the test says and not
 	// when a slow machine lets a short max-age run out.
 	edgeNow func() time.Time
+	// wrap, when set, wraps the S3 handler (tests watch requests arrive
+	// with it).
+	wrap func(http.Handler) http.Handler
 }
-
-// shutdownGrace bounds how long in-flight requests may take to finish after
-// SIGINT or SIGTERM.
-const shutdownGrace = 30 * time.Second
 
 // serve runs the gateway until ctx is cancelled.
 func serve(ctx context.Context, args []string, e env) error {
@@ -46,6 +45,16 @@ func serve(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	// The last line of a gateway that served says how it stopped. It is
+	// deferred first so that it runs last, after the index and the
+	// staging area are closed.
+	var cut int
+	served := false
+	defer func() {
+		if served {
+			log.Info().Int("cut", cut).Msg("ObjectGateway stopped")
+		}
+	}()
 	adm := newAdmin(cfg.pprof)
 	if cfg.adminListen != "" {
 		addr, err := adm.serve(cfg.adminListen)
@@ -128,7 +137,11 @@ func serve(ctx context.Context, args []string, e env) error {
 		DefaultCacheControl:  cfg.defaultCacheControl,
 		Edge:                 edgeOpts,
 	})
-	srv := newHTTPServer(cfg, handler)
+	var h http.Handler = handler
+	if e.wrap != nil {
+		h = e.wrap(h)
+	}
+	srv := newHTTPServer(cfg, h)
 	log.Info().Str("listen", ln.Addr().String()).Str("root", cfg.root).Str("region", cfg.region).
 		Str("access_key", creds.Access).Bool("fsync", cfg.fsync).Msg("ObjectGateway serving S3")
 	adm.ready.Store(true)
@@ -137,6 +150,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 
 	errc := make(chan error, 1)
+	served = true
 	go func() { errc <- srv.Serve(ln) }()
 	sweepDone := make(chan struct{})
 	go func() {
@@ -149,10 +163,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	case <-ctx.Done():
 	}
-	log.Info().Msg("shutting down: waiting for in-flight requests")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if cut, err = drain(srv, handler, cfg.shutdownTimeout, log); err != nil {
 		return err
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
