@@ -97,11 +97,12 @@ func serve(ctx context.Context, args []string, e env) error {
 		defer w.Close()
 		log.Info().Msg("watch mode: out-of-band changes to bucket directories are indexed as they happen")
 	}
-	creds, created, err := loadCredentials(e.getenv, layer.StatePath(credentialsFile))
+	creds, credSrc, err := loadCredentials(e.getenv, layer.StatePath(credentialsFile))
 	if err != nil {
 		return err
 	}
-	if created {
+	credSrc.log(log, creds.Access)
+	if credSrc.from == fromGenerated {
 		fmt.Fprintf(e.stdout, "Generated credentials (stored in %s):\n  access key: %s\n  secret key: %s\n",
 			layer.StatePath(credentialsFile), creds.Access, creds.Secret)
 	}
