@@ -101,7 +101,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.DurationVar(&c.cacheTTL, "cache-ttl", 10*time.Minute, "edge mode: freshness of objects whose origin response gives none (Cache-Control, Expires)")
 	fs.DurationVar(&c.cacheStaleIfError, "cache-stale-if-error", time.Hour, "edge mode: how long past freshness an object is served while the origin fails (0: never)")
 	fs.BoolVar(&c.edgePublic, "edge-public", false, "edge mode: let anonymous clients read through the edge (public content)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {

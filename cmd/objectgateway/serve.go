@@ -173,14 +173,31 @@ func serve(ctx context.Context, args []string, e env) error {
 	return nil
 }
 
+// logLevel reads --log-level: debug, info, warn or error. zerolog's own
+// parser also takes "", numbers, trace, fatal, panic and disabled, which
+// the flag's help does not offer.
+func logLevel(s string) (zerolog.Level, error) {
+	switch s {
+	case "debug":
+		return zerolog.DebugLevel, nil
+	case "info":
+		return zerolog.InfoLevel, nil
+	case "warn":
+		return zerolog.WarnLevel, nil
+	case "error":
+		return zerolog.ErrorLevel, nil
+	}
+	return zerolog.NoLevel, fmt.Errorf("--log-level %q: want one of debug, info, warn, error", s)
+}
+
 func newLogger(cfg config, stderr io.Writer) (zerolog.Logger, error) {
-	level, err := zerolog.ParseLevel(cfg.logLevel)
+	level, err := logLevel(cfg.logLevel)
 	if err != nil {
-		return zerolog.Nop(), fmt.Errorf("--log-level: %w", err)
+		return zerolog.Nop(), err
 	}
 	out := stderr
 	if cfg.logFormat == "console" {
-		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.RFC3339}
+		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.RFC3339, NoColor: !isTerminal(stderr)}
 	}
 	return zerolog.New(out).Level(level).With().Timestamp().Logger(), nil
 }
