@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
 // This file keeps count of the requests being served, so that a shutdown
@@ -26,36 +28,49 @@ type flights struct {
 
 // flight is one request's membership of flights.
 type flight struct {
-	set   *flights
-	ended bool
-	// cut is whether the request was being served when Cut was called.
-	cut bool
+	set  *flights
+	gone bool
 }
 
-func (f *flights) begin() *flight {
+// begin adds a request, whose flight is fl, to the set.
+func (f *flights) begin(fl *flight) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n++
-	return &flight{set: f}
+	*fl = flight{set: f}
 }
 
-// end takes the request out of the set and reports whether it was cut. It
-// is idempotent, so that ServeHTTP can defer it against a panicking
-// handler and also call it before logging.
-func (fl *flight) end() bool {
-	if fl.ended {
-		return fl.cut
+// leave reports whether the request was cut, to choose its log line. A
+// request that was not cut leaves the set at once, so that a later Cut
+// never counts a request that logs no cut line; a cut one stays until
+// done, called after its line is written, so that whoever waits for the
+// set to empty finds every cut request logged.
+func (fl *flight) leave() (cut bool) {
+	f := fl.set
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cut {
+		return true
 	}
-	fl.ended = true
+	f.n--
+	fl.gone = true
+	return false
+}
+
+// done takes the request out of the set if leave has not. ServeHTTP
+// defers it, which also covers a handler that panics.
+func (fl *flight) done() {
+	if fl.gone {
+		return
+	}
+	fl.gone = true
 	f := fl.set
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n--
-	fl.cut = f.cut
 	if f.cut && f.n == 0 {
 		close(f.idle)
 	}
-	return fl.cut
 }
 
 // Cut marks every request being served as cut off by a shutdown: each
@@ -105,9 +120,10 @@ func countBody(r *http.Request, rq *request) *http.Request {
 
 // logCut writes the line of a request cut at shutdown: the access line's
 // fields, the body bytes received so far, and status "cut", since its
-// client gets no complete answer. status_sent is the status already sent
-// when the response had started.
-func (s *Server) logCut(r *http.Request, rq *request, w *responseWriter, elapsed time.Duration) {
+// client gets no complete answer. answered is the status the gateway gave
+// when the response had started (perhaps only as the connection was
+// closed, and never received), error the S3 error it ended with.
+func (s *Server) logCut(r *http.Request, rq *request, w *responseWriter, err error, elapsed time.Duration) {
 	ev := s.opts.Logger.Warn().
 		Str("request_id", rq.id).
 		Str("op", rq.op).
@@ -121,7 +137,10 @@ func (s *Server) logCut(r *http.Request, rq *request, w *responseWriter, elapsed
 		Str("remote", r.RemoteAddr).
 		Str("access_key", rq.accessKey)
 	if w.started {
-		ev = ev.Int("status_sent", w.status)
+		ev = ev.Int("answered", w.status)
+	}
+	if err != nil {
+		ev = ev.Str("error", s3err.As(err).Code.String())
 	}
 	ev.Msg("request cut at shutdown")
 }

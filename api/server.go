@@ -146,8 +146,9 @@ func (s *Server) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 	// and given back even if a handler panics; so is the request's place
 	// among those in flight (inflight.go).
 	defer s.leave(rq)
-	fl := s.flights.begin()
-	defer fl.end()
+	fl := &rq.flight
+	s.flights.begin(fl)
+	defer fl.done()
 	r = countBody(r, rq)
 	err := s.serve(w, r, rq, s.resolve(r))
 	if err != nil && rq.slot == nil && !isSlowDown(err) {
@@ -163,8 +164,8 @@ func (s *Server) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rq, err)
 	}
 	s.opts.Metrics.end(rq.op, w.status, r.ContentLength, w.written, s.now().Sub(start))
-	if fl.end() {
-		s.logCut(r, rq, w, s.now().Sub(start))
+	if fl.leave() {
+		s.logCut(r, rq, w, err, s.now().Sub(start))
 		return
 	}
 	s.logAccess(r, rq, w, err, start)
@@ -194,6 +195,8 @@ type request struct {
 	document int64
 	// received counts the body bytes read so far; see countBody.
 	received int64
+	// flight is the request's place among those in flight; see Cut.
+	flight flight
 }
 
 // queryOf returns r's parsed query, parsing it once per request: a
