@@ -113,6 +113,8 @@ type Server struct {
 	// bucketCacheControl is set when some bucket has a default
 	// Cache-Control; see setDefaultCacheControl.
 	bucketCacheControl bool
+	// flights are the requests being served; see Cut.
+	flights flights
 }
 
 // New returns the S3 handler for a layer.
@@ -160,8 +162,13 @@ func (s *Server) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 
 	s.opts.Metrics.begin()
 	// The slot is held until the answer, error or not, has been written,
-	// and given back even if a handler panics.
+	// and given back even if a handler panics; so is the request's place
+	// among those in flight (inflight.go).
 	defer s.leave(rq)
+	fl := &rq.flight
+	s.flights.begin(fl)
+	defer fl.done()
+	r = countBody(r, rq)
 	err := s.serve(w, r, rq, s.resolve(r))
 	if err != nil && rq.slot == nil && !isSlowDown(err) {
 		// An error found before the request was admitted (a malformed
@@ -176,6 +183,10 @@ func (s *Server) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rq, err)
 	}
 	s.opts.Metrics.end(rq.op, w.status, r.ContentLength, w.written, s.now().Sub(start))
+	if fl.leave() {
+		s.logCut(r, rq, w, err, s.now().Sub(start))
+		return
+	}
 	s.logAccess(r, rq, w, err, start)
 }
 
@@ -203,6 +214,10 @@ type request struct {
 	// document is the share of the document budget the request holds;
 	// see readBodyOpt.
 	document int64
+	// received counts the body bytes read so far; see countBody.
+	received int64
+	// flight is the request's place among those in flight; see Cut.
+	flight flight
 }
 
 // queryOf returns r's parsed query, parsing it once per request: a

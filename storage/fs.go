@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -155,9 +156,39 @@ func (fs *FS) clearStaging() error {
 	return nil
 }
 
-// Close releases the root. Uploads in flight fail afterwards.
+// Close releases the root. Uploads in flight fail afterwards, and their
+// temp files are removed first, so that a clean exit leaves no staging
+// files behind even when a request was cut off in the middle of its body
+// (see removeOwnStaging).
 func (fs *FS) Close() error {
-	return errors.Join(fs.roots.close(), fs.staging.Close(), fs.rootDir.Close(), fs.root.Close())
+	return errors.Join(fs.removeOwnStaging(), fs.roots.close(), fs.staging.Close(), fs.rootDir.Close(), fs.root.Close())
+}
+
+// removeOwnStaging removes the temp files of this FS's uploads (the ones
+// named with its prefix), not those of another FS on the same root. It
+// keeps the ".prev" links a Publish makes of the version it replaced: a
+// writer still between Publish and Undo would need that link to put the
+// previous version back. Open removes them at the next start, as after a
+// crash.
+func (fs *FS) removeOwnStaging() error {
+	d, err := openDir(fs.root, stagingDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, fs.prefix) || strings.HasSuffix(n, ".prev") {
+			continue
+		}
+		if err := fs.unlinkAt(fs.staging, n, 0); err != nil && !errors.Is(err, syscall.ENOENT) {
+			return err
+		}
+	}
+	return nil
 }
 
 // StatePath returns the absolute path of name in the state directory, for

@@ -19,7 +19,23 @@ var byteUnits = []struct {
 	{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1},
 }
 
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+// String writes the size in the largest binary unit that divides it, as
+// flag defaults are shown ("256KiB", not "262144"); Set reads it back.
+func (b *byteSize) String() string {
+	if b == nil || *b == 0 {
+		return "0"
+	}
+	n := int64(*b)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
 
 // Set parses s; it rejects negative numbers and overflow.
 func (b *byteSize) Set(s string) error {

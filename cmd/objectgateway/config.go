@@ -69,6 +69,9 @@ type config struct {
 	adminTLSCert, adminTLSKey string
 	tlsSelfSigned             bool
 	tlsReloadInterval         time.Duration
+	// shutdownTimeout is the drain limit: how long requests in flight
+	// may take to finish after SIGINT or SIGTERM (drain.go).
+	shutdownTimeout time.Duration
 }
 
 // parseConfig reads flags, falling back to OBJECTGATEWAY_<NAME> for every
@@ -94,6 +97,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.DurationVar(&c.postFieldTimeout, "post-field-timeout", 10*time.Second, "fail a browser POST upload with RequestTimeout when its form fields, read before it is authenticated, take longer than this to arrive")
 	fs.DurationVar(&c.headerTimeout, "header-timeout", 30*time.Second, "close a connection whose request headers take longer than this to arrive")
 	fs.DurationVar(&c.bodyTimeout, "body-timeout", 60*time.Second, "fail a request with RequestTimeout when its body stops arriving for this long (0: no limit)")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT or SIGTERM, wait this long for requests in flight to finish; the ones still running are then cut off, logged and their partial uploads removed")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 2*time.Minute, "close keep-alive connections idle for this long")
 	fs.StringVar(&c.defaultCacheControl, "default-cache-control", "", "Cache-Control sent with GET/HEAD of objects stored without one, e.g. \"public, max-age=300\" (empty: none; see docs/cdn.md)")
 	fs.Var(&c.cacheMemory, "cache-memory", "memory for the hot-object cache of small objects, e.g. 64MiB (0: off)")
@@ -120,7 +124,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.adminTLSCert, "admin-tls-cert", "", "serve the admin listener over TLS with this PEM certificate; needs --admin-tls-key")
 	fs.StringVar(&c.adminTLSKey, "admin-tls-key", "", "PEM private key of --admin-tls-cert")
 	fs.DurationVar(&c.tlsReloadInterval, "tls-reload-interval", 5*time.Second, "how often the TLS certificate and key files are checked for a replacement (0: only on SIGHUP)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
@@ -143,8 +147,8 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	if err != nil {
 		return c, err
 	}
-	if c.headerTimeout <= 0 || c.idleTimeout <= 0 || c.bodyTimeout < 0 || c.postFieldTimeout <= 0 {
-		return c, fmt.Errorf("--header-timeout, --idle-timeout and --post-field-timeout must be positive, --body-timeout not negative")
+	if c.headerTimeout <= 0 || c.idleTimeout <= 0 || c.bodyTimeout < 0 || c.postFieldTimeout <= 0 || c.shutdownTimeout < 0 {
+		return c, fmt.Errorf("--header-timeout, --idle-timeout and --post-field-timeout must be positive, --body-timeout and --shutdown-timeout not negative")
 	}
 	if c.maxRequests < 0 || c.maxAnonymousRequests < 0 {
 		return c, fmt.Errorf("--max-requests and --max-anonymous-requests must not be negative")

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/rs/zerolog"
 )
 
 // credentialsFile is the file, in the state directory, that keeps the
@@ -28,34 +30,96 @@ func (c credentials) SecretKey(accessKey string) (string, bool) {
 	return c.Secret, true
 }
 
+// Where the root credentials come from (credentialSource.from).
+const (
+	fromEnvironment = "environment"
+	fromFile        = "file"
+	fromGenerated   = "generated"
+)
+
+// credentialSource says where loadCredentials found the root credentials,
+// for the start-up log.
+type credentialSource struct {
+	// from is fromEnvironment, fromFile or fromGenerated (newly
+	// generated and stored in path, to be printed once).
+	from string
+	// path is the credentials file.
+	path string
+	// shadowed, with the environment, is what the credentials file holds
+	// when it exists and differs from the environment ("damaged" when it
+	// cannot be read); it stays as it is, unused.
+	shadowed string
+}
+
 // loadCredentials returns the root credentials: from the environment when
 // both variables are set, else from the state directory, else newly
-// generated, stored 0600, and reported as created so the caller prints
-// them once.
-func loadCredentials(getenv func(string) string, path string) (c credentials, created bool, err error) {
+// generated and stored 0600. The file is only ever written when it does
+// not exist: credentials from the environment never replace it.
+func loadCredentials(getenv func(string) string, path string) (credentials, credentialSource, error) {
+	src := credentialSource{path: path}
 	ak, sk := getenv("OBJECTGATEWAY_ACCESS_KEY"), getenv("OBJECTGATEWAY_SECRET_KEY")
 	switch {
 	case ak != "" && sk != "":
-		return credentials{ak, sk}, false, nil
-	case ak != "" || sk != "":
-		return c, false, errors.New("set both OBJECTGATEWAY_ACCESS_KEY and OBJECTGATEWAY_SECRET_KEY, or neither")
-	}
-	data, err := os.ReadFile(path)
-	if err == nil {
-		if err := json.Unmarshal(data, &c); err != nil || c.Access == "" || c.Secret == "" {
-			return c, false, fmt.Errorf("%s is damaged; remove it to generate new credentials", path)
+		src.from = fromEnvironment
+		stored, err := readCredentials(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			src.shadowed = "damaged"
+		case stored != (credentials{ak, sk}):
+			src.shadowed = stored.Access
 		}
-		return c, false, nil
+		return credentials{ak, sk}, src, nil
+	case ak != "" || sk != "":
+		return credentials{}, src, errors.New("set both OBJECTGATEWAY_ACCESS_KEY and OBJECTGATEWAY_SECRET_KEY, or neither")
+	}
+	c, err := readCredentials(path)
+	if err == nil {
+		src.from = fromFile
+		return c, src, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return c, false, err
+		return c, src, err
 	}
 	c = credentials{Access: randomString(20, upperAlnum), Secret: randomString(40, secretChars)}
-	data, _ = json.MarshalIndent(c, "", "  ")
+	data, _ := json.MarshalIndent(c, "", "  ")
 	if err := writeFileAtomic(path, append(data, '\n'), 0o600); err != nil {
-		return c, false, err
+		return c, src, err
 	}
-	return c, true, nil
+	src.from = fromGenerated
+	return c, src, nil
+}
+
+// readCredentials reads the credentials file; a missing file is
+// fs.ErrNotExist.
+func readCredentials(path string) (credentials, error) {
+	var c credentials
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal(data, &c); err != nil || c.Access == "" || c.Secret == "" {
+		return credentials{}, fmt.Errorf("%s is damaged; remove it to generate new credentials", path)
+	}
+	return c, nil
+}
+
+// log writes the start-up line saying which root credentials are in use,
+// never the secret: the environment or the file (and its path), with a
+// warning when the environment overrides a file that says otherwise.
+func (src credentialSource) log(log zerolog.Logger, access string) {
+	switch {
+	case src.from == fromEnvironment && src.shadowed != "":
+		log.Warn().Str("credentials", src.from).Str("access_key", access).
+			Str("file", src.path).Str("file_access_key", src.shadowed).
+			Msg("root credentials: OBJECTGATEWAY_ACCESS_KEY and OBJECTGATEWAY_SECRET_KEY differ from the credentials file; the environment wins and the file is left unchanged")
+	case src.from == fromEnvironment:
+		log.Info().Str("credentials", src.from).Str("access_key", access).
+			Msg("root credentials from OBJECTGATEWAY_ACCESS_KEY and OBJECTGATEWAY_SECRET_KEY")
+	default:
+		log.Info().Str("credentials", fromFile).Str("access_key", access).Str("file", src.path).
+			Msg("root credentials from the credentials file")
+	}
 }
 
 const (

@@ -18,7 +18,7 @@ var errProblems = errors.New("fsck found problems")
 func fsckCmd(args []string, e env) error {
 	fs, root := offlineFlags("fsck", e)
 	repair := fs.Bool("repair", false, "fix what can be fixed safely: drop records of missing files, refresh changed records, remove staging leftovers, orphaned part directories and shadow files")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

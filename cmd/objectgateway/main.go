@@ -7,7 +7,10 @@
 //	objectgateway scan [flags]      import or reconcile the tree with the index
 //	objectgateway fsck [--repair]   check (and repair) index, files and state
 //	objectgateway user <command>    add, list, remove or rotate access keys
+//	objectgateway bench [flags]     measure S3 endpoints
+//	objectgateway bucket <command>  bucket settings S3 has no request for
 //	objectgateway version           print the version
+//	objectgateway help [COMMAND]    list the commands, or a command's flags
 //
 // Every serve flag has an environment-variable equivalent,
 // OBJECTGATEWAY_<NAME> (upper case, '-' as '_'); a flag given on the
@@ -16,6 +19,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,15 +36,31 @@ func main() {
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "objectgateway:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
 // run dispatches a subcommand. It is main without the process: tests call
-// it directly.
+// it directly. Help, whichever command it is asked of, goes to stdout and
+// is no error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, stdout, stderr)
+	var h *helpRequested
+	if errors.As(err, &h) {
+		_, werr := io.WriteString(stdout, h.usage)
+		return werr
+	}
+	return err
+}
+
+// dispatch runs the command args name; flags without a command are
+// serve's.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+	switch {
+	case len(args) == 1 && isHelpFlag(args[0]):
+		cmd, args = "help", nil
+	case len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-':
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -51,6 +71,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "fsck":
 		return fsckCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "bench":
+		if len(args) > 0 && isHelpFlag(args[0]) {
+			// Package bench writes its help where its errors go.
+			stderr = stdout
+		}
 		return runBench(ctx, args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "user":
 		return userCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
@@ -60,10 +84,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "objectgateway", versionString())
 		return nil
 	case "help":
-		fmt.Fprintln(stdout, "usage: objectgateway [serve|scan|fsck|bench|user|bucket|version] [flags]; objectgateway COMMAND -h lists the flags")
-		return nil
+		if len(args) > 0 && args[0] != "help" {
+			return dispatch(ctx, []string{args[0], "-h"}, stdout, stderr)
+		}
+		_, err := io.WriteString(stdout, usage)
+		return err
 	}
-	return fmt.Errorf("unknown command %q (try serve or version)", cmd)
+	return &usageError{fmt.Errorf("unknown command %q\n\n%s", cmd, usage)}
 }
 
 func versionString() string {

@@ -124,9 +124,9 @@ func TestServeGeneratesCredentialsAndShutsDown(t *testing.T) {
 func TestCredentialsFromEnvironment(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.json")
 	env := map[string]string{"OBJECTGATEWAY_ACCESS_KEY": "AK", "OBJECTGATEWAY_SECRET_KEY": "SK"}
-	c, created, err := loadCredentials(func(k string) string { return env[k] }, path)
-	if err != nil || created || c.Access != "AK" || c.Secret != "SK" {
-		t.Fatalf("got %+v created=%v err=%v", c, created, err)
+	c, src, err := loadCredentials(func(k string) string { return env[k] }, path)
+	if err != nil || src.from != fromEnvironment || c.Access != "AK" || c.Secret != "SK" {
+		t.Fatalf("got %+v from %s, err=%v", c, src.from, err)
 	}
 	if sk, ok := c.SecretKey("AK"); !ok || sk != "SK" {
 		t.Fatal("SecretKey must resolve the configured key")

@@ -37,7 +37,7 @@ func scanCmd(args []string, e env) error {
 	bucket := fs.String("bucket", "", "reconcile only this bucket (default: every top-level directory)")
 	md5 := fs.Bool("md5", false, "read new and changed files to give them their real MD5 as ETag (default: an ETag derived from size, mtime and inode, ending in -1)")
 	quiet := fs.Bool("quiet", false, "no progress display")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -36,11 +36,10 @@ type env struct {
 	// are loaded: tests call their reload entry points, the ones SIGHUP
 	// and the file check call, instead of signalling or waiting.
 	tlsReady func(*tlsListeners)
+	// wrap, when set, wraps the S3 handler (tests watch requests arrive
+	// with it).
+	wrap func(http.Handler) http.Handler
 }
-
-// shutdownGrace bounds how long in-flight requests may take to finish after
-// SIGINT or SIGTERM.
-const shutdownGrace = 30 * time.Second
 
 // serve runs the gateway until ctx is cancelled.
 func serve(ctx context.Context, args []string, e env) error {
@@ -52,6 +51,16 @@ func serve(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	// The last line of a gateway that served says how it stopped. It is
+	// deferred first so that it runs last, after the index and the
+	// staging area are closed.
+	var cut int
+	served := false
+	defer func() {
+		if served {
+			log.Info().Int("cut", cut).Msg("ObjectGateway stopped")
+		}
+	}()
 	adm := newAdmin(cfg.pprof)
 	tl := &tlsListeners{log: log}
 	if cfg.adminListen != "" {
@@ -98,11 +107,12 @@ func serve(ctx context.Context, args []string, e env) error {
 		defer w.Close()
 		log.Info().Msg("watch mode: out-of-band changes to bucket directories are indexed as they happen")
 	}
-	creds, created, err := loadCredentials(e.getenv, layer.StatePath(credentialsFile))
+	creds, credSrc, err := loadCredentials(e.getenv, layer.StatePath(credentialsFile))
 	if err != nil {
 		return err
 	}
-	if created {
+	credSrc.log(log, creds.Access)
+	if credSrc.from == fromGenerated {
 		fmt.Fprintf(e.stdout, "Generated credentials (stored in %s):\n  access key: %s\n  secret key: %s\n",
 			layer.StatePath(credentialsFile), creds.Access, creds.Secret)
 	}
@@ -156,7 +166,11 @@ func serve(ctx context.Context, args []string, e env) error {
 		DocumentMemory:       int64(cfg.documentMemory),
 		Edge:                 edgeOpts,
 	})
-	srv := newHTTPServer(cfg, handler)
+	var h http.Handler = handler
+	if e.wrap != nil {
+		h = e.wrap(h)
+	}
+	srv := newHTTPServer(cfg, h)
 	log.Info().Str("listen", ln.Addr().String()).Str("root", cfg.root).Str("region", cfg.region).
 		Str("access_key", creds.Access).Bool("fsync", cfg.fsync).Bool("tls", s3TLS != nil).Msg("ObjectGateway serving S3")
 	adm.ready.Store(true)
@@ -185,6 +199,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	if s3TLS == nil {
 		serveLn = expect.Listener(ln)
 	}
+	served = true
 	go func() { errc <- srv.Serve(serveLn) }()
 	sweepDone := make(chan struct{})
 	go func() {
@@ -197,10 +212,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	case <-ctx.Done():
 	}
-	log.Info().Msg("shutting down: waiting for in-flight requests")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if cut, err = drain(srv, handler, cfg.shutdownTimeout, log); err != nil {
 		return err
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -209,14 +221,31 @@ func serve(ctx context.Context, args []string, e env) error {
 	return nil
 }
 
+// logLevel reads --log-level: debug, info, warn or error. zerolog's own
+// parser also takes "", numbers, trace, fatal, panic and disabled, which
+// the flag's help does not offer.
+func logLevel(s string) (zerolog.Level, error) {
+	switch s {
+	case "debug":
+		return zerolog.DebugLevel, nil
+	case "info":
+		return zerolog.InfoLevel, nil
+	case "warn":
+		return zerolog.WarnLevel, nil
+	case "error":
+		return zerolog.ErrorLevel, nil
+	}
+	return zerolog.NoLevel, fmt.Errorf("--log-level %q: want one of debug, info, warn, error", s)
+}
+
 func newLogger(cfg config, stderr io.Writer) (zerolog.Logger, error) {
-	level, err := zerolog.ParseLevel(cfg.logLevel)
+	level, err := logLevel(cfg.logLevel)
 	if err != nil {
-		return zerolog.Nop(), fmt.Errorf("--log-level: %w", err)
+		return zerolog.Nop(), err
 	}
 	out := stderr
 	if cfg.logFormat == "console" {
-		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.RFC3339}
+		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.RFC3339, NoColor: !isTerminal(stderr)}
 	}
 	return zerolog.New(out).Level(level).With().Timestamp().Logger(), nil
 }

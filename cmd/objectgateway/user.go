@@ -79,6 +79,15 @@ func userCmd(args []string, e env) error {
 		if len(pos) == 1 {
 			in.Name = pos[0]
 		}
+		if in.Name == "" {
+			// A user added without a NAME is named after its access key,
+			// as MinIO names its users, so that listings and messages
+			// always have a name to show.
+			if in.AccessKey == "" {
+				in.AccessKey = randomString(20, upperAlnum)
+			}
+			in.Name = in.AccessKey
+		}
 		if uid >= 0 {
 			in.POSIX = &object.POSIXOwner{UID: uid, GID: gid}
 		}
@@ -148,7 +157,7 @@ func userErr(err error, accessKey string) error {
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args); err != nil {
 			return nil, err
 		}
 		if fs.NArg() == 0 {
