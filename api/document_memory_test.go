@@ -76,6 +76,9 @@ func tenThousandParts() []byte {
 // elements); docs/security.md lists the figures this test logs.
 func TestDocumentMemory(t *testing.T) {
 	const maxDocumentAllocation = 5
+	// allocationSlack absorbs what the rest of the process allocates while
+	// a request is measured.
+	const allocationSlack = 256 << 10
 	// maxCORSAllocation is the bound of a CORS configuration: its 64 KiB
 	// may hold 8,192 XML tokens (pkg/cors maxTokens, room for 100 rules of
 	// some twenty elements each), and a valid one of 4,086 empty elements
@@ -166,8 +169,12 @@ func TestDocumentMemory(t *testing.T) {
 			if c.maxTimes != 0 {
 				max = c.maxTimes
 			}
-			if n > max*uint64(c.limit) {
-				t.Errorf("%d bytes allocated, over %d times the limit", n, max)
+			// TotalAlloc counts the whole process: goroutines of the
+			// harness and of earlier tests allocate meanwhile. The slack
+			// keeps their noise from failing the smallest documents; it
+			// is far below what any amplification costs.
+			if n > max*uint64(c.limit)+allocationSlack {
+				t.Errorf("%d bytes allocated, over %d times the limit (+%d of slack)", n, max, allocationSlack)
 			}
 		})
 	}
