@@ -86,3 +86,12 @@ func writeXML(w http.ResponseWriter, status int, v any) error {
 	_, err = w.Write(out)
 	return err
 }
+
+// answeredError is an error whose answer a handler has already sent, as
+// a CompleteMultipartUpload that failed after its early 200 sends its
+// Error document in that 200's body: ServeHTTP logs and counts it and
+// writes nothing more.
+type answeredError struct{ err error }
+
+func (e *answeredError) Error() string { return e.err.Error() }
+func (e *answeredError) Unwrap() error { return e.err }

@@ -2,8 +2,10 @@ package api
 
 import (
 	"encoding/xml"
+	"fmt"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -347,7 +349,11 @@ type completion struct {
 func (s *Server) complete(in object.CompleteInput) (c completion) {
 	defer func() {
 		if p := recover(); p != nil {
-			c = completion{err: s3err.Newf(s3err.InternalError, "completion failed: %v", p)}
+			// The panic's value and stack go to the log; the client gets
+			// InternalError's own message.
+			s.opts.Logger.Error().Str("op", "CompleteMultipartUpload").Str("bucket", in.Bucket).Str("key", in.Key).
+				Str("panic", fmt.Sprint(p)).Bytes("stack", debug.Stack()).Msg("completion panicked")
+			c = completion{err: s3err.New(s3err.InternalError)}
 		}
 	}()
 	o, err := s.layer.CompleteMultipartUpload(in)
@@ -373,18 +379,24 @@ func (s *Server) completeSlowly(w http.ResponseWriter, r *http.Request, rq *requ
 	for {
 		select {
 		case c := <-done:
-			if !alive {
-				return nil
-			}
 			var body []byte
-			if c.err != nil {
-				body = s.errorDocument(r, rq, c.err)
-			} else if b, err := xml.Marshal(completeResult(rq, c.o)); err == nil {
-				body = b
-			} else {
+			err := c.err
+			if err == nil {
+				if body, err = xml.Marshal(completeResult(rq, c.o)); err != nil {
+					body = nil
+				}
+			}
+			if err != nil {
 				body = s.errorDocument(r, rq, err)
 			}
-			write(w, rc, body)
+			if alive {
+				write(w, rc, body)
+			}
+			if err != nil {
+				// Answered in the body: the access log and the metrics
+				// still see the error.
+				return &answeredError{err}
+			}
 			return nil
 		case <-tick.C:
 			if alive {

@@ -3,6 +3,7 @@ package api
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -179,7 +180,8 @@ func (s *Server) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.documents.give(rq.document)
-	if err != nil {
+	var answered *answeredError
+	if err != nil && !errors.As(err, &answered) {
 		s.writeError(w, r, rq, err)
 	}
 	s.opts.Metrics.end(rq.op, w.status, r.ContentLength, w.written, s.now().Sub(start))

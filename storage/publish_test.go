@@ -222,6 +222,11 @@ func TestPublishOverAFileThatMayNotBeLinked(t *testing.T) {
 			t.Fatalf("Publish: %v %v", loc, err)
 		}
 		wantBody(t, fs, "b", "k", Natural, "new")
+		// A shutdown's clean-up of this process's staged uploads runs
+		// while the write is pending: it must leave the previous file.
+		if err := fs.removeOwnStaging(); err != nil {
+			t.Fatal(err)
+		}
 		if undo {
 			if err := u.Undo(); err != nil {
 				t.Fatalf("Undo: %v", err)

@@ -412,6 +412,7 @@ func (u *Upload) commitNatural(br *os.Root, bucket, key string, pub *published) 
 func (u *Upload) place(d *os.File, base string, loc Location, pub *published) error {
 	fs := u.fs
 	backup := ""
+	exchanged := false
 	if pub.existed {
 		name := u.name + ".prev"
 		err := u.injected("link")
@@ -433,7 +434,13 @@ func (u *Upload) place(d *os.File, base string, loc Location, pub *published) er
 				d.Close()
 				return err
 			}
-			backup = u.name
+			// The previous file moves on to the backup name, which Close
+			// and the upload's own clean-up leave alone (a pending write
+			// may still need it); should that fail, it stays where it is.
+			backup, exchanged = u.name, true
+			if err := fs.renameInStaging(u.name, name); err == nil {
+				backup = name
+			}
 		case errors.Is(err, syscall.EPERM):
 			// A directory, which cannot be linked: the rename reports the
 			// collision.
@@ -442,8 +449,8 @@ func (u *Upload) place(d *os.File, base string, loc Location, pub *published) er
 			return err
 		}
 	}
-	if backup == u.name {
-		// Exchanged above: the new file is in place.
+	if exchanged {
+		// The new file is in place already.
 	} else if err := fs.renameFromStaging(u.name, d, base); err != nil {
 		if backup != "" {
 			_ = fs.unlinkAt(fs.staging, backup, 0)
@@ -560,6 +567,18 @@ func (fs *FS) exchangeWithStaging(name string, dir *os.File, base string) error 
 	})
 	if err != nil {
 		return &os.LinkError{Op: "renameat2", Old: path.Join(fs.staging.Name(), name), New: path.Join(dir.Name(), base), Err: err}
+	}
+	return nil
+}
+
+// renameInStaging renames the staged file from to to, both in
+// StateDir/staging.
+func (fs *FS) renameInStaging(from, to string) error {
+	err := withFd(fs.staging, func(sfd int) error {
+		return ignoringEINTR(func() error { return unix.Renameat(sfd, from, sfd, to) })
+	})
+	if err != nil {
+		return &os.LinkError{Op: "renameat", Old: path.Join(fs.staging.Name(), from), New: path.Join(fs.staging.Name(), to), Err: err}
 	}
 	return nil
 }

@@ -59,8 +59,11 @@ func startControl(layer *object.Layer, users *object.Users, log zerolog.Logger) 
 	c := &control{ops: localOps{layer: layer, users: users}, log: log, self: uint32(os.Getuid()), path: layer.StatePath(controlSocketFile)}
 	// The state directory is the socket's first fence: only the
 	// gateway's user (and root) may enter it.
+	// A state directory the gateway does not own (made by root for a
+	// group, say) is left as it is, with a warning: the socket's own mode
+	// and the peer check still hold.
 	if err := os.Chmod(filepath.Dir(c.path), 0o700); err != nil {
-		return nil, fmt.Errorf("control socket: %w", err)
+		log.Warn().Err(err).Str("dir", filepath.Dir(c.path)).Msg("control socket: the state directory could not be made private; the socket's mode (0600) and the peer check protect it")
 	}
 	ln, err := listenControl(c.path)
 	if err != nil {

@@ -135,9 +135,11 @@ func (t *tlsListeners) run(ctx context.Context, interval time.Duration) {
 	if len(t.reloaders) == 0 {
 		return
 	}
+	// The registration is kept after run returns: a SIGHUP that a
+	// certificate renewal sends while the gateway drains must not end it
+	// (without a handler, SIGHUP terminates the process).
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	var tick <-chan time.Time
 	if interval > 0 {
 		tk := time.NewTicker(interval)

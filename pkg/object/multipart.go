@@ -2,6 +2,7 @@ package object
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -479,9 +480,32 @@ type CompleteInput struct {
 // and retried never makes a second assembly. Completing an upload that
 // was already completed answers as the first completion did.
 func (l *Layer) CompleteMultipartUpload(in CompleteInput) (Object, error) {
-	return l.completions.do(in.Bucket+"\x00"+in.Key+"\x00"+in.UploadID, func() (Object, error) {
+	return l.completions.do(completionKey(in), func() (Object, error) {
 		return l.completeMultipartUpload(in)
 	})
+}
+
+// completionKey names a completion by everything that decides its
+// answer, so that only a retry of the same request joins one in flight:
+// another list of parts, other conditions or another owner waits for its
+// own run (which then finds the upload completed, or not).
+func completionKey(in CompleteInput) string {
+	h := sha256.New()
+	var owner POSIXOwner
+	if in.Chown != nil {
+		owner = *in.Chown
+	}
+	fmt.Fprintf(h, "%q %q %q %q %d %+v %t %+v|", in.Bucket, in.Key, in.UploadID, in.ExpectAlgorithm.String()+":"+in.ExpectValue, in.ExpectSize, in.Conditions, in.Chown != nil, owner)
+	for _, p := range in.Parts {
+		fmt.Fprintf(h, "%d %q", p.Number, p.ETag)
+		for _, alg := range checksum.Algorithms() {
+			if v, ok := p.Checksums[alg.String()]; ok {
+				fmt.Fprintf(h, " %s=%q", alg, v)
+			}
+		}
+		h.Write([]byte{'|'})
+	}
+	return string(h.Sum(nil))
 }
 
 // completionCalls coalesces the concurrent completions of one upload, as
