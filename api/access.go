@@ -221,9 +221,23 @@ func (c *accessCache) corsOf(b object.Bucket) *cors.Config {
 // bucket created under that name while the request's body arrives is not
 // the one it was authorized against either.
 func (s *Server) bucketID(rq *request) uint64 {
-	b, err := s.bucketRecord(rq)
-	if err != nil {
+	// The first identity read for the request is the one it was
+	// authorized against; a record read later may be a newer bucket's.
+	switch {
+	case rq.bktID != 0:
+		return rq.bktID
+	case rq.bkt != nil:
+		return rq.bkt.ID
+	case rq.bktMissing:
 		return object.NoBucket
 	}
-	return b.ID
+	id, err := s.layer.BucketID(rq.bucket)
+	if err != nil {
+		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchBucket {
+			rq.bktMissing = true
+		}
+		return object.NoBucket
+	}
+	rq.bktID = id
+	return id
 }

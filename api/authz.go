@@ -52,7 +52,7 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		if rq.bucket != "" && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			// A write is authorized against the bucket as it is now, before
 			// any of its body is read (see bucketID); reads need no record.
-			_, _ = s.bucketRecord(rq)
+			s.bucketID(rq)
 		}
 		return op.handler(w, r, rq)
 	}

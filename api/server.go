@@ -209,8 +209,10 @@ type request struct {
 	// bkt is the bucket's record once read (anonymous and CORS requests,
 	// and the default Cache-Control); see bucketRecord.
 	bkt *object.Bucket
-	// bktMissing is set once bucketRecord found no such bucket.
+	// bktMissing is set once bucketRecord or bucketID found no such
+	// bucket; bktID is the bucket's identity once bucketID read it alone.
 	bktMissing bool
+	bktID      uint64
 	// query is the parsed query string; see queryOf.
 	query url.Values
 	// document is the share of the document budget the request holds;

@@ -131,6 +131,32 @@ func (ix *Index) Bucket(name string) (Bucket, error) {
 	return b, nil
 }
 
+// BucketID returns the identity (Bucket.ID) of the named bucket, or
+// ErrNoSuchBucket. It decodes nothing else of the record: writes check
+// it on every commit.
+func (ix *Index) BucketID(name string) (uint64, error) {
+	var id uint64
+	err := ix.view(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketsBucket).Get([]byte(name))
+		if v == nil {
+			return ErrNoSuchBucket
+		}
+		err := decode(v, func(tag uint64, p []byte) error {
+			if tag != tagBktID {
+				return nil
+			}
+			var err error
+			id, err = parseUint(p)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("metadata: bucket %q: %w", name, err)
+		}
+		return nil
+	})
+	return id, err
+}
+
 // Buckets returns every bucket record, sorted by name.
 func (ix *Index) Buckets() ([]Bucket, error) {
 	var out []Bucket

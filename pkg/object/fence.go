@@ -37,24 +37,31 @@ func (f *bucketFence) stripe(bucket string) *sync.RWMutex {
 
 // enter fences a write into bucket, which must be the bucket of identity
 // id (Bucket.ID; zero accepts the bucket of that name, whichever it is).
-// It returns the bucket's record and the release of the fence, or
-// NoSuchBucket when there is no such bucket. The caller calls release
+// It returns the release of the fence, or NoSuchBucket when there is no
+// such bucket. The caller calls release
 // once its index commit is done.
-func (l *Layer) enter(bucket string, id uint64) (Bucket, func(), error) {
+func (l *Layer) enter(bucket string, id uint64) (func(), error) {
 	if l.beforeCommit != nil {
 		l.beforeCommit()
 	}
 	m := l.fence.stripe(bucket)
 	m.RLock()
-	b, err := l.ix.Bucket(bucket)
-	if err == nil && id != 0 && b.ID != id {
+	cur, err := l.ix.BucketID(bucket)
+	if err == nil && id != 0 && cur != id {
 		err = s3err.New(s3err.NoSuchBucket)
 	}
 	if err != nil {
 		m.RUnlock()
-		return Bucket{}, nil, bucketErr(err, bucket)
+		return nil, bucketErr(err, bucket)
 	}
-	return b, m.RUnlock, nil
+	return m.RUnlock, nil
+}
+
+// BucketID returns the identity (Bucket.ID) of the named bucket, or
+// NoSuchBucket, reading nothing else of its record.
+func (l *Layer) BucketID(name string) (uint64, error) {
+	id, err := l.ix.BucketID(name)
+	return id, bucketErr(err, name)
 }
 
 // identify returns the identity of the bucket a write starts in: id as

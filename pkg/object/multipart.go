@@ -79,7 +79,7 @@ func (l *Layer) CreateMultipartUpload(in CreateUploadInput) (Upload, error) {
 	if in.Algorithm != checksum.None {
 		u.ChecksumAlgorithm = in.Algorithm.String()
 	}
-	_, release, err := l.enter(in.Bucket, in.BucketID)
+	release, err := l.enter(in.Bucket, in.BucketID)
 	if err != nil {
 		return Upload{}, err
 	}
@@ -277,7 +277,7 @@ func (l *Layer) partRecord(ref partRef, written int64, dg *checksum.Digest) Part
 // aborted meanwhile, the part's files are removed again.
 func (l *Layer) storePart(ref partRef, commit func(string, int) (storage.FileInfo, error), p Part, guard func(func() error) error) (Part, error) {
 	bucket, key, id := ref.Bucket, ref.Key, ref.UploadID
-	_, release, err := l.enter(bucket, ref.BucketID)
+	release, err := l.enter(bucket, ref.BucketID)
 	if err != nil {
 		return Part{}, err
 	}

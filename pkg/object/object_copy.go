@@ -140,7 +140,7 @@ func hasFullChecksum(o *Object, alg checksum.Algorithm) bool {
 // those of rec), as long as it is still the version that was checked and
 // it meets the write's conditions (cond.BucketID included).
 func (l *Layer) replaceHeaders(bucket string, src, rec Object, cond Conditions) (Object, error) {
-	_, release, err := l.enter(bucket, cond.BucketID)
+	release, err := l.enter(bucket, cond.BucketID)
 	if err != nil {
 		return Object{}, err
 	}

@@ -12,7 +12,7 @@ import (
 // The file goes first: a crash in between leaves a record whose file is
 // missing, which the next read drops.
 func (l *Layer) DeleteObject(bucket, key string, cond Conditions) error {
-	_, release, err := l.enter(bucket, cond.BucketID)
+	release, err := l.enter(bucket, cond.BucketID)
 	if err != nil {
 		return err
 	}

@@ -203,7 +203,7 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 	if err := up.Sync(); err != nil {
 		return Object{}, mapErr(err)
 	}
-	_, release, err := l.enter(bucket, p.cond.BucketID)
+	release, err := l.enter(bucket, p.cond.BucketID)
 	if err != nil {
 		return Object{}, err
 	}

@@ -17,7 +17,7 @@ func (l *Layer) ObjectTagging(bucket, key string) ([]metadata.KV, error) {
 // removes them. Only the index record changes, never the file. cond's
 // BucketID is checked as for a write.
 func (l *Layer) PutObjectTagging(bucket, key string, tags []metadata.KV, cond Conditions) error {
-	_, release, err := l.enter(bucket, cond.BucketID)
+	release, err := l.enter(bucket, cond.BucketID)
 	if err != nil {
 		return err
 	}
