@@ -268,10 +268,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, a ad
 		return err
 	}
 	rq.auth = auth
+	if !auth.Anonymous {
+		rq.accessKey = auth.AccessKeyID
+	}
+	if err := s.checkExpectedOwners(r, rq); err != nil {
+		return err
+	}
 	if auth.Anonymous {
 		return s.serveAnonymous(w, r, rq, op)
 	}
-	rq.accessKey = auth.AccessKeyID
 	return s.serveAuthorized(w, r, rq, op)
 }
 

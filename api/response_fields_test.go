@@ -1,0 +1,144 @@
+package api_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// TestResponseFieldsSDK checks the response members current SDKs read
+// that the gateway can fill truthfully: the stored size of PutObject, and
+// the ARN and region of a bucket.
+func TestResponseFieldsSDK(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := uniqueBucket("fields")
+	created, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		t.Fatalf("CreateBucket: %v", err)
+	}
+	wantARN := "arn:aws:s3:::" + bucket
+	if got := aws.ToString(created.BucketArn); got != wantARN {
+		t.Errorf("CreateBucket BucketArn %q, want %q", got, wantARN)
+	}
+	head, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		t.Fatalf("HeadBucket: %v", err)
+	}
+	if got := aws.ToString(head.BucketArn); got != wantARN {
+		t.Errorf("HeadBucket BucketArn %q, want %q", got, wantARN)
+	}
+	if got := aws.ToString(head.BucketRegion); got != g.Region {
+		t.Errorf("HeadBucket BucketRegion %q, want %q", got, g.Region)
+	}
+	list, err := c.ListBuckets(ctx, &s3.ListBucketsInput{Prefix: aws.String(bucket)})
+	if err != nil {
+		t.Fatalf("ListBuckets: %v", err)
+	}
+	if len(list.Buckets) != 1 || aws.ToString(list.Buckets[0].BucketArn) != wantARN {
+		t.Errorf("ListBuckets: %+v, want one bucket with BucketArn %q", list.Buckets, wantARN)
+	}
+	for _, size := range []int{0, 1, 4096} {
+		put, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), Body: strings.NewReader(strings.Repeat("x", size))})
+		if err != nil {
+			t.Fatalf("PutObject(%d bytes): %v", size, err)
+		}
+		if put.Size == nil || *put.Size != int64(size) {
+			t.Errorf("PutObject(%d bytes): Size %v, want %d", size, put.Size, size)
+		}
+	}
+}
+
+// TestExpectedBucketOwner checks that x-amz-expected-bucket-owner and
+// x-amz-source-expected-bucket-owner are compared with the owner id
+// GetBucketAcl reports, and that a mismatch is 403 AccessDenied.
+func TestExpectedBucketOwner(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	f := g.fixture(t, false)
+	acl, err := g.alice.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: aws.String(f.bucket)})
+	if err != nil {
+		t.Fatalf("GetBucketAcl: %v", err)
+	}
+	alice := aws.ToString(acl.Owner.ID)
+	bobACL, err := g.bob.ListBuckets(ctx, &s3.ListBucketsInput{})
+	if err != nil {
+		t.Fatalf("bob ListBuckets: %v", err)
+	}
+	bob := aws.ToString(bobACL.Owner.ID)
+	if alice == "" || bob == "" || alice == bob {
+		t.Fatalf("owner ids alice %q, bob %q: want two different ids", alice, bob)
+	}
+
+	// A bucket imported from the tree has no owner: it is root's, with
+	// the id root sees in its ACL.
+	rootBucket := uniqueBucket("rootowned")
+	if _, err := g.root.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(rootBucket)}); err != nil {
+		t.Fatalf("root CreateBucket: %v", err)
+	}
+	rootACL, err := g.root.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: aws.String(rootBucket)})
+	if err != nil {
+		t.Fatalf("root GetBucketAcl: %v", err)
+	}
+	root := aws.ToString(rootACL.Owner.ID)
+
+	for _, tc := range []struct {
+		name   string
+		c      *s3.Client
+		bucket string
+		owner  string
+		ok     bool
+	}{
+		{"alice, her id", g.alice, f.bucket, alice, true},
+		{"alice, bob's id", g.alice, f.bucket, bob, false},
+		{"root on alice's bucket, alice's id", g.root, f.bucket, alice, true},
+		{"root on alice's bucket, root's id", g.root, f.bucket, root, false},
+		{"root on its bucket, its id", g.root, rootBucket, root, true},
+		{"root on its bucket, alice's id", g.root, rootBucket, alice, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			check := func(op string, err error) {
+				t.Helper()
+				if tc.ok {
+					if err != nil {
+						t.Errorf("%s: %v", op, err)
+					}
+					return
+				}
+				wantCode(t, op, err, http.StatusForbidden, "AccessDenied")
+			}
+			b, o := aws.String(tc.bucket), aws.String(tc.owner)
+			// A HEAD answer has no body to carry the code: its status is
+			// all there is.
+			_, err := tc.c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: b, ExpectedBucketOwner: o})
+			if want := map[bool]int{true: 0, false: http.StatusForbidden}[tc.ok]; httpStatus(err) != want {
+				t.Errorf("HeadBucket: status %d (%v), want %d", httpStatus(err), err, want)
+			}
+			_, err = tc.c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: b, ExpectedBucketOwner: o})
+			check("ListObjectsV2", err)
+			_, err = tc.c.PutObject(ctx, &s3.PutObjectInput{Bucket: b, Key: aws.String("expected"), Body: strings.NewReader("x"), ExpectedBucketOwner: o})
+			check("PutObject", err)
+			if tc.ok {
+				_, err = tc.c.GetObject(ctx, &s3.GetObjectInput{Bucket: b, Key: aws.String("expected"), ExpectedBucketOwner: o})
+				check("GetObject", err)
+			}
+			_, err = tc.c.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: b, ExpectedBucketOwner: o})
+			check("GetBucketAcl", err)
+			// The source owner is checked on its own: the destination
+			// expectation is absent.
+			_, err = g.root.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(rootBucket), Key: aws.String("copy"),
+				CopySource: aws.String(f.bucket + "/obj"), ExpectedSourceBucketOwner: aws.String(tc.owner)})
+			if tc.owner == alice {
+				if err != nil {
+					t.Errorf("CopyObject with alice's source id: %v", err)
+				}
+			} else {
+				wantCode(t, "CopyObject", err, http.StatusForbidden, "AccessDenied")
+			}
+		})
+	}
+}
