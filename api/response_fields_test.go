@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
 // TestResponseFieldsSDK checks the response members current SDKs read
@@ -141,4 +142,70 @@ func TestExpectedBucketOwner(t *testing.T) {
 			}
 		})
 	}
+}
+
+// completeLocation uploads key in one part and returns the Location of
+// its CompleteMultipartUpload.
+func completeLocation(t *testing.T, c *s3.Client, bucket, key string) string {
+	t.Helper()
+	ctx := t.Context()
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatalf("CreateMultipartUpload: %v", err)
+	}
+	part, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId, PartNumber: aws.Int32(1), Body: strings.NewReader("one part")})
+	if err != nil {
+		t.Fatalf("UploadPart: %v", err)
+	}
+	done, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: part.ETag}}}})
+	if err != nil {
+		t.Fatalf("CompleteMultipartUpload: %v", err)
+	}
+	return aws.ToString(done.Location)
+}
+
+// TestCompleteMultipartUploadLocation checks that the Location of a
+// completed upload is an absolute URL, as S3's: the request's scheme and
+// host, path-style or virtual-hosted as the request was.
+func TestCompleteMultipartUploadLocation(t *testing.T) {
+	const domain = "s3.test"
+	g := startGateway(t, withDomain(domain))
+	const key = "dir/a key+ü"
+	const escaped = "dir/a%20key%2B%C3%BC"
+	for _, m := range []sdkMode{sdkModes[0], sdkModes[1]} {
+		t.Run(m.name, func(t *testing.T) {
+			c := g.sdk(m)
+			bucket := makeBucket(t, c, "location")
+			endpoint := g.Endpoint
+			if m.tls {
+				endpoint = g.TLS
+			}
+			want := endpoint + "/" + bucket + "/" + escaped
+			if got := completeLocation(t, c, bucket, key); got != want {
+				t.Errorf("Location %q, want %q", got, want)
+			}
+		})
+	}
+	t.Run("virtual-hosted", func(t *testing.T) {
+		addr := g.plain.Listener.Addr().String()
+		_, port, _ := strings.Cut(addr, ":")
+		tr := &http.Transport{DialContext: dialer(addr, domain)}
+		t.Cleanup(tr.CloseIdleConnections)
+		c := g.sdk(sdkModes[0], func(o *s3.Options) {
+			o.BaseEndpoint = aws.String("http://" + domain + ":" + port)
+			o.UsePathStyle = false
+			o.HTTPClient = &http.Client{Transport: tr}
+		})
+		// The bucket's name is the key's first segment, which a
+		// path-style URL would also begin with.
+		bucket := uniqueBucket("vhloc")
+		if _, err := c.CreateBucket(t.Context(), &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+			t.Fatalf("CreateBucket: %v", err)
+		}
+		want := "http://" + bucket + "." + domain + ":" + port + "/" + bucket + "/k"
+		if got := completeLocation(t, c, bucket, bucket+"/k"); got != want {
+			t.Errorf("Location %q, want %q", got, want)
+		}
+	})
 }

@@ -197,7 +197,10 @@ type request struct {
 	bucket    string
 	key       string
 	accessKey string
-	auth      *sigv4.Auth
+	// virtualHost is set when the request addressed its bucket by the
+	// Host header; see address.
+	virtualHost bool
+	auth        *sigv4.Auth
 	// slot is the budget the request holds a slot of, nil before it is
 	// admitted; see admit.
 	slot *slots
@@ -289,6 +292,7 @@ func (rq *request) setAddress(r *http.Request, a address) error {
 	if rq.key, err = url.PathUnescape(a.key); err != nil {
 		return s3err.New(s3err.InvalidURI)
 	}
+	rq.virtualHost = a.virtualHost
 	if a.lv == levelService && r.URL.EscapedPath() != "/" {
 		return s3err.New(s3err.InvalidURI)
 	}
