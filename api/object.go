@@ -277,6 +277,9 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	in := object.CopyInput{SrcBucket: srcBucket, SrcKey: srcKey, DstBucket: rq.bucket, DstKey: rq.key, Chown: s.fileOwner(rq), Conditions: dstCond}
 	switch d := r.Header.Get("X-Amz-Metadata-Directive"); d {
 	case "", "COPY":
+		if in.Headers.WebsiteRedirect, err = websiteRedirect(r.Header); err != nil {
+			return err
+		}
 	case "REPLACE":
 		in.Replace = true
 		if in.Headers, err = objectHeaders(r.Header); err != nil {

@@ -209,3 +209,80 @@ func TestCompleteMultipartUploadLocation(t *testing.T) {
 		}
 	})
 }
+
+// TestWebsiteRedirectLocation checks that x-amz-website-redirect-location
+// is stored by PutObject, CopyObject and CreateMultipartUpload, returned
+// by GET and HEAD, validated as S3 validates it, and not copied from a
+// copy's source.
+func TestWebsiteRedirectLocation(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := makeBucket(t, c, "redirect")
+	b := aws.String(bucket)
+	wantRedirect := func(key, want string) {
+		t.Helper()
+		head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: b, Key: aws.String(key)})
+		if err != nil {
+			t.Fatalf("HeadObject(%s): %v", key, err)
+		}
+		if got := aws.ToString(head.WebsiteRedirectLocation); got != want {
+			t.Errorf("HeadObject(%s): WebsiteRedirectLocation %q, want %q", key, got, want)
+		}
+		get, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: b, Key: aws.String(key)})
+		if err != nil {
+			t.Fatalf("GetObject(%s): %v", key, err)
+		}
+		get.Body.Close()
+		if got := aws.ToString(get.WebsiteRedirectLocation); got != want {
+			t.Errorf("GetObject(%s): WebsiteRedirectLocation %q, want %q", key, got, want)
+		}
+	}
+
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: b, Key: aws.String("put"), Body: strings.NewReader("x"), WebsiteRedirectLocation: aws.String("/elsewhere.html")}); err != nil {
+		t.Fatalf("PutObject: %v", err)
+	}
+	wantRedirect("put", "/elsewhere.html")
+
+	// S3 does not copy the source's redirect: the copy has the one its
+	// request names, or none.
+	if _, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: b, Key: aws.String("copy-plain"), CopySource: aws.String(bucket + "/put")}); err != nil {
+		t.Fatalf("CopyObject: %v", err)
+	}
+	wantRedirect("copy-plain", "")
+	if _, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: b, Key: aws.String("copy"), CopySource: aws.String(bucket + "/put"), WebsiteRedirectLocation: aws.String("https://example.com/a")}); err != nil {
+		t.Fatalf("CopyObject with a redirect: %v", err)
+	}
+	wantRedirect("copy", "https://example.com/a")
+	if _, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: b, Key: aws.String("copy"), CopySource: aws.String(bucket + "/copy"), WebsiteRedirectLocation: aws.String("/self")}); err != nil {
+		t.Fatalf("CopyObject onto itself with a new redirect: %v", err)
+	}
+	wantRedirect("copy", "/self")
+
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: b, Key: aws.String("mp"), WebsiteRedirectLocation: aws.String("http://example.com/mp")})
+	if err != nil {
+		t.Fatalf("CreateMultipartUpload: %v", err)
+	}
+	part, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: b, Key: aws.String("mp"), UploadId: up.UploadId, PartNumber: aws.Int32(1), Body: strings.NewReader("p")})
+	if err != nil {
+		t.Fatalf("UploadPart: %v", err)
+	}
+	if _, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: b, Key: aws.String("mp"), UploadId: up.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: part.ETag}}}}); err != nil {
+		t.Fatalf("CompleteMultipartUpload: %v", err)
+	}
+	wantRedirect("mp", "http://example.com/mp")
+
+	for _, bad := range []string{"elsewhere.html", "ftp://example.com/", "/" + strings.Repeat("a", 2048)} {
+		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: b, Key: aws.String("bad"), Body: strings.NewReader("x"), WebsiteRedirectLocation: aws.String(bad)})
+		wantCode(t, "PutObject with redirect "+bad[:min(len(bad), 20)], err, http.StatusBadRequest, "InvalidArgument")
+	}
+	_, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: b, Key: aws.String("bad"), CopySource: aws.String(bucket + "/put"), WebsiteRedirectLocation: aws.String("nowhere")})
+	wantCode(t, "CopyObject with redirect nowhere", err, http.StatusBadRequest, "InvalidArgument")
+	// The longest redirect S3 takes is 2 KiB.
+	long := "/" + strings.Repeat("a", 2047)
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: b, Key: aws.String("long"), Body: strings.NewReader("x"), WebsiteRedirectLocation: aws.String(long)}); err != nil {
+		t.Fatalf("PutObject with a 2048-byte redirect: %v", err)
+	}
+	wantRedirect("long", long)
+}
