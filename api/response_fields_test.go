@@ -1,9 +1,12 @@
 package api_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -285,4 +288,44 @@ func TestWebsiteRedirectLocation(t *testing.T) {
 		t.Fatalf("PutObject with a 2048-byte redirect: %v", err)
 	}
 	wantRedirect("long", long)
+}
+
+// TestRefusalsAlikeForEveryCaller checks that a method S3 has no
+// operation for on the resource is 405 MethodNotAllowed, with the Method
+// and ResourceType S3 names, and that a request no operation takes gets
+// the same answer from root, from a user who does not own the bucket and
+// from an anonymous caller, rather than an AccessDenied that hides it.
+func TestRefusalsAlikeForEveryCaller(t *testing.T) {
+	g := startUsersGateway(t)
+	f := g.fixture(t, false)
+	for _, tc := range []struct {
+		method, path, query string
+		status              int
+		code, resource      string
+	}{
+		{"POST", "/" + f.bucket + "/obj", "", http.StatusMethodNotAllowed, "MethodNotAllowed", "OBJECT"},
+		{"PATCH", "/" + f.bucket + "/obj", "", http.StatusMethodNotAllowed, "MethodNotAllowed", "OBJECT"},
+		{"PATCH", "/" + f.bucket, "", http.StatusMethodNotAllowed, "MethodNotAllowed", "BUCKET"},
+		{"DELETE", "/", "", http.StatusMethodNotAllowed, "MethodNotAllowed", "SERVICE"},
+		{"PUT", "/" + f.bucket, "lifecycle", http.StatusNotImplemented, "NotImplemented", ""},
+	} {
+		for _, caller := range []string{"root", "bob", "anonymous"} {
+			req := g.rawRequest(tc.method, tc.path, tc.query, nil)
+			if caller == "bob" {
+				sum := sha256.Sum256(nil)
+				hash := hex.EncodeToString(sum[:])
+				req.Header.Set("X-Amz-Content-Sha256", hash)
+				creds := aws.Credentials{AccessKeyID: g.bobKey, SecretAccessKey: g.bobSecret}
+				if err := signer.SignHTTP(t.Context(), creds, req, hash, "s3", g.Region, time.Now()); err != nil {
+					t.Fatalf("SignHTTP: %v", err)
+				}
+			}
+			resp, body := g.do(req, nil, caller == "root")
+			what := caller + " " + tc.method + " " + tc.path + "?" + tc.query
+			wantXMLError(t, what, resp, body, tc.status, tc.code)
+			if tc.resource != "" && !strings.Contains(string(body), "<Method>"+tc.method+"</Method><ResourceType>"+tc.resource+"</ResourceType>") {
+				t.Errorf("%s: body %s lacks Method and ResourceType %s", what, body, tc.resource)
+			}
+		}
+	}
 }

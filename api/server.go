@@ -274,6 +274,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, a ad
 	if !auth.Anonymous {
 		rq.accessKey = auth.AccessKeyID
 	}
+	if op.name == opMethodNotAllowed || op.name == opNotImplemented {
+		// A request no operation takes is refused alike to every caller:
+		// the answer says nothing about the bucket, so it need not be
+		// hidden behind AccessDenied.
+		return op.handler(w, r, rq)
+	}
 	if err := s.checkExpectedOwners(r, rq); err != nil {
 		return err
 	}
