@@ -30,13 +30,13 @@ func TestRouteAccess(t *testing.T) {
 		{"DELETE", levelBucket, "cors", "", "DeleteBucketCors"},
 		{"OPTIONS", levelBucket, "", "", "CORSPreflight"},
 		{"OPTIONS", levelObject, "", "", "CORSPreflight"},
-		{"OPTIONS", levelService, "", "", "NotImplemented"},
+		{"OPTIONS", levelService, "", "", "MethodNotAllowed"},
 		{"POST", levelBucket, "", "multipart/form-data; boundary=x", "PostObject"},
 		{"POST", levelBucket, "", "Multipart/Form-Data", "PostObject"},
 		{"POST", levelBucket, "", "application/x-www-form-urlencoded", "NotImplemented"},
 		{"POST", levelBucket, "", "", "NotImplemented"},
 		{"POST", levelBucket, "delete", "multipart/form-data", "DeleteObjects"},
-		{"POST", levelObject, "", "multipart/form-data", "NotImplemented"},
+		{"POST", levelObject, "", "multipart/form-data", "MethodNotAllowed"},
 		{"GET", levelBucket, "", "", "ListObjects"},
 	}
 	for _, c := range cases {

@@ -13,6 +13,9 @@ type address struct {
 	lv     level
 	bucket string
 	key    string
+	// virtualHost is set when the bucket came from the Host header
+	// (bucket.domain) rather than from the path.
+	virtualHost bool
 }
 
 // levelHandler marks a route with the level it addresses. The router is
@@ -20,6 +23,12 @@ type address struct {
 type levelHandler level
 
 func (levelHandler) ServeHTTP(http.ResponseWriter, *http.Request) {}
+
+// vhostHandler is levelHandler for the routes of virtual-hosted requests,
+// which answers that address by URLs of the same form (objectURL).
+type vhostHandler level
+
+func (vhostHandler) ServeHTTP(http.ResponseWriter, *http.Request) {}
 
 // newRouter maps paths (and, with a Domain, Host headers) to the addressed
 // bucket and key with gorilla/mux. The path is matched as the client
@@ -29,8 +38,8 @@ func newRouter(domain string) *mux.Router {
 	r := mux.NewRouter().SkipClean(true).UseEncodedPath()
 	if domain != "" {
 		vh := r.Host("{bucket:.+}." + strings.TrimPrefix(domain, ".")).Subrouter()
-		vh.Path("/").Handler(levelHandler(levelBucket))
-		vh.Path("/{key:.+}").Handler(levelHandler(levelObject))
+		vh.Path("/").Handler(vhostHandler(levelBucket))
+		vh.Path("/{key:.+}").Handler(vhostHandler(levelObject))
 	}
 	r.Path("/").Handler(levelHandler(levelService))
 	r.Path("/{bucket}").Handler(levelHandler(levelBucket))
@@ -47,9 +56,11 @@ func (s *Server) resolve(r *http.Request) address {
 	if !s.router.Match(r, &m) {
 		return address{lv: levelService}
 	}
-	lv, ok := m.Handler.(levelHandler)
-	if !ok {
-		return address{lv: levelService}
+	switch lv := m.Handler.(type) {
+	case levelHandler:
+		return address{lv: level(lv), bucket: m.Vars["bucket"], key: m.Vars["key"]}
+	case vhostHandler:
+		return address{lv: level(lv), bucket: m.Vars["bucket"], key: m.Vars["key"], virtualHost: true}
 	}
-	return address{lv: level(lv), bucket: m.Vars["bucket"], key: m.Vars["key"]}
+	return address{lv: levelService}
 }

@@ -31,16 +31,16 @@ func TestResolve(t *testing.T) {
 		{"", "h", "//k", address{lv: levelService}},
 		{"", "h", "*", address{lv: levelService}},
 		{"", "b.example.com", "/k", address{lv: levelBucket, bucket: "k"}},
-		{"example.com", "b.example.com", "/", address{lv: levelBucket, bucket: "b"}},
-		{"example.com", "b.example.com:9000", "/k/x", address{lv: levelObject, bucket: "b", key: "k/x"}},
-		{".example.com", "b.c.example.com", "/k", address{lv: levelObject, bucket: "b.c", key: "k"}},
+		{"example.com", "b.example.com", "/", address{lv: levelBucket, bucket: "b", virtualHost: true}},
+		{"example.com", "b.example.com:9000", "/k/x", address{lv: levelObject, bucket: "b", key: "k/x", virtualHost: true}},
+		{".example.com", "b.c.example.com", "/k", address{lv: levelObject, bucket: "b.c", key: "k", virtualHost: true}},
 		{"example.com", "example.com", "/b/k", address{lv: levelObject, bucket: "b", key: "k"}},
 		{"example.com", ".example.com", "/b", address{lv: levelBucket, bucket: "b"}},
 		{"example.com", "B.EXAMPLE.COM", "/b", address{lv: levelBucket, bucket: "b"}},
 		{"example.com:9000", "b.example.com", "/k", address{lv: levelBucket, bucket: "k"}},
-		{"example.com:9000", "b.example.com:9000", "/k", address{lv: levelObject, bucket: "b", key: "k"}},
+		{"example.com:9000", "b.example.com:9000", "/k", address{lv: levelObject, bucket: "b", key: "k", virtualHost: true}},
 		{"example.com", "b.example.com", "*", address{lv: levelService}},
-		{"example.com", "other", "http://b.example.com/k", address{lv: levelObject, bucket: "b", key: "k"}},
+		{"example.com", "other", "http://b.example.com/k", address{lv: levelObject, bucket: "b", key: "k", virtualHost: true}},
 	}
 	for _, tt := range tests {
 		r, ok := resolveRequest(tt.host, tt.target)

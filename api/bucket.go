@@ -45,7 +45,12 @@ type bucketInfo struct {
 	Name         string `xml:"Name"`
 	CreationDate string `xml:"CreationDate"`
 	BucketRegion string `xml:"BucketRegion,omitempty"`
+	BucketArn    string `xml:"BucketArn,omitempty"`
 }
+
+// bucketARN is the ARN S3 gives a general purpose bucket. It names no
+// partition other than aws, region or account, as S3's does not.
+func bucketARN(name string) string { return "arn:aws:s3:::" + name }
 
 // listBuckets answers ListBuckets, with the optional prefix, max-buckets
 // and continuation-token paging of the current API.
@@ -81,7 +86,7 @@ func (s *Server) listBuckets(w http.ResponseWriter, r *http.Request, rq *request
 			out.ContinuationToken = base64.RawURLEncoding.EncodeToString([]byte(out.Buckets[limit-1].Name))
 			break
 		}
-		out.Buckets = append(out.Buckets, bucketInfo{Name: b.Name, CreationDate: isoTime(b.Created), BucketRegion: s.region(b)})
+		out.Buckets = append(out.Buckets, bucketInfo{Name: b.Name, CreationDate: isoTime(b.Created), BucketRegion: s.region(b), BucketArn: bucketARN(b.Name)})
 	}
 	return writeXML(w, http.StatusOK, out)
 }
@@ -146,6 +151,7 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 		}
 	}
 	w.Header().Set("Location", "/"+rq.bucket)
+	w.Header().Set("X-Amz-Bucket-Arn", bucketARN(rq.bucket))
 	w.WriteHeader(http.StatusOK)
 	return nil
 }
@@ -197,6 +203,7 @@ func (s *Server) headBucket(w http.ResponseWriter, r *http.Request, rq *request)
 		return err
 	}
 	w.Header().Set("X-Amz-Bucket-Region", s.region(b))
+	w.Header().Set("X-Amz-Bucket-Arn", bucketARN(b.Name))
 	w.WriteHeader(http.StatusOK)
 	return nil
 }

@@ -28,6 +28,10 @@ func objectHeaders(h http.Header) (object.Headers, error) {
 		CacheControl:       h.Get("Cache-Control"),
 		Expires:            h.Get("Expires"),
 	}
+	var err error
+	if out.WebsiteRedirect, err = websiteRedirect(h); err != nil {
+		return out, err
+	}
 	if out.ContentType == "" {
 		out.ContentType = "binary/octet-stream"
 	}
@@ -46,6 +50,28 @@ func objectHeaders(h http.Header) (object.Headers, error) {
 	}
 	sort.Slice(out.User, func(i, j int) bool { return out.User[i].Key < out.User[j].Key })
 	return out, nil
+}
+
+// maxWebsiteRedirect is S3's limit on x-amz-website-redirect-location.
+const maxWebsiteRedirect = 2048
+
+// websiteRedirect returns the x-amz-website-redirect-location of a write,
+// checked as S3 checks it: a path in the bucket's website ("/...") or an
+// absolute http or https URL, of at most 2 KiB.
+func websiteRedirect(h http.Header) (string, error) {
+	v := h.Get("X-Amz-Website-Redirect-Location")
+	if v == "" {
+		return "", nil
+	}
+	if len(v) > maxWebsiteRedirect {
+		return "", s3err.Newf(s3err.InvalidArgument, "The length of website redirect location cannot exceed 2,048 characters.").
+			With("ArgumentName", "x-amz-website-redirect-location").With("ArgumentValue", v)
+	}
+	if !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+		return "", s3err.Newf(s3err.InvalidArgument, "The website redirect location must have a prefix of 'http://' or 'https://' or '/'.").
+			With("ArgumentName", "x-amz-website-redirect-location").With("ArgumentValue", v)
+	}
+	return v, nil
 }
 
 // newObjectHeaders parses what a request creating an object (PutObject,
@@ -82,7 +108,6 @@ func unsupportedWriteHeaders(h http.Header) error {
 		return err
 	}
 	for _, name := range []string{
-		"X-Amz-Website-Redirect-Location",
 		"X-Amz-Object-Lock-Mode", "X-Amz-Object-Lock-Retain-Until-Date", "X-Amz-Object-Lock-Legal-Hold",
 		"X-Amz-Server-Side-Encryption-Customer-Algorithm", "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id",
 	} {
@@ -165,6 +190,7 @@ func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, q url.Va
 	if len(o.Tags) > 0 {
 		vals.set(h, "X-Amz-Tagging-Count", itoa(int64(len(o.Tags))))
 	}
+	vals.setIf(h, "X-Amz-Website-Redirect-Location", o.WebsiteRedirect)
 	if whole && strings.EqualFold(r.Header.Get("X-Amz-Checksum-Mode"), "ENABLED") {
 		for _, c := range o.Checksums {
 			if alg, ok := checksum.ParseAlgorithm(c.Algorithm); ok {

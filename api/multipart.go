@@ -15,7 +15,6 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/precondition"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
-	"github.com/objectgateway/objectgateway/pkg/s3name"
 )
 
 // checksumFields are the Checksum* elements of S3's multipart documents.
@@ -334,7 +333,7 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	if c.err != nil {
 		return c.err
 	}
-	return writeXML(w, http.StatusOK, completeResult(rq, c.o))
+	return writeXML(w, http.StatusOK, completeResult(r, rq, c.o))
 }
 
 // completion is the outcome of a CompleteMultipartUpload in the layer.
@@ -382,7 +381,7 @@ func (s *Server) completeSlowly(w http.ResponseWriter, r *http.Request, rq *requ
 			var body []byte
 			err := c.err
 			if err == nil {
-				if body, err = xml.Marshal(completeResult(rq, c.o)); err != nil {
+				if body, err = xml.Marshal(completeResult(r, rq, c.o)); err != nil {
 					body = nil
 				}
 			}
@@ -415,10 +414,11 @@ func write(w http.ResponseWriter, rc *http.ResponseController, p []byte) bool {
 	return rc.Flush() == nil
 }
 
-// completeResult is the CompleteMultipartUploadResult of object o.
-func completeResult(rq *request, o object.Object) completeMultipartUploadResult {
+// completeResult is the CompleteMultipartUploadResult of object o. Its
+// Location is absolute, as S3's is.
+func completeResult(r *http.Request, rq *request, o object.Object) completeMultipartUploadResult {
 	out := completeMultipartUploadResult{
-		NS: s3NS, Location: "/" + rq.bucket + "/" + s3name.EscapeKey(rq.key),
+		NS: s3NS, Location: objectURL(r, rq, rq.key),
 		Bucket: rq.bucket, Key: rq.key, ETag: `"` + o.ETag + `"`,
 	}
 	for _, c := range o.Checksums {

@@ -42,6 +42,9 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	}
 	h := w.Header()
 	h.Set("ETag", `"`+obj.ETag+`"`)
+	// Current SDKs read the stored size from x-amz-object-size; the
+	// object's record is the truth, whatever the request's framing was.
+	h.Set("X-Amz-Object-Size", itoa(obj.Size))
 	if expect.Algorithm != checksum.None {
 		for _, c := range obj.Checksums {
 			if c.Algorithm == expect.Algorithm.String() {
@@ -274,6 +277,9 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	in := object.CopyInput{SrcBucket: srcBucket, SrcKey: srcKey, DstBucket: rq.bucket, DstKey: rq.key, Chown: s.fileOwner(rq), Conditions: dstCond}
 	switch d := r.Header.Get("X-Amz-Metadata-Directive"); d {
 	case "", "COPY":
+		if in.Headers.WebsiteRedirect, err = websiteRedirect(r.Header); err != nil {
+			return err
+		}
 	case "REPLACE":
 		in.Replace = true
 		if in.Headers, err = objectHeaders(r.Header); err != nil {

@@ -310,7 +310,7 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 		return err
 	}
 	etag := `"` + obj.ETag + `"`
-	loc := objectURL(r, rq.bucket, key)
+	loc := objectURL(r, rq, key)
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Location", loc)
@@ -342,16 +342,17 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	return nil
 }
 
-// objectURL is the URL of an object as addressed by this request's host,
-// path-style unless the request itself was virtual-hosted.
-func objectURL(r *http.Request, bucket, key string) string {
+// objectURL is the absolute URL of key in the request's bucket, as S3
+// gives it in a Location: by the request's host and scheme, path-style
+// unless the request itself was virtual-hosted.
+func objectURL(r *http.Request, rq *request, key string) string {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
 	p := "/" + s3name.EscapeKey(key)
-	if strings.HasPrefix(r.URL.EscapedPath(), "/"+bucket) {
-		p = "/" + bucket + p
+	if !rq.virtualHost {
+		p = "/" + rq.bucket + p
 	}
 	return scheme + "://" + r.Host + p
 }

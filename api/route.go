@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+
+	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
 // level says what a request's path addresses.
@@ -175,5 +177,46 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 			}
 		}
 	}
-	return operation{"NotImplemented", s.notImplemented}
+	return s.refusal(method, lv, sub)
+}
+
+// Names of the operations that refuse a request no S3 operation takes.
+const (
+	opMethodNotAllowed = "MethodNotAllowed"
+	opNotImplemented   = "NotImplemented"
+)
+
+// refusal is the answer to a request no operation of the gateway takes. A
+// method S3 has no operation for on the addressed resource (POST or PATCH
+// of an object, anything but GET of the service, an unknown method of a
+// bucket), without a subresource, is 405 MethodNotAllowed, as S3 answers;
+// anything else names a feature the gateway does not have and is 501
+// NotImplemented.
+func (s *Server) refusal(method string, lv level, sub string) operation {
+	if sub != "" {
+		return operation{opNotImplemented, s.notImplemented}
+	}
+	resource := ""
+	switch lv {
+	case levelService:
+		resource = "SERVICE"
+	case levelBucket:
+		switch method {
+		case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodPost:
+		default:
+			resource = "BUCKET"
+		}
+	case levelObject:
+		switch method {
+		case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete:
+		default:
+			resource = "OBJECT"
+		}
+	}
+	if resource == "" {
+		return operation{opNotImplemented, s.notImplemented}
+	}
+	return operation{opMethodNotAllowed, func(http.ResponseWriter, *http.Request, *request) error {
+		return s3err.New(s3err.MethodNotAllowed).With("Method", method).With("ResourceType", resource)
+	}}
 }

@@ -17,7 +17,12 @@ func TestRoute(t *testing.T) {
 	}{
 		{"GET", levelService, "", false, "ListBuckets"},
 		{"GET", levelService, "max-buckets=5", false, "ListBuckets"},
-		{"PUT", levelService, "", false, "NotImplemented"},
+		{"PUT", levelService, "", false, "MethodNotAllowed"},
+		{"DELETE", levelService, "", false, "MethodNotAllowed"},
+		{"POST", levelService, "", false, "MethodNotAllowed"},
+		{"PUT", levelService, "tagging", false, "NotImplemented"},
+		{"PATCH", levelBucket, "", false, "MethodNotAllowed"},
+		{"PUT", levelBucket, "unknown-parameter", false, "CreateBucket"},
 		{"GET", levelBucket, "", false, "ListObjects"},
 		{"GET", levelBucket, "list-type=2&prefix=a", false, "ListObjectsV2"},
 		{"GET", levelBucket, "location", false, "GetBucketLocation"},
@@ -67,7 +72,9 @@ func TestRoute(t *testing.T) {
 		{"DELETE", levelObject, "uploadId=x", false, "AbortMultipartUpload"},
 		{"POST", levelObject, "uploads", false, "CreateMultipartUpload"},
 		{"POST", levelObject, "restore", false, "NotImplemented"},
-		{"PATCH", levelObject, "", false, "NotImplemented"},
+		{"PATCH", levelObject, "", false, "MethodNotAllowed"},
+		{"POST", levelObject, "", false, "MethodNotAllowed"},
+		{"POST", levelObject, "unknown-parameter", false, "MethodNotAllowed"},
 	}
 	for _, c := range cases {
 		q, err := url.ParseQuery(c.query)

@@ -199,7 +199,10 @@ type request struct {
 	bucket    string
 	key       string
 	accessKey string
-	auth      *sigv4.Auth
+	// virtualHost is set when the request addressed its bucket by the
+	// Host header; see address.
+	virtualHost bool
+	auth        *sigv4.Auth
 	// slot is the budget the request holds a slot of, nil before it is
 	// admitted; see admit.
 	slot *slots
@@ -272,10 +275,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, a ad
 		return err
 	}
 	rq.auth = auth
+	if !auth.Anonymous {
+		rq.accessKey = auth.AccessKeyID
+	}
+	if op.name == opMethodNotAllowed || op.name == opNotImplemented {
+		// A request no operation takes is refused alike to every caller:
+		// the answer says nothing about the bucket, so it need not be
+		// hidden behind AccessDenied.
+		return op.handler(w, r, rq)
+	}
+	if err := s.checkExpectedOwners(r, rq); err != nil {
+		return err
+	}
 	if auth.Anonymous {
 		return s.serveAnonymous(w, r, rq, op)
 	}
-	rq.accessKey = auth.AccessKeyID
 	return s.serveAuthorized(w, r, rq, op)
 }
 
@@ -288,6 +302,7 @@ func (rq *request) setAddress(r *http.Request, a address) error {
 	if rq.key, err = url.PathUnescape(a.key); err != nil {
 		return s3err.New(s3err.InvalidURI)
 	}
+	rq.virtualHost = a.virtualHost
 	if a.lv == levelService && r.URL.EscapedPath() != "/" {
 		return s3err.New(s3err.InvalidURI)
 	}

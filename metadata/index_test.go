@@ -188,6 +188,7 @@ func sampleObject(key string) Object {
 		FileInode:          42,
 		PartsCount:         3,
 		StorageClass:       "REDUCED_REDUNDANCY",
+		WebsiteRedirect:    "https://example.com/moved",
 	}
 }
 

@@ -45,6 +45,9 @@ type Upload struct {
 	UserMeta           []KV
 	Tags               []KV
 	StorageClass       string
+	// WebsiteRedirect is the x-amz-website-redirect-location the
+	// completed object gets.
+	WebsiteRedirect string
 
 	// ChecksumAlgorithm and ChecksumType are what CreateMultipartUpload
 	// asked for ("" when nothing was asked).
@@ -97,6 +100,7 @@ const (
 	tagUpClass     = 11
 	tagUpAlg       = 12
 	tagUpType      = 13
+	tagUpRedirect  = 14
 )
 
 // Part field tags.
@@ -142,6 +146,7 @@ func (u *Upload) MarshalBinary() ([]byte, error) {
 	e.str(tagUpClass, u.StorageClass)
 	e.str(tagUpAlg, u.ChecksumAlgorithm)
 	e.str(tagUpType, u.ChecksumType)
+	e.str(tagUpRedirect, u.WebsiteRedirect)
 	return e.b, nil
 }
 
@@ -180,6 +185,8 @@ func (u *Upload) UnmarshalBinary(data []byte) error {
 			r.ChecksumAlgorithm = string(p)
 		case tagUpType:
 			r.ChecksumType = string(p)
+		case tagUpRedirect:
+			r.WebsiteRedirect = string(p)
 		}
 		return err
 	})

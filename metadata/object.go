@@ -78,6 +78,9 @@ type Object struct {
 	Parts []PartInfo
 	// StorageClass is empty for STANDARD.
 	StorageClass string
+	// WebsiteRedirect is the object's x-amz-website-redirect-location,
+	// returned on GET and HEAD.
+	WebsiteRedirect string
 }
 
 // PutObject creates or replaces the record of o.Key in bucket. It returns

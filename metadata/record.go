@@ -54,6 +54,7 @@ const (
 	tagObjPartsCount         = 16
 	tagObjStorageClass       = 17
 	tagObjPart               = 18
+	tagObjWebsiteRedirect    = 19
 )
 
 // Bucket field tags.
@@ -129,6 +130,7 @@ func (o *Object) MarshalBinary() ([]byte, error) {
 	e.uint(tagObjFileInode, o.FileInode)
 	e.uint(tagObjPartsCount, uint64(o.PartsCount))
 	e.str(tagObjStorageClass, o.StorageClass)
+	e.str(tagObjWebsiteRedirect, o.WebsiteRedirect)
 	for _, p := range o.Parts {
 		if p.Size < 0 {
 			return nil, fmt.Errorf("metadata: negative part size %d", p.Size)
@@ -206,6 +208,8 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 			r.PartsCount = int(v)
 		case tagObjStorageClass:
 			r.StorageClass = intern(p)
+		case tagObjWebsiteRedirect:
+			r.WebsiteRedirect = string(p)
 		case tagObjPart:
 			size, n := binary.Uvarint(p)
 			if n <= 0 || size > math.MaxInt64 {

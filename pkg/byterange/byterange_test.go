@@ -30,6 +30,8 @@ func TestParse(t *testing.T) {
 		{"suffix overflow", "bytes=-" + huge, 10, Range{0, 10}, true, false},
 		{"unit case-insensitive", "Bytes=1-2", 10, Range{1, 2}, true, false},
 		{"spaces around spec", "bytes= 1-2 ", 10, Range{1, 2}, true, false},
+		{"space before suffix", "bytes= -1", 10, Range{9, 1}, true, false},
+		{"unit upper case", "BYTES=0-0", 10, Range{0, 1}, true, false},
 
 		{"start at size", "bytes=10-", 10, Range{}, false, true},
 		{"start past size", "bytes=40-50", 10, Range{}, false, true},
@@ -54,6 +56,9 @@ func TestParse(t *testing.T) {
 		{"multi", "bytes=0-1,3-4", 10, Range{}, false, false},
 		{"multi unsatisfiable", "bytes=20-21,30-31", 10, Range{}, false, false},
 		{"trailing comma", "bytes=0-1,", 10, Range{}, false, false},
+		// S3 serves any list, even one range with an empty element, whole
+		// with 200 rather than apply the RFC's empty-element rule.
+		{"single byte trailing comma", "bytes=0-0,", 10, Range{}, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -74,7 +74,7 @@ func (l *Layer) CreateMultipartUpload(in CreateUploadInput) (Upload, error) {
 		ContentType: in.Headers.ContentType, ContentEncoding: in.Headers.ContentEncoding,
 		ContentDisposition: in.Headers.ContentDisposition, ContentLanguage: in.Headers.ContentLanguage,
 		CacheControl: in.Headers.CacheControl, Expires: in.Headers.Expires,
-		UserMeta: in.Headers.User, Tags: in.Tags, ChecksumType: typ,
+		UserMeta: in.Headers.User, Tags: in.Tags, ChecksumType: typ, WebsiteRedirect: in.Headers.WebsiteRedirect,
 	}
 	if in.Algorithm != checksum.None {
 		u.ChecksumAlgorithm = in.Algorithm.String()
@@ -586,7 +586,9 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 		return Object{}, err
 	}
 	rec := Object{Key: in.Key, PartsCount: len(chosen)}
-	Headers{u.ContentType, u.ContentEncoding, u.ContentDisposition, u.ContentLanguage, u.CacheControl, u.Expires, u.UserMeta}.apply(&rec)
+	Headers{ContentType: u.ContentType, ContentEncoding: u.ContentEncoding, ContentDisposition: u.ContentDisposition,
+		ContentLanguage: u.ContentLanguage, CacheControl: u.CacheControl, Expires: u.Expires, User: u.UserMeta,
+		WebsiteRedirect: u.WebsiteRedirect}.apply(&rec)
 	rec.Tags = u.Tags
 	etags := make([]string, len(chosen))
 	for i, p := range chosen {

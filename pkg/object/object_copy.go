@@ -18,6 +18,10 @@ type CopyInput struct {
 	// Replace selects the REPLACE metadata directive: Headers replace the
 	// source's. With COPY (false) the source's headers are kept.
 	Replace bool
+	// Headers are the destination's headers with REPLACE. Whatever the
+	// directive, Headers.WebsiteRedirect is the destination's redirect:
+	// S3 never copies the source's, and a new one is a change that makes
+	// a copy of an object onto itself valid.
 	Headers Headers
 	// ReplaceTags selects the REPLACE tagging directive: Tags replace the
 	// source's tags.
@@ -72,12 +76,13 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if in.Replace {
 		in.Headers.apply(&rec)
 	}
+	rec.WebsiteRedirect = in.Headers.WebsiteRedirect
 	if in.ReplaceTags {
 		rec.Tags = in.Tags
 	}
 	rehash := in.Algorithm != checksum.None && !hasFullChecksum(&src.Object, in.Algorithm)
 	if in.SrcBucket == in.DstBucket && in.SrcKey == in.DstKey && !rehash {
-		if !in.Replace && !in.ReplaceTags {
+		if !in.Replace && !in.ReplaceTags && in.Headers.WebsiteRedirect == "" {
 			return Object{}, s3err.Newf(s3err.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 		}
 		return l.replaceHeaders(in.DstBucket, src.Object, rec, in.Conditions)

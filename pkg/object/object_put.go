@@ -26,6 +26,8 @@ type Headers struct {
 	ContentType, ContentEncoding, ContentDisposition, ContentLanguage, CacheControl, Expires string
 	// User holds x-amz-meta-* entries, names lowercase without the prefix.
 	User []metadata.KV
+	// WebsiteRedirect is x-amz-website-redirect-location.
+	WebsiteRedirect string
 }
 
 func (h Headers) apply(o *Object) {
@@ -36,11 +38,13 @@ func (h Headers) apply(o *Object) {
 	o.CacheControl = h.CacheControl
 	o.Expires = h.Expires
 	o.UserMeta = h.User
+	o.WebsiteRedirect = h.WebsiteRedirect
 }
 
 // HeadersOf returns the stored headers of a record.
 func HeadersOf(o *Object) Headers {
-	return Headers{o.ContentType, o.ContentEncoding, o.ContentDisposition, o.ContentLanguage, o.CacheControl, o.Expires, o.UserMeta}
+	return Headers{ContentType: o.ContentType, ContentEncoding: o.ContentEncoding, ContentDisposition: o.ContentDisposition,
+		ContentLanguage: o.ContentLanguage, CacheControl: o.CacheControl, Expires: o.Expires, User: o.UserMeta, WebsiteRedirect: o.WebsiteRedirect}
 }
 
 // PutInput is one PutObject.

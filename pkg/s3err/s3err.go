@@ -91,22 +91,24 @@ type row struct {
 }
 
 // table is the one place an S3 error code gets its name, status and message.
+// The status and message are S3's own for the code; TestTableMatchesAWS
+// holds S3's list and says why each code it does not list is sent.
 var table = [numCodes]row{
 	InternalError:                      {"InternalError", http.StatusInternalServerError, "We encountered an internal error. Please try again."},
 	AccessDenied:                       {"AccessDenied", http.StatusForbidden, "Access Denied"},
 	AuthorizationHeaderMalformed:       {"AuthorizationHeaderMalformed", http.StatusBadRequest, "The authorization header is malformed."},
 	AuthorizationQueryParametersError:  {"AuthorizationQueryParametersError", http.StatusBadRequest, "Error parsing the X-Amz-Credential parameter."},
 	BadDigest:                          {"BadDigest", http.StatusBadRequest, "The Content-MD5 or checksum value that you specified did not match what the server received."},
-	BucketAlreadyExists:                {"BucketAlreadyExists", http.StatusConflict, "The requested bucket name is not available. The bucket namespace is shared by all users of the system."},
-	BucketAlreadyOwnedByYou:            {"BucketAlreadyOwnedByYou", http.StatusConflict, "The bucket you tried to create already exists, and you own it."},
-	BucketNotEmpty:                     {"BucketNotEmpty", http.StatusConflict, "The bucket you tried to delete is not empty."},
+	BucketAlreadyExists:                {"BucketAlreadyExists", http.StatusConflict, "The requested bucket name is not available. The bucket namespace is shared by all users of the system. Please select a different name and try again."},
+	BucketAlreadyOwnedByYou:            {"BucketAlreadyOwnedByYou", http.StatusConflict, "Your previous request to create the named bucket succeeded and you already own it."},
+	BucketNotEmpty:                     {"BucketNotEmpty", http.StatusConflict, "The bucket you tried to delete is not empty"},
 	ConditionalRequestConflict:         {"ConditionalRequestConflict", http.StatusConflict, "A conflicting conditional operation is currently in progress against this resource. Please try again."},
 	EntityTooLarge:                     {"EntityTooLarge", http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed object size."},
 	EntityTooSmall:                     {"EntityTooSmall", http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed object size."},
 	ExpiredToken:                       {"ExpiredToken", http.StatusBadRequest, "The provided token has expired."},
 	IllegalLocationConstraintException: {"IllegalLocationConstraintException", http.StatusBadRequest, "The specified location-constraint is not valid for this endpoint."},
 	IncompleteBody:                     {"IncompleteBody", http.StatusBadRequest, "You did not provide the number of bytes specified by the Content-Length HTTP header."},
-	InvalidAccessKeyID:                 {"InvalidAccessKeyId", http.StatusForbidden, "The AWS access key Id you provided does not exist in our records."},
+	InvalidAccessKeyID:                 {"InvalidAccessKeyId", http.StatusForbidden, "The AWS Access Key Id you provided does not exist in our records."},
 	InvalidArgument:                    {"InvalidArgument", http.StatusBadRequest, "Invalid Argument"},
 	InvalidBucketName:                  {"InvalidBucketName", http.StatusBadRequest, "The specified bucket is not valid."},
 	InvalidDigest:                      {"InvalidDigest", http.StatusBadRequest, "The Content-MD5 or checksum value you specified is not valid."},
@@ -129,12 +131,12 @@ var table = [numCodes]row{
 	NoSuchBucket:                       {"NoSuchBucket", http.StatusNotFound, "The specified bucket does not exist."},
 	NoSuchKey:                          {"NoSuchKey", http.StatusNotFound, "The specified key does not exist."},
 	NoSuchUpload:                       {"NoSuchUpload", http.StatusNotFound, "The specified multipart upload does not exist. The upload ID might be invalid, or the multipart upload might have been aborted or completed."},
-	NotImplemented:                     {"NotImplemented", http.StatusNotImplemented, "A header or query you provided implies functionality that is not implemented."},
+	NotImplemented:                     {"NotImplemented", http.StatusNotImplemented, "A header you provided implies functionality that is not implemented."},
 	NotModified:                        {"NotModified", http.StatusNotModified, "Not Modified"},
 	PreconditionFailed:                 {"PreconditionFailed", http.StatusPreconditionFailed, "At least one of the pre-conditions you specified did not hold."},
 	RequestTimeTooSkewed:               {"RequestTimeTooSkewed", http.StatusForbidden, "The difference between the request time and the server's time is too large."},
 	RequestTimeout:                     {"RequestTimeout", http.StatusBadRequest, "Your socket connection to the server was not read from or written to within the timeout period."},
-	ServiceUnavailable:                 {"ServiceUnavailable", http.StatusServiceUnavailable, "Please reduce your request rate."},
+	ServiceUnavailable:                 {"ServiceUnavailable", http.StatusServiceUnavailable, "Reduce your request rate."},
 	SignatureDoesNotMatch:              {"SignatureDoesNotMatch", http.StatusForbidden, "The request signature we calculated does not match the signature you provided. Check your key and signing method."},
 	SlowDown:                           {"SlowDown", http.StatusServiceUnavailable, "Please reduce your request rate."},
 	XAmzContentSHA256Mismatch:          {"XAmzContentSHA256Mismatch", http.StatusBadRequest, "The provided 'x-amz-content-sha256' header does not match what was computed."},
