@@ -188,6 +188,9 @@ func (wh *websiteHandler) serveErrorDocument(w *responseWriter, r *http.Request,
 	}
 	defer rd.Close()
 	h := w.Header()
+	// The answer is the error document, not a part of the object asked
+	// for: a 416's Content-Range does not describe it.
+	h.Del("Content-Range")
 	ct := rd.Object.ContentType
 	if ct == "" {
 		ct = "text/html"

@@ -259,6 +259,11 @@ func TestWebsiteEndpoint(t *testing.T) {
 	if body != "public" || resp.Header.Get("Content-Range") != "bytes 0-5/11" {
 		t.Errorf("Range: body %q, Content-Range %q", body, resp.Header.Get("Content-Range"))
 	}
+	resp, body = s.get(t, http.MethodGet, "/pub.html", map[string]string{"Range": "bytes=100-"})
+	wantPage(t, "unsatisfiable Range", resp, body, 416, "custom error page")
+	if cr := resp.Header.Get("Content-Range"); cr != "" {
+		t.Errorf("the error document of a 416 carries Content-Range %q", cr)
+	}
 	resp, body = s.get(t, http.MethodGet, "/", map[string]string{"If-None-Match": etag})
 	wantPage(t, "If-None-Match", resp, body, 304)
 	if body != "" || resp.Header.Get("ETag") != etag {
