@@ -136,12 +136,16 @@ func (wh *websiteHandler) serve(w *responseWriter, r *http.Request, rq *request)
 		}
 	}
 	if e.Code == s3err.NoSuchKey {
-		if !p.Allows(policy.ListBucket, "") {
+		if p.Allows(policy.ListBucket, "") {
+			// S3's page names the key looked up (the index document's, for
+			// a directory).
+			err = s3err.Wrap(s3err.NoSuchKey, err).With("Key", key)
+		} else {
 			// Like S3: without s3:ListBucket for everyone, a missing key
 			// is not told apart from a forbidden one.
 			err = s3err.Wrap(s3err.AccessDenied, err)
-			e = s3err.As(err)
 		}
+		e = s3err.As(err)
 	}
 	status := e.Code.Status()
 	if t, ok := cfg.AfterError(site, key, status); ok {

@@ -296,7 +296,7 @@ func TestWebsiteEndpointErrorPages(t *testing.T) {
 	cfg := &types.WebsiteConfiguration{IndexDocument: &types.IndexDocument{Suffix: aws.String("index.html")}}
 	s := startSite(t, cfg, true)
 	resp, body := s.get(t, http.MethodGet, "/missing.html", nil)
-	wantPage(t, "missing, listable", resp, body, 404, "<title>404 Not Found</title>", "<h1>404 Not Found</h1>", "<li>Code: NoSuchKey</li>", "<li>Message: ")
+	wantPage(t, "missing, listable", resp, body, 404, "<title>404 Not Found</title>", "<h1>404 Not Found</h1>", "<li>Code: NoSuchKey</li>", "<li>Message: ", "<li>Key: missing.html</li>")
 	resp, body = s.get(t, http.MethodGet, "/private.html", nil)
 	wantPage(t, "private", resp, body, 403, "<title>403 Forbidden</title>", "<li>Code: AccessDenied</li>")
 	resp, body = s.get(t, http.MethodHead, "/missing.html", nil)
