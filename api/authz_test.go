@@ -97,6 +97,9 @@ func (g *usersGateway) fixture(t *testing.T, empty bool) authzFixture {
 	if _, err := c.PutBucketCors(ctx, &s3.PutBucketCorsInput{Bucket: aws.String(f.bucket), CORSConfiguration: corsConfig()}); err != nil {
 		t.Fatalf("alice PutBucketCors: %v", err)
 	}
+	if _, err := c.PutBucketWebsite(ctx, &s3.PutBucketWebsiteInput{Bucket: aws.String(f.bucket), WebsiteConfiguration: websiteConfig("index.html")}); err != nil {
+		t.Fatalf("alice PutBucketWebsite: %v", err)
+	}
 	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(f.bucket), Key: aws.String("mp")})
 	if err != nil {
 		t.Fatalf("alice CreateMultipartUpload: %v", err)
@@ -125,6 +128,12 @@ type authzCase struct {
 // unset is nil for err when it is the error S3 answers for a bucket
 // configuration that was never set (code), so that reading it counts as
 // allowed; any other error is returned.
+// websiteConfig is a website configuration serving index documents
+// named suffix.
+func websiteConfig(suffix string) *types.WebsiteConfiguration {
+	return &types.WebsiteConfiguration{IndexDocument: &types.IndexDocument{Suffix: aws.String(suffix)}}
+}
+
 func unset(err error, code string) error {
 	var ae smithy.APIError
 	if errors.As(err, &ae) && ae.ErrorCode() == code {
@@ -180,7 +189,11 @@ func authzCases(g *usersGateway) []authzCase {
 		}},
 		{op: "GetBucketWebsite", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.GetBucketWebsite(ctx, &s3.GetBucketWebsiteInput{Bucket: b(f)})
-			return unset(err, "NoSuchWebsiteConfiguration")
+			return err
+		}},
+		{op: "PutBucketWebsite", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.PutBucketWebsite(ctx, &s3.PutBucketWebsiteInput{Bucket: b(f), WebsiteConfiguration: websiteConfig("other.html")})
+			return err
 		}},
 		{op: "DeleteBucketWebsite", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.DeleteBucketWebsite(ctx, &s3.DeleteBucketWebsiteInput{Bucket: b(f)})
@@ -453,6 +466,10 @@ func (g *usersGateway) checkUntouched(t *testing.T, f authzFixture, empty bool) 
 	parts, err := g.alice.ListParts(ctx, &s3.ListPartsInput{Bucket: aws.String(f.bucket), Key: aws.String("mp"), UploadId: aws.String(f.uploadID)})
 	if err != nil || len(parts.Parts) != 1 {
 		t.Errorf("fixture upload after a denied request: %v", err)
+	}
+	site, err := g.alice.GetBucketWebsite(ctx, &s3.GetBucketWebsiteInput{Bucket: aws.String(f.bucket)})
+	if err != nil || site.IndexDocument == nil || aws.ToString(site.IndexDocument.Suffix) != "index.html" {
+		t.Errorf("fixture website configuration after a denied request: %v", err)
 	}
 	pol, err := g.alice.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String(f.bucket)})
 	if err != nil || !strings.Contains(aws.ToString(pol.Policy), "pub/") {

@@ -87,7 +87,7 @@ func queryKVs(q url.Values) []metadata.KV {
 }
 
 // unsetConfig is a bucket subresource the gateway has no way to configure
-// (lifecycle, replication, website, …): reading it answers what S3
+// (lifecycle, replication, …): reading it answers what S3
 // answers for a bucket where it was never set, and deleting it succeeds,
 // as there is nothing to delete. Setting it stays NotImplemented.
 type unsetConfig struct {
@@ -100,7 +100,6 @@ type unsetConfig struct {
 var unsetConfigs = map[string]unsetConfig{
 	"lifecycle":         {get: "GetBucketLifecycleConfiguration", del: "DeleteBucketLifecycle", missing: s3err.NoSuchLifecycleConfiguration},
 	"encryption":        {get: "GetBucketEncryption", del: "DeleteBucketEncryption", missing: s3err.ServerSideEncryptionConfigurationNotFoundError},
-	"website":           {get: "GetBucketWebsite", del: "DeleteBucketWebsite", missing: s3err.NoSuchWebsiteConfiguration},
 	"replication":       {get: "GetBucketReplication", del: "DeleteBucketReplication", missing: s3err.ReplicationConfigurationNotFoundError},
 	"object-lock":       {get: "GetObjectLockConfiguration", missing: s3err.ObjectLockConfigurationNotFoundError},
 	"ownershipControls": {get: "GetBucketOwnershipControls", del: "DeleteBucketOwnershipControls", missing: s3err.OwnershipControlsNotFoundError},

@@ -93,6 +93,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"ListMultipartUploads", s.listMultipartUploads}
 			case "versions":
 				return operation{"ListObjectVersions", s.listObjectVersions}
+			case "website":
+				return operation{"GetBucketWebsite", s.getBucketWebsite}
 			}
 		case http.MethodHead:
 			if sub == "" {
@@ -104,6 +106,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"CreateBucket", s.createBucket}
 			case "tagging":
 				return operation{"PutBucketTagging", s.putBucketTagging}
+			case "website":
+				return operation{"PutBucketWebsite", s.putBucketWebsite}
 			}
 		case http.MethodDelete:
 			switch sub {
@@ -111,6 +115,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"DeleteBucket", s.deleteBucket}
 			case "tagging":
 				return operation{"DeleteBucketTagging", s.deleteBucketTagging}
+			case "website":
+				return operation{"DeleteBucketWebsite", s.deleteBucketWebsite}
 			}
 		case http.MethodPost:
 			if sub == "delete" {

@@ -38,6 +38,9 @@ type Bucket struct {
 	// k=v pairs sorted by key, or "" for none. A string keeps Bucket
 	// comparable.
 	Tags string
+	// Website is the bucket's website configuration (S3 XML, the
+	// canonical form PutBucketWebsite stored), or "" for none.
+	Website string
 }
 
 // CreateBucket records a new, empty bucket under a new identity (b.ID is

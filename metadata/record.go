@@ -72,6 +72,8 @@ const (
 	tagBktTags = 8
 	// tagBktID is the bucket's identity (Bucket.ID).
 	tagBktID = 9
+	// tagBktWebsite is the bucket's website configuration.
+	tagBktWebsite = 10
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -247,6 +249,7 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	e.str(tagBktCacheControl, b.CacheControl)
 	e.str(tagBktTags, b.Tags)
 	e.uint(tagBktID, b.ID)
+	e.str(tagBktWebsite, b.Website)
 	return e.b, nil
 }
 
@@ -282,6 +285,8 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.Tags = string(p)
 		case tagBktID:
 			r.ID, err = parseUint(p)
+		case tagBktWebsite:
+			r.Website = string(p)
 		}
 		return err
 	})

@@ -83,27 +83,30 @@ func replaceOnce(t *testing.T, s, old, new string) string {
 // cdnGateway is the gateway the proxies front: the real serve command,
 // in-process, with a public-read bucket.
 type cdnGateway struct {
-	addr   string
-	client *s3.Client
-	log    *syncBuffer
+	addr string
+	// website is the website endpoint's address, when extra asked for
+	// one.
+	website string
+	client  *s3.Client
+	log     *syncBuffer
 	// stop shuts the gateway down; it runs at cleanup if not before.
 	stop func()
 }
 
-// startCDNGateway serves root (a new temporary one if "") and creates the
-// public-read bucket if it does not exist.
-func startCDNGateway(t *testing.T, root string) *cdnGateway {
+// startCDNGateway serves root (a new temporary one if "") with the extra
+// serve flags and creates the public-read bucket if it does not exist.
+func startCDNGateway(t *testing.T, root string, extra ...string) *cdnGateway {
 	t.Helper()
 	if root == "" {
 		root = t.TempDir()
 	}
 	g := &cdnGateway{log: &syncBuffer{}}
-	sv := startServe(t, []string{"--root", root, "--listen", "127.0.0.1:0", "--fsync=false",
-		"--default-cache-control", cdnMaxAge}, map[string]string{
+	sv := startServe(t, append([]string{"--root", root, "--listen", "127.0.0.1:0", "--fsync=false",
+		"--default-cache-control", cdnMaxAge}, extra...), map[string]string{
 		"OBJECTGATEWAY_ACCESS_KEY": cdnAccess,
 		"OBJECTGATEWAY_SECRET_KEY": cdnSecret,
 	}, g.log)
-	g.addr, g.stop = sv.addr, sv.stop
+	g.addr, g.website, g.stop = sv.addr, sv.website, sv.stop
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	g.client = s3.NewFromConfig(aws.Config{
@@ -138,6 +141,12 @@ func (g *cdnGateway) put(t *testing.T, key string, data []byte) {
 // count returns how many GetObject requests for key the gateway answered
 // with status, from its access log.
 func (g *cdnGateway) count(key string, status int) int {
+	return g.countOp("GetObject", key, status)
+}
+
+// countOp returns how many op requests for key the gateway answered with
+// status, from its access log.
+func (g *cdnGateway) countOp(op, key string, status int) int {
 	n := 0
 	for _, line := range strings.Split(g.log.String(), "\n") {
 		var m struct {
@@ -145,7 +154,7 @@ func (g *cdnGateway) count(key string, status int) int {
 			Key    string `json:"key"`
 			Status int    `json:"status"`
 		}
-		if json.Unmarshal([]byte(line), &m) == nil && m.Op == "GetObject" && m.Key == key && m.Status == status {
+		if json.Unmarshal([]byte(line), &m) == nil && m.Op == op && m.Key == key && m.Status == status {
 			n++
 		}
 	}

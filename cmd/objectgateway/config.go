@@ -24,6 +24,10 @@ type config struct {
 	multipartExpiry time.Duration
 	adminListen     string
 	pprof           bool
+	// websiteListen is the website endpoint's address ("": off) and
+	// websiteDomain the base domain of its hosts (website.go).
+	websiteListen string
+	websiteDomain string
 	// watch keeps listings in step with out-of-band writes via inotify.
 	watch       bool
 	lazyMD5     bool
@@ -90,6 +94,8 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.DurationVar(&c.multipartExpiry, "multipart-expiry", 7*24*time.Hour, "remove multipart uploads not completed within this time, with their parts")
 	fs.StringVar(&c.adminListen, "admin-listen", "", "address of the admin listener (/metrics, /healthz, /readyz); empty: off")
 	fs.BoolVar(&c.pprof, "pprof", false, "serve /debug/pprof/ on the admin listener")
+	fs.StringVar(&c.websiteListen, "website-listen", "", "address of the website endpoint: buckets' static sites (PutBucketWebsite), anonymous GET and HEAD; empty: off")
+	fs.StringVar(&c.websiteDomain, "website-domain", "", "base domain of the website endpoint's hosts (bucket.DOMAIN); empty: the Host without its port is the bucket name")
 	fs.BoolVar(&c.lazyMD5, "lazy-md5", false, "after the first read of a file the gateway did not hash (found on disk, changed behind its back), compute its MD5 in the background and make it the ETag")
 	fs.BoolVar(&c.watch, "watch", false, "watch bucket directories with inotify so that files changed behind the gateway's back show in listings without a scan (see docs/scan-and-fsck.md)")
 	fs.IntVar(&c.maxRequests, "max-requests", 1024, "authenticated S3 requests served at once; more are answered 503 SlowDown (0: no limit)")

@@ -27,6 +27,8 @@ type env struct {
 	ready func(addr string)
 	// adminReady, when set, receives the admin listener's address.
 	adminReady func(addr string)
+	// websiteReady, when set, receives the website endpoint's address.
+	websiteReady func(addr string)
 	// edgeNow, when set, is the edge cache's clock (--upstream), which
 	// decides when a cached copy must be revalidated; nil is time.Now.
 	// Tests step it, so that a copy expires when the test says and not
@@ -166,6 +168,19 @@ func serve(ctx context.Context, args []string, e env) error {
 		DocumentMemory:       int64(cfg.documentMemory),
 		Edge:                 edgeOpts,
 	})
+	// The website endpoint stops when ctx ends or serve returns, whichever
+	// comes first, and serve returns only once it has stopped.
+	webCtx, stopWeb := context.WithCancel(ctx)
+	defer stopWeb()
+	web, err := startWebsite(webCtx, cfg, handler, log)
+	if err != nil {
+		return err
+	}
+	defer web.wait()
+	defer stopWeb()
+	if web != nil && e.websiteReady != nil {
+		e.websiteReady(web.addr)
+	}
 	var h http.Handler = handler
 	if e.wrap != nil {
 		h = e.wrap(h)

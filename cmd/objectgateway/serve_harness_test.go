@@ -16,6 +16,8 @@ import (
 // served is a serve command running in-process.
 type served struct {
 	addr, admin string
+	// website is the website endpoint's address, when args ask for one.
+	website string
 	// stop shuts it down and checks it exited cleanly; it runs at
 	// cleanup if not before.
 	stop func()
@@ -24,7 +26,8 @@ type served struct {
 // startServe runs serve with args and the environment vars (nothing else
 // is set) until stop, writing its log to logw (nil: discarded). It returns
 // once the S3 listener accepts requests and, when args ask for one, the
-// admin listener too.
+// admin listener too; the website endpoint, when asked for, is reported
+// before the S3 listener.
 func startServe(t *testing.T, args []string, vars map[string]string, logw io.Writer) *served {
 	t.Helper()
 	return startServeEnv(t, args, vars, logw, env{})
@@ -37,9 +40,10 @@ func startServeEnv(t *testing.T, args []string, vars map[string]string, logw io.
 	if logw == nil {
 		logw = io.Discard
 	}
-	wantAdmin := false
+	wantAdmin, wantWebsite := false, false
 	for _, a := range args {
 		wantAdmin = wantAdmin || a == "--admin-listen"
+		wantWebsite = wantWebsite || a == "--website-listen"
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc, adminc := make(chan string, 1), make(chan string, 1)
@@ -49,6 +53,8 @@ func startServeEnv(t *testing.T, args []string, vars map[string]string, logw io.
 	e.getenv = func(k string) string { return vars[k] }
 	e.ready = func(a string) { addrc <- a }
 	e.adminReady = func(a string) { adminc <- a }
+	websitec := make(chan string, 1)
+	e.websiteReady = func(a string) { websitec <- a }
 	go func() { done <- serve(ctx, args, e) }()
 	s := &served{}
 	for s.addr == "" || wantAdmin && s.admin == "" {
@@ -61,6 +67,14 @@ func startServeEnv(t *testing.T, args []string, vars map[string]string, logw io.
 		case <-time.After(cdnWait):
 			cancel()
 			t.Fatalf("serve did not start within %v", cdnWait)
+		}
+	}
+	if wantWebsite {
+		select {
+		case s.website = <-websitec:
+		default:
+			cancel()
+			t.Fatal("serve accepted requests without reporting the website endpoint's address")
 		}
 	}
 	var once sync.Once
