@@ -125,8 +125,9 @@ func TestConformanceChecksumAlgorithmsPut(t *testing.T) {
 
 // TestConformanceChecksumAlgorithmsTrailers sends each new algorithm as
 // the trailer of a signed aws-chunked body (minio-go, which computes all
-// of them itself) and of an unsigned one (raw), and checks that a wrong
-// trailer value is BadDigest.
+// of them itself) and of an unsigned one (raw), and checks the refusals:
+// a wrong trailer value is BadDigest, an algorithm announced in
+// x-amz-sdk-checksum-algorithm without its value is InvalidRequest.
 func TestConformanceChecksumAlgorithmsTrailers(t *testing.T) {
 	g := startGateway(t)
 	ctx := t.Context()
@@ -190,7 +191,40 @@ func TestConformanceChecksumAlgorithmsTrailers(t *testing.T) {
 			resp, b = unsignedPut(key, name, name+":"+mpFull(alg, []byte("other")))
 			wantXMLError(t, "PutObject with a wrong "+name+" trailer", resp, b, 400, "BadDigest")
 
+			req := g.rawRequest(http.MethodPut, "/"+bucket+"/announced", "", body)
+			req.Header.Set("X-Amz-Sdk-Checksum-Algorithm", string(alg))
+			resp, b = g.do(req, body, true)
+			wantXMLError(t, "PutObject with x-amz-sdk-checksum-algorithm "+string(alg)+" and no value", resp, b, 400, "InvalidRequest")
+			if !strings.Contains(string(b), "x-amz-sdk-checksum-algorithm specified, but no corresponding x-amz-checksum-* or x-amz-trailer headers were found.") {
+				t.Errorf("announced without a value: %s", b)
+			}
 		})
+	}
+}
+
+// TestConformanceChecksumAnnouncedNotSent names an algorithm in
+// x-amz-sdk-checksum-algorithm and sends no value for it: S3 refuses the
+// upload (PutObject, UploadPart) instead of storing it unverified.
+func TestConformanceChecksumAnnouncedNotSent(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	bucket := mpBucket(t, c, "announced")
+	id := mpCreate(t, c, bucket, "mp")
+	body := []byte("announced, never sent")
+	for _, alg := range []string{"CRC32", "crc32c", "SHA256", "CRC64NVME"} {
+		for _, target := range []struct{ path, query string }{{"/" + bucket + "/k", ""}, {"/" + bucket + "/mp", "partNumber=1&uploadId=" + id}} {
+			req := g.rawRequest(http.MethodPut, target.path, target.query, body)
+			req.Header.Set("X-Amz-Sdk-Checksum-Algorithm", alg)
+			resp, b := g.do(req, body, true)
+			what := fmt.Sprintf("PUT %s?%s with x-amz-sdk-checksum-algorithm %s and no value", target.path, target.query, alg)
+			wantXMLError(t, what, resp, b, 400, "InvalidRequest")
+			if !strings.Contains(string(b), "x-amz-sdk-checksum-algorithm specified, but no corresponding x-amz-checksum-* or x-amz-trailer headers were found.") {
+				t.Errorf("%s: %s", what, b)
+			}
+		}
+	}
+	if _, err := c.HeadObject(t.Context(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")}); err == nil {
+		t.Error("the refused PutObject stored the object")
 	}
 }
 

@@ -172,7 +172,7 @@ func TestFromHeader(t *testing.T) {
 		{name: "crc32c not base64", h: map[string]string{"X-Amz-Checksum-Crc32c": "zzzz*==="}, wantErr: true, code: s3err.InvalidRequest},
 		{name: "two checksum headers", h: map[string]string{
 			"X-Amz-Checksum-Crc32": b64(CRC32, check), "X-Amz-Checksum-Sha1": b64(SHA1, check)}, wantErr: true, code: s3err.InvalidRequest},
-		{name: "sdk algorithm only", h: map[string]string{"X-Amz-Sdk-Checksum-Algorithm": "crc32c"}, want: Expect{Algorithm: CRC32C}},
+		{name: "sdk algorithm only", h: map[string]string{"X-Amz-Sdk-Checksum-Algorithm": "crc32c"}, wantErr: true, code: s3err.InvalidRequest},
 		{name: "sha512 header", h: map[string]string{"X-Amz-Checksum-Sha512": b64(SHA512, check)},
 			want: Expect{Algorithm: SHA512, Value: b64(SHA512, check)}},
 		{name: "md5 checksum header", h: map[string]string{"X-Amz-Checksum-Md5": b64(MD5, check), "X-Amz-Sdk-Checksum-Algorithm": "md5"},
