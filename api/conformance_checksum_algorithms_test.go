@@ -397,6 +397,50 @@ func TestConformancePartNumberChecksums(t *testing.T) {
 	checkPartChecksums(t, c, bucket, "full-one", types.ChecksumAlgorithmCrc32, types.ChecksumTypeFullObject, [][]byte{p2})
 }
 
+// TestConformanceCompleteChecksumUnchecked states a full-object checksum
+// on CompleteMultipartUpload for parts that carry no common checksum to
+// compute it from: it is refused, not stored unchecked.
+func TestConformanceCompleteChecksumUnchecked(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := mpBucket(t, c, "unchecked")
+	p1, p2 := mpData(5*mib, 47), mpData(32<<10, 48)
+	id := mpCreate(t, c, bucket, "k")
+	o1 := mpPart(t, c, bucket, "k", id, 1, p1, func(in *s3.UploadPartInput) { in.ChecksumAlgorithm = types.ChecksumAlgorithmCrc32 })
+	o2 := mpPart(t, c, bucket, "k", id, 2, p2, func(in *s3.UploadPartInput) { in.ChecksumAlgorithm = types.ChecksumAlgorithmSha1 })
+	in := mpCompleteInput(bucket, "k", id, []types.CompletedPart{mpCP(1, aws.ToString(o1.ETag)), mpCP(2, aws.ToString(o2.ETag))})
+	in.ChecksumCRC32 = aws.String(mpFull(types.ChecksumAlgorithmCrc32, slicesConcat(p1, p2)))
+	_, err := c.CompleteMultipartUpload(ctx, in)
+	wantCode(t, "CompleteMultipartUpload(x-amz-checksum-crc32, parts CRC32 and SHA1)", err, 400, "InvalidRequest")
+	if _, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")}); err == nil {
+		t.Error("the refused completion stored the object")
+	}
+
+	// An upload of CRC32 parts: a stated SHA256 cannot be checked and is
+	// refused, a wrong CRC32 is BadDigest, the right one completes.
+	id = mpCreate(t, c, bucket, "full", func(in *s3.CreateMultipartUploadInput) {
+		in.ChecksumAlgorithm, in.ChecksumType = types.ChecksumAlgorithmCrc32, types.ChecksumTypeFullObject
+	})
+	withCRC32 := func(in *s3.UploadPartInput) { in.ChecksumAlgorithm = types.ChecksumAlgorithmCrc32 }
+	parts := mpCompleted(mpPart(t, c, bucket, "full", id, 1, p1, withCRC32), mpPart(t, c, bucket, "full", id, 2, p2, withCRC32))
+	in = mpCompleteInput(bucket, "full", id, parts)
+	in.ChecksumSHA256 = aws.String(mpFull(types.ChecksumAlgorithmSha256, slicesConcat(p1, p2)))
+	_, err = c.CompleteMultipartUpload(ctx, in)
+	wantCode(t, "CompleteMultipartUpload(x-amz-checksum-sha256, CRC32 upload)", err, 400, "InvalidRequest")
+	in = mpCompleteInput(bucket, "full", id, parts)
+	in.ChecksumCRC32 = aws.String(mpFull(types.ChecksumAlgorithmCrc32, p1))
+	_, err = c.CompleteMultipartUpload(ctx, in)
+	wantCode(t, "CompleteMultipartUpload(wrong x-amz-checksum-crc32)", err, 400, "BadDigest")
+	in = mpCompleteInput(bucket, "full", id, parts)
+	in.ChecksumCRC32 = aws.String(mpFull(types.ChecksumAlgorithmCrc32, slicesConcat(p1, p2)))
+	if _, err := c.CompleteMultipartUpload(ctx, in); err != nil {
+		t.Errorf("CompleteMultipartUpload(right x-amz-checksum-crc32): %v", err)
+	}
+}
+
+func slicesConcat(a, b []byte) []byte { return append(append([]byte(nil), a...), b...) }
+
 // TestConformanceCopyObjectChecksumAlgorithms copies an object asking for
 // each new algorithm: the copy's checksum is computed in it and reported
 // by CopyObjectResult and HEAD.

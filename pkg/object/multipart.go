@@ -592,6 +592,17 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 	if err != nil {
 		return Object{}, err
 	}
+	if in.ExpectAlgorithm != checksum.None && (sum == nil || sum.Algorithm != in.ExpectAlgorithm.String()) {
+		// The stated checksum can only be checked against one computed
+		// from the parts' checksums of the same algorithm; without those
+		// it is refused, never stored unchecked.
+		have := "null"
+		if sum != nil {
+			have = strings.ToLower(sum.Algorithm)
+		}
+		return Object{}, s3err.Newf(s3err.InvalidRequest, "Checksum Type mismatch occurred, expected checksum Type: %s, actual checksum Type: %s",
+			have, strings.ToLower(in.ExpectAlgorithm.String()))
+	}
 	if sum != nil {
 		if in.ExpectAlgorithm != checksum.None {
 			// Clients state a composite checksum with or without its
