@@ -476,7 +476,7 @@ func TestConformanceCopyObjectChecksum(t *testing.T) {
 
 	req := g.rawRequest(http.MethodPut, "/"+bucket+"/bad", "", nil)
 	req.Header.Set("X-Amz-Copy-Source", "/"+bucket+"/src")
-	req.Header.Set("X-Amz-Checksum-Algorithm", "MD5")
+	req.Header.Set("X-Amz-Checksum-Algorithm", "SHA384")
 	resp, b := g.do(req, nil, true)
-	wantXMLError(t, "CopyObject(checksum algorithm MD5)", resp, b, 400, "InvalidRequest")
+	wantXMLError(t, "CopyObject(checksum algorithm SHA384)", resp, b, 400, "InvalidRequest")
 }

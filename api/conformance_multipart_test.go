@@ -10,6 +10,7 @@ import (
 	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -31,8 +32,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/s3/manager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/cespare/xxhash/v2"
 	"github.com/minio/crc64nvme"
 	"github.com/minio/minio-go/v7"
+	"github.com/zeebo/xxh3"
 )
 
 const mib = 1 << 20
@@ -82,6 +85,19 @@ func mpDigest(alg types.ChecksumAlgorithm, b []byte) []byte {
 		return s[:]
 	case types.ChecksumAlgorithmSha256:
 		s := sha256.Sum256(b)
+		return s[:]
+	case types.ChecksumAlgorithmSha512:
+		s := sha512.Sum512(b)
+		return s[:]
+	case types.ChecksumAlgorithmMd5:
+		s := md5.Sum(b)
+		return s[:]
+	case types.ChecksumAlgorithmXxhash64:
+		return binary.BigEndian.AppendUint64(nil, xxhash.Sum64(b))
+	case types.ChecksumAlgorithmXxhash3:
+		return binary.BigEndian.AppendUint64(nil, xxh3.Hash(b))
+	case types.ChecksumAlgorithmXxhash128:
+		s := xxh3.Hash128(b).Bytes()
 		return s[:]
 	}
 	panic("unknown algorithm " + string(alg))

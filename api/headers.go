@@ -165,9 +165,9 @@ func checkReadEncryptionHeaders(h http.Header) error {
 
 // setObjectHeaders writes the headers GET and HEAD return for an object:
 // validators, stored content headers, user metadata and, when asked for
-// with x-amz-checksum-mode, the stored checksums.
-// q is r's parsed query.
-func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, q url.Values, whole bool) {
+// with x-amz-checksum-mode, sums: the checksums of the bytes answered
+// (servedChecksums). q is r's parsed query.
+func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, q url.Values, sums []metadata.Checksum) {
 	// The values share one backing array, each header's slice capped at
 	// its one element: one allocation instead of one per header.
 	vals := make(headerValues, 0, 8)
@@ -191,8 +191,8 @@ func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, q url.Va
 		vals.set(h, "X-Amz-Tagging-Count", itoa(int64(len(o.Tags))))
 	}
 	vals.setIf(h, "X-Amz-Website-Redirect-Location", o.WebsiteRedirect)
-	if whole && strings.EqualFold(r.Header.Get("X-Amz-Checksum-Mode"), "ENABLED") {
-		for _, c := range o.Checksums {
+	if strings.EqualFold(r.Header.Get("X-Amz-Checksum-Mode"), "ENABLED") {
+		for _, c := range sums {
 			if alg, ok := checksum.ParseAlgorithm(c.Algorithm); ok {
 				vals.set(h, http.CanonicalHeaderKey(alg.Header()), c.Value)
 			}
@@ -208,6 +208,31 @@ func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, q url.Va
 			vals.set(h, ov.header, v[0])
 		}
 	}
+}
+
+// servedChecksums returns the checksums that describe what a GET or HEAD
+// answers: the object's for the whole object, none for a byte range, and
+// for part n (partNumber, 0 when not asked) the part's own checksum as
+// S3 does: a COMPOSITE object's part keeps the checksum it was uploaded
+// with; a FULL_OBJECT object's only part is the whole object, and a part
+// of several has no full-object checksum of its own.
+func servedChecksums(o *object.Object, n int, ranged bool) []metadata.Checksum {
+	switch {
+	case n == 0 && ranged:
+		return nil
+	case n == 0 || len(o.Parts) == 0:
+		return o.Checksums
+	case len(o.Checksums) == 0 || n > len(o.Parts) || o.Parts[n-1].Checksum == "":
+		return nil
+	}
+	c := o.Checksums[0]
+	if c.Type == object.ChecksumFullObject {
+		if len(o.Parts) == 1 {
+			return o.Checksums
+		}
+		return nil
+	}
+	return []metadata.Checksum{{Algorithm: c.Algorithm, Value: o.Parts[n-1].Checksum, Type: c.Type}}
 }
 
 // headerValues is the backing array of the response headers

@@ -17,52 +17,66 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
-// checksumFields are the Checksum* elements of S3's multipart documents.
+// checksumFields are the Checksum* elements of S3's documents, one per
+// algorithm of pkg/checksum, named as in S3's model.
 type checksumFields struct {
 	ChecksumCRC32     string `xml:"ChecksumCRC32,omitempty"`
 	ChecksumCRC32C    string `xml:"ChecksumCRC32C,omitempty"`
 	ChecksumCRC64NVME string `xml:"ChecksumCRC64NVME,omitempty"`
 	ChecksumSHA1      string `xml:"ChecksumSHA1,omitempty"`
 	ChecksumSHA256    string `xml:"ChecksumSHA256,omitempty"`
+	ChecksumSHA512    string `xml:"ChecksumSHA512,omitempty"`
+	ChecksumMD5       string `xml:"ChecksumMD5,omitempty"`
+	ChecksumXXHASH64  string `xml:"ChecksumXXHASH64,omitempty"`
+	ChecksumXXHASH3   string `xml:"ChecksumXXHASH3,omitempty"`
+	ChecksumXXHASH128 string `xml:"ChecksumXXHASH128,omitempty"`
+}
+
+// field returns the element that holds alg's checksum, or nil for a name
+// that is no algorithm.
+func (c *checksumFields) field(alg string) *string {
+	a, ok := checksum.ParseAlgorithm(alg)
+	if !ok || a.String() != alg {
+		return nil
+	}
+	switch a {
+	case checksum.CRC32:
+		return &c.ChecksumCRC32
+	case checksum.CRC32C:
+		return &c.ChecksumCRC32C
+	case checksum.CRC64NVME:
+		return &c.ChecksumCRC64NVME
+	case checksum.SHA1:
+		return &c.ChecksumSHA1
+	case checksum.SHA256:
+		return &c.ChecksumSHA256
+	case checksum.SHA512:
+		return &c.ChecksumSHA512
+	case checksum.MD5:
+		return &c.ChecksumMD5
+	case checksum.XXHASH64:
+		return &c.ChecksumXXHASH64
+	case checksum.XXHASH3:
+		return &c.ChecksumXXHASH3
+	case checksum.XXHASH128:
+		return &c.ChecksumXXHASH128
+	}
+	return nil
 }
 
 func (c *checksumFields) set(alg, value string) {
-	switch alg {
-	case "CRC32":
-		c.ChecksumCRC32 = value
-	case "CRC32C":
-		c.ChecksumCRC32C = value
-	case "CRC64NVME":
-		c.ChecksumCRC64NVME = value
-	case "SHA1":
-		c.ChecksumSHA1 = value
-	case "SHA256":
-		c.ChecksumSHA256 = value
+	if f := c.field(alg); f != nil {
+		*f = value
 	}
 }
 
 // has reports whether the fields have a place for alg's checksum.
-func (c *checksumFields) has(alg string) bool {
-	switch alg {
-	case "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256":
-		return true
-	}
-	return false
-}
+func (c *checksumFields) has(alg string) bool { return c.field(alg) != nil }
 
 // value returns the one checksum the fields hold for alg.
 func (c *checksumFields) value(alg string) string {
-	switch alg {
-	case "CRC32":
-		return c.ChecksumCRC32
-	case "CRC32C":
-		return c.ChecksumCRC32C
-	case "CRC64NVME":
-		return c.ChecksumCRC64NVME
-	case "SHA1":
-		return c.ChecksumSHA1
-	case "SHA256":
-		return c.ChecksumSHA256
+	if f := c.field(alg); f != nil {
+		return *f
 	}
 	return ""
 }
@@ -85,7 +99,7 @@ func (s *Server) createMultipartUpload(w http.ResponseWriter, r *http.Request, r
 	if v := r.Header.Get("X-Amz-Checksum-Algorithm"); v != "" {
 		alg, ok := checksum.ParseAlgorithm(v)
 		if !ok {
-			return s3err.Newf(s3err.InvalidRequest, "Checksum algorithm provided is unsupported. Please try again with any of the valid types: [CRC32, CRC32C, CRC64NVME, SHA1, SHA256]")
+			return checksum.Unsupported()
 		}
 		in.Algorithm = alg
 	}

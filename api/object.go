@@ -97,6 +97,7 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	}
 
 	start, length, status := int64(0), o.Size, http.StatusOK
+	part := 0 // the part asked for with partNumber, if any
 	h := w.Header()
 	if _, ok := q["partNumber"]; ok {
 		if r.Header.Get("Range") != "" {
@@ -109,6 +110,7 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 		if start, length, err = object.PartRange(o, n); err != nil {
 			return err
 		}
+		part = n
 		if o.PartsCount > 0 {
 			// S3 sends the parts count only to a request naming a part: a
 			// plain GET or HEAD of a multipart object does not carry it.
@@ -133,7 +135,7 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 			h.Set("Content-Range", rng.ContentRange(o.Size))
 		}
 	}
-	setObjectHeaders(h, o, r, q, status == http.StatusOK)
+	setObjectHeaders(h, o, r, q, servedChecksums(o, part, part == 0 && status != http.StatusOK))
 	s.setDefaultCacheControl(h, rq)
 	h["Content-Length"] = []string{itoa(length)}
 	w.WriteHeader(status)
@@ -249,15 +251,11 @@ func (s *Server) deleteObject(w http.ResponseWriter, r *http.Request, rq *reques
 }
 
 type copyObjectResult struct {
-	XMLName        struct{} `xml:"CopyObjectResult"`
-	ETag           string   `xml:"ETag"`
-	LastModified   string   `xml:"LastModified"`
-	ChecksumCRC32  string   `xml:"ChecksumCRC32,omitempty"`
-	ChecksumCRC32C string   `xml:"ChecksumCRC32C,omitempty"`
-	ChecksumCRC64  string   `xml:"ChecksumCRC64NVME,omitempty"`
-	ChecksumSHA1   string   `xml:"ChecksumSHA1,omitempty"`
-	ChecksumSHA256 string   `xml:"ChecksumSHA256,omitempty"`
-	ChecksumType   string   `xml:"ChecksumType,omitempty"`
+	XMLName      struct{} `xml:"CopyObjectResult"`
+	ETag         string   `xml:"ETag"`
+	LastModified string   `xml:"LastModified"`
+	checksumFields
+	ChecksumType string `xml:"ChecksumType,omitempty"`
 }
 
 // copyObject answers CopyObject.
@@ -301,7 +299,7 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if v := r.Header.Get("X-Amz-Checksum-Algorithm"); v != "" {
 		alg, ok := checksum.ParseAlgorithm(v)
 		if !ok {
-			return s3err.Newf(s3err.InvalidRequest, "Checksum algorithm provided is unsupported. Please try again with any of the valid types: [CRC32, CRC32C, CRC64NVME, SHA1, SHA256]")
+			return checksum.Unsupported()
 		}
 		in.Algorithm = alg
 	}
@@ -320,18 +318,7 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	}
 	out := copyObjectResult{ETag: `"` + obj.ETag + `"`, LastModified: isoTime(obj.LastModified)}
 	for _, c := range obj.Checksums {
-		switch c.Algorithm {
-		case "CRC32":
-			out.ChecksumCRC32 = c.Value
-		case "CRC32C":
-			out.ChecksumCRC32C = c.Value
-		case "CRC64NVME":
-			out.ChecksumCRC64 = c.Value
-		case "SHA1":
-			out.ChecksumSHA1 = c.Value
-		case "SHA256":
-			out.ChecksumSHA256 = c.Value
-		}
+		out.set(c.Algorithm, c.Value)
 		out.ChecksumType = c.Type
 	}
 	return writeXML(w, http.StatusOK, out)

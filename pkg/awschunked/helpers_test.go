@@ -23,6 +23,8 @@ func s3Algorithm(a checksum.Algorithm) types.ChecksumAlgorithm {
 		return types.ChecksumAlgorithmSha1
 	case checksum.SHA256:
 		return types.ChecksumAlgorithmSha256
+	case checksum.SHA512:
+		return types.ChecksumAlgorithmSha512
 	}
 	return ""
 }

@@ -469,7 +469,9 @@ func TestSDKBody(t *testing.T) {
 		UsePathStyle:               true,
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenSupported,
 	})
-	for _, alg := range []checksum.Algorithm{checksum.None, checksum.CRC32C, checksum.CRC64NVME, checksum.SHA256} {
+	// SHA512 is the newest algorithm the SDK computes itself (it sends MD5
+	// and the xxhashes only as values the caller precomputed).
+	for _, alg := range []checksum.Algorithm{checksum.None, checksum.CRC32C, checksum.CRC64NVME, checksum.SHA256, checksum.SHA512} {
 		in := &s3.PutObjectInput{Bucket: aws.String("b"), Key: aws.String("k"), Body: bytes.NewReader(payload)}
 		if alg != checksum.None {
 			in.ChecksumAlgorithm = s3Algorithm(alg)
@@ -506,12 +508,19 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("0\n\n"), true, int64(0))
 	f.Add([]byte("1\r\na\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\nX-Amz-Checksum-Crc32:AAAAAA==\r\n\r\n"), true, int64(1))
 	f.Add([]byte("1\r\na\r\n0\r\nx-amz-checksum-crc32c:AAAAAA==\r\n\r\n"), true, int64(1))
+	// The names of the newer algorithms, one announced (xxhash3) and the
+	// others not, in the case SDKs and minio-go send them.
+	f.Add([]byte("1\r\na\r\n0\r\nx-amz-checksum-xxhash3:AAAAAAAAAAA=\r\n\r\n"), true, int64(1))
+	f.Add([]byte("1\r\na\r\n0\r\nX-Amz-Checksum-Xxhash128:AAAAAAAAAAAAAAAAAAAAAA==\r\n\r\n"), true, int64(1))
+	f.Add([]byte("1\r\na\r\n0\r\nx-amz-checksum-sha512:"+strings.Repeat("A", 86)+"==\r\n\r\n"), true, int64(1))
+	f.Add([]byte("1\r\na\r\n0\r\nx-amz-checksum-md5:AAAAAAAAAAAAAAAAAAAAAA==\r\nx-amz-checksum-xxhash64:AAAAAAAAAAA=\r\n\r\n"), true, int64(1))
+	announced := []string{"x-amz-checksum-crc32", "x-amz-checksum-xxhash3"}
 	f.Fuzz(func(t *testing.T, body []byte, trailer bool, decoded int64) {
-		r := awschunked.NewReader(bytes.NewReader(body), awschunked.Options{Trailer: trailer, TrailerNames: crc32Name, DecodedLength: decoded})
+		r := awschunked.NewReader(bytes.NewReader(body), awschunked.Options{Trailer: trailer, TrailerNames: announced, DecodedLength: decoded})
 		got, err := io.ReadAll(r)
-		// A clean decode exposes at most the announced field, once.
+		// A clean decode exposes at most the announced fields, each once.
 		for k, v := range r.Trailer() {
-			if k != "X-Amz-Checksum-Crc32" || len(v) != 1 {
+			if (k != "X-Amz-Checksum-Crc32" && k != "X-Amz-Checksum-Xxhash3") || len(v) != 1 {
 				t.Fatalf("trailer field %q = %q was not announced once (err %v)", k, v, err)
 			}
 		}

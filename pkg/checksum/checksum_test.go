@@ -30,6 +30,8 @@ func TestKnownVectors(t *testing.T) {
 		{CRC64NVME, "ae8b14860a799888"},
 		{SHA1, "f7c3bc1d808e04732adf679965ccc34ca7ae3441"},
 		{SHA256, "15e2b0d3c33891ebb0f1ef609ec419420c20e320ce94c65fbc8c3312448eb225"},
+		{SHA512, "d9e6762dd1c8eaf6d61b3c6192fc408d4d6d5f1176d0c29169bc24e71c3f274ad27fcd5811b313d681f7e55ec02d73d499c95455b6b5bb503acf574fba8ffe85"},
+		{MD5, "25f9e794323b453885f5181f1b624d0b"},
 	}
 	for _, tt := range tests {
 		h := tt.alg.New()
@@ -39,6 +41,35 @@ func TestKnownVectors(t *testing.T) {
 		}
 		if h.Size() != tt.alg.size() {
 			t.Errorf("%v size %d, want %d", tt.alg, tt.alg.size(), h.Size())
+		}
+	}
+}
+
+// TestXXHashVectors checks the xxhash digests against the reference
+// values xxHash publishes for the empty input (seed 0), in the canonical
+// big-endian form S3 base64-encodes: XXH3-128 high half first.
+func TestXXHashVectors(t *testing.T) {
+	tests := []struct {
+		alg  Algorithm
+		want string
+	}{
+		{XXHASH64, "ef46db3751d8e999"},
+		{XXHASH3, "2d06800538d394c2"},
+		{XXHASH128, "99aa06d3014798d86001c324468d497f"},
+	}
+	for _, tt := range tests {
+		h := tt.alg.New()
+		if got := hex.EncodeToString(h.Sum(nil)); got != tt.want {
+			t.Errorf("%v(\"\") = %s, want %s", tt.alg, got, tt.want)
+		}
+		if h.Size() != tt.alg.size() || len(h.Sum(nil)) != tt.alg.size() {
+			t.Errorf("%v size %d, sum %d bytes, want %d", tt.alg, h.Size(), len(h.Sum(nil)), tt.alg.size())
+		}
+		// Sum must not consume the state: a streamed body is summed once
+		// at EOF, but a retry of Sum must agree.
+		h.Write([]byte(check))
+		if a, b := h.Sum(nil), h.Sum(nil); !bytes.Equal(a, b) {
+			t.Errorf("%v: Sum changed the state", tt.alg)
 		}
 	}
 }
@@ -70,7 +101,13 @@ func TestNames(t *testing.T) {
 		{"crc64nvme", CRC64NVME, true, "x-amz-checksum-crc64nvme"},
 		{"Sha1", SHA1, true, "x-amz-checksum-sha1"},
 		{"SHA256", SHA256, true, "x-amz-checksum-sha256"},
-		{"MD5", None, false, ""},
+		{"sha512", SHA512, true, "x-amz-checksum-sha512"},
+		{"MD5", MD5, true, "x-amz-checksum-md5"},
+		{"xxhash64", XXHASH64, true, "x-amz-checksum-xxhash64"},
+		{"XXHASH3", XXHASH3, true, "x-amz-checksum-xxhash3"},
+		{"XxHash128", XXHASH128, true, "x-amz-checksum-xxhash128"},
+		{"XXHASH", None, false, ""},
+		{"SHA384", None, false, ""},
 		{"", None, false, ""},
 	}
 	for _, tt := range tests {
@@ -88,7 +125,7 @@ func TestNames(t *testing.T) {
 	if None.New() != nil || None.String() != "" {
 		t.Error("None must have no hash and no name")
 	}
-	if len(Algorithms()) != 5 || Algorithms()[0] != CRC32 {
+	if len(Algorithms()) != 10 || Algorithms()[0] != CRC32 {
 		t.Errorf("Algorithms() = %v", Algorithms())
 	}
 }
@@ -135,11 +172,25 @@ func TestFromHeader(t *testing.T) {
 		{name: "crc32c not base64", h: map[string]string{"X-Amz-Checksum-Crc32c": "zzzz*==="}, wantErr: true, code: s3err.InvalidRequest},
 		{name: "two checksum headers", h: map[string]string{
 			"X-Amz-Checksum-Crc32": b64(CRC32, check), "X-Amz-Checksum-Sha1": b64(SHA1, check)}, wantErr: true, code: s3err.InvalidRequest},
-		{name: "sdk algorithm only", h: map[string]string{"X-Amz-Sdk-Checksum-Algorithm": "crc32c"}, want: Expect{Algorithm: CRC32C}},
+		{name: "sdk algorithm only", h: map[string]string{"X-Amz-Sdk-Checksum-Algorithm": "crc32c"}, wantErr: true, code: s3err.InvalidRequest},
+		{name: "sha512 header", h: map[string]string{"X-Amz-Checksum-Sha512": b64(SHA512, check)},
+			want: Expect{Algorithm: SHA512, Value: b64(SHA512, check)}},
+		{name: "md5 checksum header", h: map[string]string{"X-Amz-Checksum-Md5": b64(MD5, check), "X-Amz-Sdk-Checksum-Algorithm": "md5"},
+			want: Expect{Algorithm: MD5, Value: b64(MD5, check)}},
+		{name: "xxhash64 header", h: map[string]string{"X-Amz-Checksum-Xxhash64": b64(XXHASH64, check)},
+			want: Expect{Algorithm: XXHASH64, Value: b64(XXHASH64, check)}},
+		{name: "xxhash3 header", h: map[string]string{"X-Amz-Checksum-Xxhash3": b64(XXHASH3, check)},
+			want: Expect{Algorithm: XXHASH3, Value: b64(XXHASH3, check)}},
+		{name: "xxhash128 header", h: map[string]string{"X-Amz-Checksum-Xxhash128": b64(XXHASH128, check)},
+			want: Expect{Algorithm: XXHASH128, Value: b64(XXHASH128, check)}},
+		{name: "xxhash128 wrong length", h: map[string]string{"X-Amz-Checksum-Xxhash128": b64(XXHASH64, check)}, wantErr: true, code: s3err.InvalidRequest},
+		{name: "xxhash3 trailer", h: map[string]string{"X-Amz-Trailer": "x-amz-checksum-xxhash3", "X-Amz-Sdk-Checksum-Algorithm": "XXHASH3"},
+			want: Expect{Algorithm: XXHASH3, trailerNamed: true}},
+		{name: "sha512 trailer", h: map[string]string{"X-Amz-Trailer": "x-amz-checksum-sha512"}, want: Expect{Algorithm: SHA512, trailerNamed: true}},
 		{name: "sdk algorithm agrees", h: map[string]string{"X-Amz-Sdk-Checksum-Algorithm": "CRC32", "X-Amz-Checksum-Crc32": b64(CRC32, "")},
 			want: Expect{Algorithm: CRC32, Value: b64(CRC32, "")}},
 		{name: "sdk algorithm conflicts", h: map[string]string{"X-Amz-Sdk-Checksum-Algorithm": "SHA1", "X-Amz-Checksum-Crc32": b64(CRC32, "")}, wantErr: true, code: s3err.InvalidRequest},
-		{name: "sdk algorithm unknown", h: map[string]string{"X-Amz-Sdk-Checksum-Algorithm": "MD5"}, wantErr: true, code: s3err.InvalidRequest},
+		{name: "sdk algorithm unknown", h: map[string]string{"X-Amz-Sdk-Checksum-Algorithm": "SHA384"}, wantErr: true, code: s3err.InvalidRequest},
 		{name: "trailer", h: map[string]string{"X-Amz-Trailer": "x-amz-checksum-crc64nvme", "X-Amz-Sdk-Checksum-Algorithm": "CRC64NVME"},
 			want: Expect{Algorithm: CRC64NVME, trailerNamed: true}},
 		{name: "trailer upper case", h: map[string]string{"X-Amz-Trailer": " X-Amz-Checksum-CRC32 "}, want: Expect{Algorithm: CRC32, trailerNamed: true}},
@@ -342,6 +393,37 @@ func BenchmarkReader(b *testing.B) {
 					}
 				}
 			}
+		})
+	}
+}
+
+// TestReaderEveryAlgorithm verifies a body with each algorithm, from a
+// header value: the right value reads to io.EOF and is the stored
+// checksum, a wrong one of the right length is BadDigest. MD5 shares the
+// ETag's hash, which must still be right.
+func TestReaderEveryAlgorithm(t *testing.T) {
+	body := strings.Repeat("objectgateway ", 700)
+	for _, alg := range Algorithms() {
+		t.Run(alg.String(), func(t *testing.T) {
+			r, err := NewReader(strings.NewReader(body), Expect{Algorithm: alg, Value: b64(alg, body)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, r); err != nil {
+				t.Fatalf("right value: %v", err)
+			}
+			if got, v := r.Checksum(); got != alg || v != b64(alg, body) {
+				t.Errorf("Checksum() = %v %s, want %v %s", got, v, alg, b64(alg, body))
+			}
+			if want := md5.Sum([]byte(body)); !bytes.Equal(r.MD5(), want[:]) {
+				t.Errorf("MD5() = %x, want %x", r.MD5(), want)
+			}
+			r, err = NewReader(strings.NewReader(body), Expect{Algorithm: alg, Value: b64(alg, body+"x")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = io.Copy(io.Discard, r)
+			wantCode(t, err, s3err.BadDigest)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 // Package checksum owns payload integrity for uploads: the Content-MD5
 // header, the x-amz-content-sha256 digest and the x-amz-checksum-*
-// algorithms (CRC32, CRC32C, CRC64NVME, SHA1, SHA256).
+// algorithms (CRC32, CRC32C, CRC64NVME, SHA1, SHA256, SHA512, MD5,
+// XXHASH64, XXHASH3, XXHASH128).
 //
 // FromHeader turns request headers into an Expect, and NewReader wraps a
 // decoded body so that every digest the request asks for is computed in the

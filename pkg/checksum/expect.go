@@ -100,6 +100,13 @@ func FromHeader(h http.Header) (Expect, error) {
 		e.Algorithm = a
 		e.trailerNamed = true
 	}
+	if e.Algorithm != None && e.Value == "" && !e.trailerNamed {
+		// Only x-amz-sdk-checksum-algorithm named the algorithm: the
+		// client believes it sent a value to verify, and S3 refuses to
+		// store the object unverified.
+		return Expect{}, s3err.Newf(s3err.InvalidRequest,
+			"x-amz-sdk-checksum-algorithm specified, but no corresponding x-amz-checksum-* or x-amz-trailer headers were found.")
+	}
 	return e, nil
 }
 

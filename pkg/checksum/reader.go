@@ -23,7 +23,7 @@ type Digest struct {
 
 	md5    hash.Hash
 	sha256 hash.Hash // nil unless SHA256Hex is set or alg is SHA256
-	sum    hash.Hash // the checksum algorithm's hash; may be sha256
+	sum    hash.Hash // the checksum algorithm's hash; may be md5 or sha256
 
 	md5Sum []byte
 	value  string
@@ -55,9 +55,14 @@ func NewDigest(e Expect) (*Digest, error) {
 	if e.SHA256Hex != "" || d.alg == SHA256 {
 		d.sha256 = sha256.New()
 	}
-	if d.alg == SHA256 {
+	// The ETag's MD5 and the signed SHA-256 serve the checksum of the
+	// same algorithm: each byte is hashed once per algorithm.
+	switch d.alg {
+	case SHA256:
 		d.sum = d.sha256
-	} else {
+	case MD5:
+		d.sum = d.md5
+	default:
 		d.sum = d.alg.New()
 	}
 	return d, nil
@@ -69,7 +74,7 @@ func (d *Digest) Write(b []byte) (int, error) {
 	if d.sha256 != nil {
 		d.sha256.Write(b)
 	}
-	if d.sum != d.sha256 {
+	if d.sum != d.sha256 && d.sum != d.md5 {
 		d.sum.Write(b)
 	}
 	return len(b), nil
@@ -83,6 +88,9 @@ func (d *Digest) Write(b []byte) (int, error) {
 func (d *Digest) Finish() error {
 	d.md5Sum = d.md5.Sum(nil)
 	sum := d.sum.Sum(nil)
+	if d.sum == d.md5 {
+		sum = d.md5Sum
+	}
 	d.value = base64.StdEncoding.EncodeToString(sum)
 
 	if d.e.ContentMD5 != "" {

@@ -58,8 +58,9 @@ type CreateUploadInput struct {
 }
 
 // CreateMultipartUpload starts a multipart upload. The checksum type
-// follows S3: CRC64NVME is always FULL_OBJECT, the SHAs are always
-// COMPOSITE, CRC32 and CRC32C default to COMPOSITE and may be FULL_OBJECT.
+// follows S3: CRC64NVME is always FULL_OBJECT, the digests (SHA1, SHA256,
+// SHA512, MD5 and the xxhashes) are always COMPOSITE, CRC32 and CRC32C
+// default to COMPOSITE and may be FULL_OBJECT.
 func (l *Layer) CreateMultipartUpload(in CreateUploadInput) (Upload, error) {
 	if err := s3name.ValidKey(in.Key); err != nil {
 		return Upload{}, err
@@ -108,7 +109,10 @@ func checksumType(alg checksum.Algorithm, typ string) (string, error) {
 			return "", s3err.Newf(s3err.InvalidRequest, "The COMPOSITE checksum type cannot be used with the crc64nvme checksum algorithm.")
 		}
 		return ChecksumFullObject, nil
-	case checksum.SHA1, checksum.SHA256:
+	}
+	if !alg.CanCombine() {
+		// Only a CRC of the whole object can be made from its parts'
+		// CRCs; the digests (SHAs, MD5, xxhashes) are COMPOSITE only.
 		if typ == ChecksumFullObject {
 			return "", s3err.Newf(s3err.InvalidRequest, "The FULL_OBJECT checksum type cannot be used with the %s checksum algorithm.", strings.ToLower(alg.String()))
 		}
@@ -613,6 +617,17 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 	sum, err := objectChecksum(&u, chosen)
 	if err != nil {
 		return Object{}, err
+	}
+	if in.ExpectAlgorithm != checksum.None && (sum == nil || sum.Algorithm != in.ExpectAlgorithm.String()) {
+		// The stated checksum can only be checked against one computed
+		// from the parts' checksums of the same algorithm; without those
+		// it is refused, never stored unchecked.
+		have := "null"
+		if sum != nil {
+			have = strings.ToLower(sum.Algorithm)
+		}
+		return Object{}, s3err.Newf(s3err.InvalidRequest, "Checksum Type mismatch occurred, expected checksum Type: %s, actual checksum Type: %s",
+			have, strings.ToLower(in.ExpectAlgorithm.String()))
 	}
 	if sum != nil {
 		if in.ExpectAlgorithm != checksum.None {
