@@ -174,6 +174,11 @@ func (wh *websiteHandler) serveObject(w *responseWriter, r *http.Request, rq *re
 	if !p.Allows(policy.GetObject, key) {
 		return s3err.New(s3err.AccessDenied)
 	}
+	// An object stored with x-amz-website-redirect-location is answered
+	// on the website endpoint by a 301 to it, as S3 does.
+	if o, err := wh.s.layer.StatObject(rq.bucket, key); err == nil && o.WebsiteRedirect != "" {
+		return redirect(w, website.Target{Status: http.StatusMovedPermanently, Location: o.WebsiteRedirect})
+	}
 	rq.query = url.Values{}
 	return wh.s.getObject(w, r, rq)
 }

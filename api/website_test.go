@@ -334,7 +334,18 @@ func TestWebsiteEndpointRedirects(t *testing.T) {
 	resp, body = s.get(t, http.MethodGet, "/pub.html", nil)
 	wantPage(t, "no rule", resp, body, 200, "public page")
 
+	// An object stored with x-amz-website-redirect-location.
 	ctx := t.Context()
+	if _, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(s.bucket), Key: aws.String("css/moved.html"),
+		Body: strings.NewReader("old page"), WebsiteRedirectLocation: aws.String("/pub.html")}); err != nil {
+		t.Fatalf("PutObject with a redirect: %v", err)
+	}
+	resp, body = s.get(t, http.MethodGet, "/css/moved.html", nil)
+	wantPage(t, "object redirect", resp, body, 301)
+	if loc := resp.Header.Get("Location"); loc != "/pub.html" {
+		t.Errorf("object redirect Location %q, want /pub.html", loc)
+	}
+
 	if _, err := s.c.PutBucketWebsite(ctx, &s3.PutBucketWebsiteInput{Bucket: aws.String(s.bucket), WebsiteConfiguration: &types.WebsiteConfiguration{
 		RedirectAllRequestsTo: &types.RedirectAllRequestsTo{HostName: aws.String("www.example.com"), Protocol: types.ProtocolHttps}}}); err != nil {
 		t.Fatalf("PutBucketWebsite: %v", err)
