@@ -249,7 +249,13 @@ func (wh *websiteHandler) writeError(w *responseWriter, r *http.Request, rq *req
 // redirect answers a redirect with an empty body.
 func redirect(w http.ResponseWriter, t website.Target) error {
 	h := w.Header()
-	h.Set("Location", t.Location)
+	loc := t.Location
+	if strings.HasPrefix(loc, "//") {
+		// A path of a key that begins with "/" would read as a link to
+		// another host ("//evil.example/"): its first slash is escaped.
+		loc = "/%2F" + loc[2:]
+	}
+	h.Set("Location", loc)
 	h.Set("Content-Length", "0")
 	w.WriteHeader(t.Status)
 	return nil

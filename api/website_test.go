@@ -372,3 +372,22 @@ func TestWebsiteEndpointCatchAll(t *testing.T) {
 	resp.Body.Close()
 	wantPage(t, "catch-all", resp, string(body), 200, "home")
 }
+
+// TestWebsiteRedirectStaysOnSite checks that a directory redirect for a
+// key beginning with "/" never answers a Location another host could be
+// read from ("//host/…").
+func TestWebsiteRedirectStaysOnSite(t *testing.T) {
+	s := startSite(t, indexAndErrors(), true)
+	ctx := t.Context()
+	if _, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(s.bucket), Key: aws.String("/evil.example/index.html"), Body: strings.NewReader("x")}); err != nil {
+		t.Fatal(err)
+	}
+	pol := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":["arn:aws:s3:::` + s.bucket + `/*"]}]}`
+	if _, err := s.c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(s.bucket), Policy: aws.String(pol)}); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := s.get(t, http.MethodGet, "//evil.example", nil)
+	if loc := resp.Header.Get("Location"); strings.HasPrefix(loc, "//") {
+		t.Fatalf("redirect to %q leaves the site", loc)
+	}
+}
