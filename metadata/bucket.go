@@ -144,18 +144,25 @@ func (ix *Index) BucketID(name string) (uint64, error) {
 		if v == nil {
 			return ErrNoSuchBucket
 		}
-		err := decode(v, func(tag uint64, p []byte) error {
-			if tag != tagBktID {
-				return nil
-			}
-			var err error
-			id, err = parseUint(p)
-			return err
-		})
-		if err != nil {
+		var err error
+		if id, err = bucketIDOf(v); err != nil {
 			return fmt.Errorf("metadata: bucket %q: %w", name, err)
 		}
 		return nil
+	})
+	return id, err
+}
+
+// bucketIDOf decodes only the ID of an encoded bucket record.
+func bucketIDOf(v []byte) (uint64, error) {
+	var id uint64
+	err := decode(v, func(tag uint64, p []byte) error {
+		if tag != tagBktID {
+			return nil
+		}
+		var err error
+		id, err = parseUint(p)
+		return err
 	})
 	return id, err
 }
