@@ -153,18 +153,40 @@ func (s *Server) serveAnonymous(w http.ResponseWriter, r *http.Request, rq *requ
 	return err
 }
 
-// accessCache keeps parsed policies and CORS configurations, keyed by the
-// bucket and the stored text, so that a request pays for parsing only the
-// first time a document is seen. A changed document has a new key, so
-// entries never go stale; the maps are dropped when they grow past
-// maxAccessCache (old documents of deleted or reconfigured buckets).
+// accessCache caches parsed bucket policies and CORS configurations.
 type accessCache struct {
-	mu       sync.Mutex
-	policies map[string]*policy.Policy
-	cors     map[string]*cors.Config
+	policies parsedCache[*policy.Policy]
+	cors     parsedCache[*cors.Config]
 }
 
 const maxAccessCache = 1024
+
+// parsedCache maps the stored text of a bucket configuration to its parsed
+// form, so that a request parses nothing the previous one parsed. Keys are
+// the text itself (a changed configuration is a new key, so no entry goes
+// stale); the map is dropped whole when it holds maxAccessCache entries.
+type parsedCache[T any] struct {
+	mu sync.Mutex
+	m  map[string]T
+}
+
+// get returns the parsed form of key, calling parse on a miss.
+func (c *parsedCache[T]) get(key string, parse func() T) T {
+	c.mu.Lock()
+	v, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = parse()
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxAccessCache {
+		c.m = make(map[string]T)
+	}
+	c.m[key] = v
+	c.mu.Unlock()
+	return v
+}
 
 // policyOf returns the evaluator of a bucket's grants to everyone: the
 // canned ACL public-read, or the bucket policy, or nil (nothing).
@@ -175,23 +197,12 @@ func (c *accessCache) policyOf(b object.Bucket) *policy.Policy {
 	if b.Policy == "" {
 		return nil
 	}
-	key := b.Name + "\x00" + b.Policy
-	c.mu.Lock()
-	p, ok := c.policies[key]
-	c.mu.Unlock()
-	if ok {
+	return c.policies.get(b.Name+"\x00"+b.Policy, func() *policy.Policy {
+		// The text was validated before it was stored; a parse failure
+		// here (a record written by another version) grants nothing.
+		p, _ := policy.Parse([]byte(b.Policy), b.Name)
 		return p
-	}
-	// The text was validated before it was stored; a parse failure here
-	// (a record written by another version) grants nothing.
-	p, _ = policy.Parse([]byte(b.Policy), b.Name)
-	c.mu.Lock()
-	if c.policies == nil || len(c.policies) >= maxAccessCache {
-		c.policies = make(map[string]*policy.Policy)
-	}
-	c.policies[key] = p
-	c.mu.Unlock()
-	return p
+	})
 }
 
 // corsOf returns a bucket's parsed CORS configuration, or nil.
@@ -199,20 +210,10 @@ func (c *accessCache) corsOf(b object.Bucket) *cors.Config {
 	if b.CORS == "" {
 		return nil
 	}
-	c.mu.Lock()
-	cfg, ok := c.cors[b.CORS]
-	c.mu.Unlock()
-	if ok {
+	return c.cors.get(b.CORS, func() *cors.Config {
+		cfg, _ := cors.Parse([]byte(b.CORS))
 		return cfg
-	}
-	cfg, _ = cors.Parse([]byte(b.CORS))
-	c.mu.Lock()
-	if c.cors == nil || len(c.cors) >= maxAccessCache {
-		c.cors = make(map[string]*cors.Config)
-	}
-	c.cors[b.CORS] = cfg
-	c.mu.Unlock()
-	return cfg
+	})
 }
 
 // bucketID returns the identity (Bucket.ID) of the addressed bucket as the

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/policy"
@@ -48,11 +47,8 @@ type websiteHandler struct {
 	s    *Server
 	opts WebsiteOptions
 
-	// configs caches parsed configurations by their stored text, as
-	// accessCache does for policies: a changed configuration has a new
-	// key, so entries never go stale.
-	mu      sync.Mutex
-	configs map[string]*website.Config
+	// configs caches parsed configurations by their stored text.
+	configs parsedCache[*website.Config]
 }
 
 // ServeHTTP implements http.Handler.
@@ -283,18 +279,8 @@ func (wh *websiteHandler) configOf(b object.Bucket) *website.Config {
 	if b.Website == "" {
 		return nil
 	}
-	wh.mu.Lock()
-	cfg, ok := wh.configs[b.Website]
-	wh.mu.Unlock()
-	if ok {
+	return wh.configs.get(b.Website, func() *website.Config {
+		cfg, _ := website.Parse([]byte(b.Website))
 		return cfg
-	}
-	cfg, _ = website.Parse([]byte(b.Website))
-	wh.mu.Lock()
-	if wh.configs == nil || len(wh.configs) >= maxAccessCache {
-		wh.configs = make(map[string]*website.Config)
-	}
-	wh.configs[b.Website] = cfg
-	wh.mu.Unlock()
-	return cfg
+	})
 }
