@@ -52,8 +52,9 @@ func TestCompleteMultipartUploadSlowAnswersEarly(t *testing.T) {
 		}
 	}, func(o *api.Options) { o.CompleteKeepAlive = time.Millisecond })
 	// The client gives up when headers take longer than this: the
-	// assembly is held for longer.
-	const readTimeout = 500 * time.Millisecond
+	// assembly is held for longer. Two seconds leave a loaded machine
+	// room to send the early 200, which goes out after 1 ms.
+	const readTimeout = 2 * time.Second
 	tr := g.secure.Client().Transport.(*http.Transport).Clone()
 	tr.ResponseHeaderTimeout = readTimeout
 	t.Cleanup(tr.CloseIdleConnections)
