@@ -41,7 +41,29 @@ type Bucket struct {
 	// Website is the bucket's website configuration (S3 XML, the
 	// canonical form PutBucketWebsite stored), or "" for none.
 	Website string
+	// Versioning is "" for a bucket whose versioning was never enabled,
+	// then VersioningEnabled or VersioningSuspended.
+	Versioning string
+	// ObjectLock is set when Object Lock is enabled (at creation, or by
+	// PutObjectLockConfiguration on a versioned bucket); it is never
+	// cleared, and such a bucket's versioning stays Enabled.
+	ObjectLock bool
+	// LockMode and LockDays or LockYears are the default retention of new
+	// object versions; LockMode is "" for none.
+	LockMode  string
+	LockDays  int
+	LockYears int
 }
+
+// The versioning states of a bucket (Bucket.Versioning).
+const (
+	VersioningEnabled   = "Enabled"
+	VersioningSuspended = "Suspended"
+)
+
+// Versioned reports whether the bucket's versioning was ever enabled: its
+// writes then go through EditVersions.
+func (b *Bucket) Versioned() bool { return b.Versioning != "" }
 
 // CreateBucket records a new, empty bucket under a new identity (b.ID is
 // ignored; Bucket returns the one given). It returns ErrBucketExists if a
@@ -189,13 +211,22 @@ func (ix *Index) Buckets() ([]Bucket, error) {
 
 // DeleteBucket removes the record of an empty bucket. It returns
 // ErrNoSuchBucket if there is none, and ErrBucketNotEmpty if the bucket
-// holds any object record. The emptiness check is one cursor step.
+// holds any object record, noncurrent version or delete marker. The
+// emptiness check is two cursor steps.
 func (ix *Index) DeleteBucket(name string) error {
 	key := []byte(name)
 	return ix.update(func(tx *bolt.Tx) error {
 		records := tx.Bucket(bucketsBucket)
 		if records.Get(key) == nil {
 			return ErrNoSuchBucket
+		}
+		if hasVersions(tx, key) {
+			return ErrBucketNotEmpty
+		}
+		if tx.Bucket(versionsBucket).Bucket(key) != nil {
+			if err := tx.Bucket(versionsBucket).DeleteBucket(key); err != nil {
+				return written(err)
+			}
 		}
 		objects := tx.Bucket(objectsBucket)
 		if nested := objects.Bucket(key); nested != nil {

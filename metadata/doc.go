@@ -12,13 +12,19 @@
 //
 // # Layout
 //
-// The bbolt file holds three top-level buckets:
+// The bbolt file holds these top-level buckets (and those of multipart
+// state, multipart.go):
 //
 //   - "meta": the on-disk format version of the index.
 //   - "buckets": one record per S3 bucket, keyed by the bucket name.
 //   - "objects": one nested bbolt bucket per S3 bucket, keyed by the
 //     bucket name, holding one record per object keyed by the object key's
 //     bytes.
+//   - "versions": for versioned buckets, the noncurrent versions and
+//     delete markers, one nested bbolt bucket per S3 bucket and in it one
+//     per key, newest version first (versions.go). The current version of
+//     a key stays its record in "objects", so listings never walk the
+//     noncurrent ones.
 //
 // bbolt orders keys by unsigned byte comparison, which is exactly the
 // order S3 lists keys in (UTF-8 binary order), so a listing is a cursor

@@ -133,7 +133,7 @@ func Open(path string, o Options) (*Index, error) {
 		case len(v) != 1 || v[0] != formatVersion:
 			return fmt.Errorf("unsupported index format %x (want %d)", v, formatVersion)
 		}
-		for _, name := range [][]byte{bucketsBucket, objectsBucket, uploadsBucket, partsBucket, completedBucket} {
+		for _, name := range [][]byte{bucketsBucket, objectsBucket, versionsBucket, uploadsBucket, partsBucket, completedBucket} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}

@@ -20,8 +20,13 @@ const (
 	// bytes are in the hidden shadow area.
 	Shadow
 	// Directory means the object is a zero-byte "folder/" marker kept as a
-	// directory at the key's natural path.
+	// directory at the key's natural path. A noncurrent version of such a
+	// key keeps it too: it has no bytes to keep.
 	Directory
+	// Noncurrent means the bytes are the version's file in the hidden
+	// versions area (storage.VersionPath). Only noncurrent versions, and
+	// the versions behind a delete marker, are there.
+	Noncurrent
 )
 
 // KV is one name/value pair of user metadata or tags.
@@ -81,6 +86,23 @@ type Object struct {
 	// WebsiteRedirect is the object's x-amz-website-redirect-location,
 	// returned on GET and HEAD.
 	WebsiteRedirect string
+
+	// VersionID is the version's id (see VersionID), "" for the null
+	// version: every object of a bucket whose versioning was never
+	// enabled, and the writes of a suspended bucket.
+	VersionID string
+	// Seq orders a key's versions: a later write has a greater Seq. It is
+	// zero for a version written before the bucket was versioned, which
+	// is older than every version after it.
+	Seq uint64
+	// DeleteMarker is set on a delete marker, which has no bytes.
+	DeleteMarker bool
+	// LockMode ("GOVERNANCE" or "COMPLIANCE") and LockUntil are the
+	// version's Object Lock retention; zero for none.
+	LockMode  string
+	LockUntil time.Time
+	// LegalHold is the version's Object Lock legal hold.
+	LegalHold bool
 }
 
 // PutObject creates or replaces the record of o.Key in bucket. It returns

@@ -55,6 +55,18 @@ const (
 	tagObjStorageClass       = 17
 	tagObjPart               = 18
 	tagObjWebsiteRedirect    = 19
+	// tagObjVersionID is the version id; absent for the null version.
+	tagObjVersionID = 20
+	// tagObjSeq is the version's sequence number (its order among the
+	// key's versions); absent for a version written before versioning.
+	tagObjSeq = 21
+	// tagObjDeleteMarker is present (payload 1) on a delete marker.
+	tagObjDeleteMarker = 22
+	// tagObjLockMode, tagObjLockUntil and tagObjLegalHold are the
+	// version's Object Lock retention and legal hold.
+	tagObjLockMode  = 23
+	tagObjLockUntil = 24
+	tagObjLegalHold = 25
 )
 
 // Bucket field tags.
@@ -74,6 +86,15 @@ const (
 	tagBktID = 9
 	// tagBktWebsite is the bucket's website configuration.
 	tagBktWebsite = 10
+	// tagBktVersioning is the versioning state, "Enabled" or "Suspended".
+	tagBktVersioning = 11
+	// tagBktObjectLock is present (payload 1) when Object Lock is enabled.
+	tagBktObjectLock = 12
+	// tagBktLockMode, tagBktLockDays and tagBktLockYears are the default
+	// retention of new objects.
+	tagBktLockMode  = 13
+	tagBktLockDays  = 14
+	tagBktLockYears = 15
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -101,7 +122,7 @@ func (o *Object) MarshalBinary() ([]byte, error) {
 	if o.PartsCount < 0 || o.PartsCount > math.MaxInt32 {
 		return nil, fmt.Errorf("metadata: invalid parts count %d", o.PartsCount)
 	}
-	if o.Location > Directory {
+	if o.Location > Noncurrent {
 		return nil, fmt.Errorf("metadata: unknown location %d", o.Location)
 	}
 	if err := checkTime(o.LastModified); err != nil {
@@ -133,6 +154,16 @@ func (o *Object) MarshalBinary() ([]byte, error) {
 	e.uint(tagObjPartsCount, uint64(o.PartsCount))
 	e.str(tagObjStorageClass, o.StorageClass)
 	e.str(tagObjWebsiteRedirect, o.WebsiteRedirect)
+	e.str(tagObjVersionID, o.VersionID)
+	e.uint(tagObjSeq, o.Seq)
+	if o.DeleteMarker {
+		e.uint(tagObjDeleteMarker, 1)
+	}
+	e.str(tagObjLockMode, o.LockMode)
+	e.time(tagObjLockUntil, o.LockUntil)
+	if o.LegalHold {
+		e.uint(tagObjLegalHold, 1)
+	}
 	for _, p := range o.Parts {
 		if p.Size < 0 {
 			return nil, fmt.Errorf("metadata: negative part size %d", p.Size)
@@ -212,6 +243,18 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 			r.StorageClass = intern(p)
 		case tagObjWebsiteRedirect:
 			r.WebsiteRedirect = string(p)
+		case tagObjVersionID:
+			r.VersionID = string(p)
+		case tagObjSeq:
+			r.Seq, err = parseUint(p)
+		case tagObjDeleteMarker:
+			r.DeleteMarker, err = parseFlag(p)
+		case tagObjLockMode:
+			r.LockMode = intern(p)
+		case tagObjLockUntil:
+			r.LockUntil, err = parseTime(p)
+		case tagObjLegalHold:
+			r.LegalHold, err = parseFlag(p)
 		case tagObjPart:
 			size, n := binary.Uvarint(p)
 			if n <= 0 || size > math.MaxInt64 {
@@ -250,6 +293,13 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	e.str(tagBktTags, b.Tags)
 	e.uint(tagBktID, b.ID)
 	e.str(tagBktWebsite, b.Website)
+	e.str(tagBktVersioning, b.Versioning)
+	if b.ObjectLock {
+		e.uint(tagBktObjectLock, 1)
+	}
+	e.str(tagBktLockMode, b.LockMode)
+	e.uint(tagBktLockDays, uint64(b.LockDays))
+	e.uint(tagBktLockYears, uint64(b.LockYears))
 	return e.b, nil
 }
 
@@ -287,6 +337,16 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.ID, err = parseUint(p)
 		case tagBktWebsite:
 			r.Website = string(p)
+		case tagBktVersioning:
+			r.Versioning = string(p)
+		case tagBktObjectLock:
+			r.ObjectLock, err = parseFlag(p)
+		case tagBktLockMode:
+			r.LockMode = string(p)
+		case tagBktLockDays:
+			r.LockDays, err = parseSmall(p)
+		case tagBktLockYears:
+			r.LockYears, err = parseSmall(p)
 		}
 		return err
 	})
@@ -473,4 +533,22 @@ func parseChecksum(p []byte) (Checksum, error) {
 		return Checksum{}, err
 	}
 	return Checksum{Algorithm: intern(alg), Value: val, Type: intern(rest)}, nil
+}
+
+// parseFlag decodes a flag field, present only when set (payload 1).
+func parseFlag(p []byte) (bool, error) {
+	v, err := parseUint(p)
+	if err == nil && v != 1 {
+		err = fmt.Errorf("flag %d", v)
+	}
+	return err == nil, err
+}
+
+// parseSmall decodes a count that fits an int32 (days, years).
+func parseSmall(p []byte) (int, error) {
+	v, err := parseUint(p)
+	if err == nil && v > math.MaxInt32 {
+		err = fmt.Errorf("count %d out of range", v)
+	}
+	return int(v), err
 }

@@ -124,7 +124,7 @@ func TestObjectMarshalRejects(t *testing.T) {
 	for _, o := range []Object{
 		{Size: -1},
 		{PartsCount: -1},
-		{Location: Directory + 1},
+		{Location: Noncurrent + 1},
 		{LastModified: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
 		{LastModified: time.Date(0, 12, 31, 0, 0, 0, 0, time.UTC)},
 	} {
