@@ -33,6 +33,9 @@ func (s *Server) writeError(w *responseWriter, r *http.Request, rq *request, err
 	}
 	e := s3err.As(err)
 	h := w.Header()
+	for _, f := range e.Headers {
+		h.Set(f.Name, f.Value)
+	}
 	status := e.Code.Status()
 	if e.Code == s3err.NotModified {
 		w.WriteHeader(status)

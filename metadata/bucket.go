@@ -175,6 +175,63 @@ func (ix *Index) BucketID(name string) (uint64, error) {
 	return id, err
 }
 
+// BucketState is what a write needs of its bucket's record: its
+// identity, versioning and Object Lock configuration.
+type BucketState struct {
+	ID                  uint64
+	Versioning          string
+	ObjectLock          bool
+	LockMode            string
+	LockDays, LockYears int
+}
+
+// Versioned reports whether the bucket's versioning was ever enabled.
+func (s BucketState) Versioned() bool { return s.Versioning != "" }
+
+// BucketState returns the state of the named bucket, or ErrNoSuchBucket,
+// decoding only those fields of its record: writes read it on every
+// commit.
+func (ix *Index) BucketState(name string) (BucketState, error) {
+	var st BucketState
+	err := ix.view(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketsBucket).Get([]byte(name))
+		if v == nil {
+			return ErrNoSuchBucket
+		}
+		var err error
+		if st, err = bucketStateOf(v); err != nil {
+			return fmt.Errorf("metadata: bucket %q: %w", name, err)
+		}
+		return nil
+	})
+	return st, err
+}
+
+// bucketStateOf decodes only the BucketState fields of an encoded bucket
+// record.
+func bucketStateOf(v []byte) (BucketState, error) {
+	var st BucketState
+	err := decode(v, func(tag uint64, p []byte) error {
+		var err error
+		switch tag {
+		case tagBktID:
+			st.ID, err = parseUint(p)
+		case tagBktVersioning:
+			st.Versioning = intern(p)
+		case tagBktObjectLock:
+			st.ObjectLock, err = parseFlag(p)
+		case tagBktLockMode:
+			st.LockMode = intern(p)
+		case tagBktLockDays:
+			st.LockDays, err = parseSmall(p)
+		case tagBktLockYears:
+			st.LockYears, err = parseSmall(p)
+		}
+		return err
+	})
+	return st, err
+}
+
 // bucketIDOf decodes only the ID of an encoded bucket record.
 func bucketIDOf(v []byte) (uint64, error) {
 	var id uint64

@@ -83,6 +83,9 @@ type Completion struct {
 	ETag        string
 	Checksums   []Checksum
 	Completed   time.Time
+	// VersionID is the id of the version the completion made ("" for the
+	// null version).
+	VersionID string
 }
 
 // Upload field tags.
@@ -115,11 +118,12 @@ const (
 
 // Completion field tags.
 const (
-	tagDoneBucket   = 1
-	tagDoneKey      = 2
-	tagDoneETag     = 3
-	tagDoneChecksum = 4
-	tagDoneTime     = 5
+	tagDoneBucket    = 1
+	tagDoneKey       = 2
+	tagDoneETag      = 3
+	tagDoneChecksum  = 4
+	tagDoneTime      = 5
+	tagDoneVersionID = 6
 )
 
 // MarshalBinary encodes the upload record without Key and ID.
@@ -276,6 +280,7 @@ func (c *Completion) MarshalBinary() ([]byte, error) {
 		e.checksum(tagDoneChecksum, cs)
 	}
 	e.time(tagDoneTime, c.Completed)
+	e.str(tagDoneVersionID, c.VersionID)
 	return e.b, nil
 }
 
@@ -297,6 +302,8 @@ func (c *Completion) UnmarshalBinary(data []byte) error {
 			r.Checksums = append(r.Checksums, cs)
 		case tagDoneTime:
 			r.Completed, err = parseTime(p)
+		case tagDoneVersionID:
+			r.VersionID = string(p)
 		}
 		return err
 	})
@@ -542,6 +549,35 @@ func (ix *Index) CompleteUpload(bucket, id string, o Object, now time.Time, chec
 		}
 		if err := fn(tx); err != nil {
 			return err
+		}
+		return written(tx.Bucket(completedBucket).Put([]byte(id), dv))
+	})
+}
+
+// CompleteUploadVersions is CompleteUpload for a versioned bucket: in the
+// same transaction that removes the upload, edit makes the new version
+// (see EditVersions) and returns its record, which the completion
+// remembers.
+func (ix *Index) CompleteUploadVersions(bucket, key, id string, now time.Time, edit func(v *Versions) (Object, error)) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	return ix.update(func(tx *bolt.Tx) error {
+		v, err := newVersions(tx, []byte(bucket), []byte(key))
+		if err != nil {
+			return err
+		}
+		if err := deleteUploadTx(tx, bucket, key, id); err != nil {
+			return err
+		}
+		o, err := edit(v)
+		if err != nil {
+			return err
+		}
+		done := Completion{Bucket: bucket, Key: key, ETag: o.ETag, Checksums: o.Checksums, Completed: now, VersionID: o.VersionID}
+		dv, err := done.MarshalBinary()
+		if err != nil {
+			return written(err)
 		}
 		return written(tx.Bucket(completedBucket).Put([]byte(id), dv))
 	})

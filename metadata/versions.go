@@ -285,19 +285,11 @@ func (ix *Index) EditVersions(bucket, key string, fn func(v *Versions) error) er
 	}
 	name, k := []byte(bucket), []byte(key)
 	return ix.update(func(tx *bolt.Tx) error {
-		ob, err := objects(tx, bucket)
+		v, err := newVersions(tx, name, k)
 		if err != nil {
 			return err
 		}
-		rec := tx.Bucket(bucketsBucket).Get(name)
-		if rec == nil {
-			return ErrNoSuchBucket
-		}
-		id, err := bucketIDOf(rec)
-		if err != nil {
-			return err
-		}
-		return fn(&Versions{tx: tx, bucket: name, key: k, bucketID: id, objects: ob})
+		return fn(v)
 	})
 }
 
@@ -306,16 +298,27 @@ func (ix *Index) EditVersions(bucket, key string, fn func(v *Versions) error) er
 func (ix *Index) ViewVersions(bucket, key string, fn func(v *Versions) error) error {
 	name, k := []byte(bucket), []byte(key)
 	return ix.view(func(tx *bolt.Tx) error {
-		ob, err := objects(tx, bucket)
+		v, err := newVersions(tx, name, k)
 		if err != nil {
 			return err
 		}
-		id, err := bucketIDOf(tx.Bucket(bucketsBucket).Get(name))
-		if err != nil {
-			return err
-		}
-		return fn(&Versions{tx: tx, bucket: name, key: k, bucketID: id, objects: ob})
+		return fn(v)
 	})
+}
+
+// newVersions returns the Versions of key in bucket within tx, or
+// ErrNoSuchBucket.
+func newVersions(tx *bolt.Tx, bucket, key []byte) (*Versions, error) {
+	ob := tx.Bucket(objectsBucket).Bucket(bucket)
+	rec := tx.Bucket(bucketsBucket).Get(bucket)
+	if ob == nil || rec == nil {
+		return nil, ErrNoSuchBucket
+	}
+	id, err := bucketIDOf(rec)
+	if err != nil {
+		return nil, err
+	}
+	return &Versions{tx: tx, bucket: bucket, key: key, bucketID: id, objects: ob}, nil
 }
 
 // hasVersions reports whether the named S3 bucket holds any noncurrent

@@ -48,6 +48,8 @@ const (
 	NoSuchBucket
 	NoSuchKey
 	NoSuchUpload
+	NoSuchVersion
+	InvalidBucketState
 	NotImplemented
 	NotModified
 	PreconditionFailed
@@ -130,6 +132,8 @@ var table = [numCodes]row{
 	MissingSecurityHeader:              {"MissingSecurityHeader", http.StatusBadRequest, "Your request is missing a required header."},
 	NoSuchBucket:                       {"NoSuchBucket", http.StatusNotFound, "The specified bucket does not exist."},
 	NoSuchKey:                          {"NoSuchKey", http.StatusNotFound, "The specified key does not exist."},
+	NoSuchVersion:                      {"NoSuchVersion", http.StatusNotFound, "The specified version does not exist."},
+	InvalidBucketState:                 {"InvalidBucketState", http.StatusConflict, "The request is not valid with the current state of the bucket."},
 	NoSuchUpload:                       {"NoSuchUpload", http.StatusNotFound, "The specified multipart upload does not exist. The upload ID might be invalid, or the multipart upload might have been aborted or completed."},
 	NotImplemented:                     {"NotImplemented", http.StatusNotImplemented, "A header you provided implies functionality that is not implemented."},
 	NotModified:                        {"NotModified", http.StatusNotModified, "Not Modified"},
@@ -195,6 +199,9 @@ type Error struct {
 	// Extra holds additional elements S3 includes in some error bodies
 	// (for example BucketName, Key, ArgumentName), rendered in order.
 	Extra []Field
+	// Headers are response headers S3 sends with this error (a delete
+	// marker's x-amz-delete-marker and x-amz-version-id, for example).
+	Headers []Field
 	// Err is the underlying cause, for logs only; it is never sent to clients.
 	Err error
 }
@@ -217,6 +224,13 @@ func Wrap(c Code, err error) *Error { return &Error{Code: c, Err: err} }
 func (e *Error) With(name, value string) *Error {
 	c := *e
 	c.Extra = append(append([]Field(nil), e.Extra...), Field{name, value})
+	return &c
+}
+
+// WithHeader returns a copy of e with a response header to send.
+func (e *Error) WithHeader(name, value string) *Error {
+	c := *e
+	c.Headers = append(append([]Field(nil), e.Headers...), Field{name, value})
 	return &c
 }
 
