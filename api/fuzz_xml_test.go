@@ -6,9 +6,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/objectlock"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
@@ -155,6 +157,18 @@ func TestXMLNoEntityExpansion(t *testing.T) {
 		if _, err := parseTaggingBody([]byte(dtd + `<Tagging><TagSet><Tag><Key>k</Key><Value>&c;</Value></Tag></TagSet></Tagging>`)); s3err.As(err).Code != s3err.MalformedXML {
 			t.Errorf("PutObjectTagging: %v", err)
 		}
+		if _, err := parseVersioningConfiguration([]byte(dtd + `<VersioningConfiguration><Status>&c;</Status></VersioningConfiguration>`)); s3err.As(err).Code != s3err.MalformedXML {
+			t.Errorf("PutBucketVersioning: %v", err)
+		}
+		if _, _, err := parseObjectLockConfiguration([]byte(dtd + `<ObjectLockConfiguration><ObjectLockEnabled>&c;</ObjectLockEnabled></ObjectLockConfiguration>`)); s3err.As(err).Code != s3err.MalformedXML {
+			t.Errorf("PutObjectLockConfiguration: %v", err)
+		}
+		if _, err := parseRetentionBody([]byte(dtd+`<Retention><Mode>&c;</Mode></Retention>`), lockNow); s3err.As(err).Code != s3err.MalformedXML {
+			t.Errorf("PutObjectRetention: %v", err)
+		}
+		if _, err := parseLegalHoldBody([]byte(dtd + `<LegalHold><Status>&c;</Status></LegalHold>`)); s3err.As(err).Code != s3err.MalformedXML {
+			t.Errorf("PutObjectLegalHold: %v", err)
+		}
 	}
 	// Without a reference to them, declared entities are simply ignored.
 	req, err := parseDeleteRequest([]byte(bomb + `<Delete><Object><Key>k</Key></Object></Delete>`))
@@ -250,6 +264,155 @@ func FuzzParseLocationConstraint(f *testing.F) {
 		}
 		if err != nil {
 			wantCodes(t, err, s3err.MalformedXML)
+		}
+	})
+}
+
+// FuzzParseVersioningConfiguration feeds PutBucketVersioning bodies to
+// parseVersioningConfiguration: it never panics, fails only with
+// MalformedXML or (MFA Delete) NotImplemented, accepts only Enabled and
+// Suspended, which render and parse back unchanged, and reads as
+// xml.Unmarshal read (referenceVersioning) unless the body is over a
+// limit of the token reader.
+func FuzzParseVersioningConfiguration(f *testing.F) {
+	f.Add([]byte(`<VersioningConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Status>Enabled</Status></VersioningConfiguration>`)) // as SDKs send it
+	f.Add([]byte(`<VersioningConfiguration><MfaDelete>Disabled</MfaDelete><Status>Suspended</Status></VersioningConfiguration>`))                // MFA Delete off
+	f.Add([]byte(`<VersioningConfiguration><Status>Enabled</Status><MfaDelete>Enabled</MfaDelete></VersioningConfiguration>`))                   // MFA Delete on
+	f.Add([]byte(`<VersioningConfiguration><Status>En<!-- c -->abled</Status><Status>Bad</Status></VersioningConfiguration>`))                   // split text, repeated element
+	f.Add([]byte(`<VersioningConfiguration/>`))                                                                                                  // empty
+	f.Add([]byte(`<VersioningConfiguration><Status>Enabled`))                                                                                    // truncated
+	f.Fuzz(func(t *testing.T, body []byte) {
+		status, err := parseVersioningConfiguration(body)
+		if !beyondStreamingLimits(err, nil) {
+			want, wantErr := referenceVersioning(body)
+			if !sameAnswer(err, wantErr) || status != want {
+				t.Fatalf("parsed %q, %v; xml.Unmarshal: %q, %v", status, err, want, wantErr)
+			}
+		}
+		if err != nil {
+			wantCodes(t, err, s3err.MalformedXML, s3err.NotImplemented)
+			return
+		}
+		if status != versioningEnabled && status != versioningSuspended {
+			t.Fatalf("accepted status %q", status)
+		}
+		if back, err := parseVersioningConfiguration(appendVersioningConfiguration(nil, status)); err != nil || back != status {
+			t.Fatalf("status %q read back as %q, %v", status, back, err)
+		}
+	})
+}
+
+// FuzzParseObjectLockConfiguration feeds PutObjectLockConfiguration
+// bodies to parseObjectLockConfiguration: it never panics, fails only with
+// MalformedXML or InvalidArgument, accepts only a default retention with a
+// known mode and one period within S3's limits, which renders and parses
+// back unchanged, and reads as xml.Unmarshal read (referenceObjectLock)
+// unless the body is over a limit of the token reader.
+func FuzzParseObjectLockConfiguration(f *testing.F) {
+	f.Add([]byte(`<ObjectLockConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>GOVERNANCE</Mode><Days>1</Days></DefaultRetention></Rule></ObjectLockConfiguration>`))   // as SDKs send it
+	f.Add([]byte(`<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled></ObjectLockConfiguration>`))                                                                                                                                          // no default
+	f.Add([]byte(`<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>COMPLIANCE</Mode><Years>101</Years></DefaultRetention></Rule></ObjectLockConfiguration>`))                                               // over the limit
+	f.Add([]byte(`<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>GOVERNANCE</Mode><Days>1</Days><Years>1</Years></DefaultRetention></Rule></ObjectLockConfiguration>`))                                   // both periods
+	f.Add([]byte(`<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Days>0</Days></DefaultRetention></Rule><Rule><DefaultRetention><Mode>GOVERNANCE</Mode></DefaultRetention></Rule></ObjectLockConfiguration>`)) // repeated rule
+	f.Add([]byte(`<ObjectLockConfiguration><ObjectLockEnabled>Disabled</ObjectLockEnabled></ObjectLockConfiguration>`))                                                                                                                                         // disabled
+	f.Add([]byte(`<ObjectLockConfiguration><Rule><DefaultRetention><Mode>GOVERNANCE</Mode><Days>-99999999999999999999</Days>`))                                                                                                                                 // truncated, overflowing
+	f.Fuzz(func(t *testing.T, body []byte) {
+		enabled, def, err := parseObjectLockConfiguration(body)
+		if !beyondStreamingLimits(err, nil) {
+			wantEnabled, want, wantErr := referenceObjectLock(body)
+			if !sameAnswer(err, wantErr) || enabled != wantEnabled || def != want {
+				t.Fatalf("parsed %v, %+v, %v; xml.Unmarshal: %v, %+v, %v", enabled, def, err, wantEnabled, want, wantErr)
+			}
+		}
+		if err != nil {
+			wantCodes(t, err, s3err.MalformedXML, s3err.InvalidArgument)
+			return
+		}
+		if !enabled {
+			t.Fatal("accepted a configuration that does not enable Object Lock")
+		}
+		if !def.IsZero() {
+			periodOK := def.Days > 0 && def.Days <= objectlock.MaxDays && def.Years == 0 ||
+				def.Years > 0 && def.Years <= objectlock.MaxYears && def.Days == 0
+			if def.Mode != objectlock.Governance && def.Mode != objectlock.Compliance || !periodOK {
+				t.Fatalf("accepted default retention %+v", def)
+			}
+		}
+		if e, back, err := parseObjectLockConfiguration(appendObjectLockConfiguration(nil, enabled, def)); err != nil || !e || back != def {
+			t.Fatalf("default %+v read back as %v, %+v, %v", def, e, back, err)
+		}
+	})
+}
+
+// FuzzParseRetentionBody feeds PutObjectRetention bodies to
+// parseRetentionBody: it never panics, fails only with MalformedXML or
+// (a date not in the future) InvalidArgument, accepts only no retention
+// or a known mode with a date after now, which renders (to the
+// millisecond) and parses back unchanged, and reads as xml.Unmarshal read
+// (referenceRetention) unless the body is over a limit of the token
+// reader.
+func FuzzParseRetentionBody(f *testing.F) {
+	f.Add([]byte(`<Retention xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Mode>GOVERNANCE</Mode><RetainUntilDate>2026-12-31T00:00:00Z</RetainUntilDate></Retention>`)) // as SDKs send it
+	f.Add([]byte(`<Retention><Mode>COMPLIANCE</Mode><RetainUntilDate>2026-12-31T00:00:00.123456789+14:00</RetainUntilDate></Retention>`))                                  // nanoseconds, offset
+	f.Add([]byte(`<Retention/>`))                                                                                                                                          // removal
+	f.Add([]byte(`<Retention><Mode>GOVERNANCE</Mode></Retention>`))                                                                                                        // mode alone
+	f.Add([]byte(`<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>2020-01-01T00:00:00Z</RetainUntilDate></Retention>`))                                                 // past
+	f.Add([]byte(`<Retention><Mode>governance</Mode><RetainUntilDate>2026-02-30T00:00:00Z</RetainUntilDate></Retention>`))                                                 // lower case, no such day
+	f.Add([]byte(`<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>2026-06-01T12:00:00.0001Z</RetainUntilDate></Retention>`))                                            // just after now
+	f.Add([]byte(`<Retention><Mode>COMPLIANCE`))                                                                                                                           // truncated
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := parseRetentionBody(body, lockNow)
+		if !beyondStreamingLimits(err, nil) {
+			want, wantErr := referenceRetention(body, lockNow)
+			if !sameAnswer(err, wantErr) || r.Mode != want.Mode || !r.Until.Equal(want.Until) {
+				t.Fatalf("parsed %+v, %v; xml.Unmarshal: %+v, %v", r, err, want, wantErr)
+			}
+		}
+		if err != nil {
+			wantCodes(t, err, s3err.MalformedXML, s3err.InvalidArgument)
+			return
+		}
+		if r.IsZero() {
+			return
+		}
+		if r.Mode != objectlock.Governance && r.Mode != objectlock.Compliance || !r.Until.After(lockNow) {
+			t.Fatalf("accepted retention %+v", r)
+		}
+		ms := r.Until.Truncate(time.Millisecond)
+		if !ms.After(lockNow) {
+			return // rendered to the millisecond, the date is no longer in the future
+		}
+		if back, err := parseRetentionBody(appendRetention(nil, r), lockNow); err != nil || back.Mode != r.Mode || !back.Until.Equal(ms) {
+			t.Fatalf("retention %+v read back as %+v, %v", r, back, err)
+		}
+	})
+}
+
+// FuzzParseLegalHoldBody feeds PutObjectLegalHold bodies to
+// parseLegalHoldBody: it never panics, fails only with MalformedXML, what
+// it accepts renders and parses back unchanged, and it reads as
+// xml.Unmarshal read (referenceLegalHold) unless the body is over a limit
+// of the token reader.
+func FuzzParseLegalHoldBody(f *testing.F) {
+	f.Add([]byte(`<LegalHold xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Status>ON</Status></LegalHold>`)) // as SDKs send it
+	f.Add([]byte(`<LegalHold><Status>OFF</Status></LegalHold>`))                                                // lifted
+	f.Add([]byte(`<LegalHold><Status>O<x>y</x>N</Status></LegalHold>`))                                         // nested element in the text
+	f.Add([]byte(`<LegalHold><Status>on</Status></LegalHold>`))                                                 // lower case
+	f.Add([]byte(`<LegalHold/>`))                                                                               // no status
+	f.Fuzz(func(t *testing.T, body []byte) {
+		on, err := parseLegalHoldBody(body)
+		if !beyondStreamingLimits(err, nil) {
+			want, wantErr := referenceLegalHold(body)
+			if !sameAnswer(err, wantErr) || on != want {
+				t.Fatalf("parsed %v, %v; xml.Unmarshal: %v, %v", on, err, want, wantErr)
+			}
+		}
+		if err != nil {
+			wantCodes(t, err, s3err.MalformedXML)
+			return
+		}
+		if back, err := parseLegalHoldBody(appendLegalHold(nil, on)); err != nil || back != on {
+			t.Fatalf("legal hold %v read back as %v, %v", on, back, err)
 		}
 	})
 }

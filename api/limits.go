@@ -62,6 +62,11 @@ const (
 	// LocationConstraint, a Location and a Bucket (about 40 tokens) many
 	// times over.
 	maxCreateBucketTokens = 1024
+	// maxConfigTokens allows a VersioningConfiguration, an
+	// ObjectLockConfiguration, a Retention or a LegalHold, the largest of
+	// which (an ObjectLockConfiguration with its Rule) has under 30
+	// tokens, many times over.
+	maxConfigTokens = 1024
 )
 
 // maxTagTokens is the token limit of a Tagging document of at most

@@ -36,7 +36,8 @@ func (fs *FS) MakeBucket(name string) (made bool, err error) {
 
 // UnmakeBucket removes a directory MakeBucket made, when the bucket's
 // record could not be written: it removes the directory only if it is
-// still empty, and fsyncs the root.
+// still empty, and fsyncs the root. The bucket's versions directory goes
+// too when it holds no file; one that does is left.
 func (fs *FS) UnmakeBucket(name string) error {
 	if !validBucket(name) {
 		return nil
@@ -45,7 +46,10 @@ func (fs *FS) UnmakeBucket(name string) error {
 	if err := fs.rmdirIn(fs.root, name); err != nil {
 		return err
 	}
-	return fs.syncDir(fs.root, ".")
+	if err := fs.syncDir(fs.root, "."); err != nil {
+		return err
+	}
+	return fs.removeVersionsDir(name)
 }
 
 // RemoveBucket removes the bucket's directory and its shadow directory.
@@ -59,13 +63,14 @@ func (fs *FS) UnmakeBucket(name string) error {
 // calls RemoveBucket once its index holds no object for the bucket, so any
 // shadow file left is an orphan of a crash between commit and index.
 // A missing bucket directory returns ErrNotFound, after removing the
-// shadow directory.
+// shadow directory. The versions directory is removed only when it holds
+// no file, as by UnmakeBucket.
 func (fs *FS) RemoveBucket(name string) error {
 	fs.roots.forget(name)
 	br, err := fs.bucketRoot(name)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
-			return errors.Join(err, fs.removeShadow(name))
+			return errors.Join(err, fs.removeShadow(name), fs.removeVersionsDir(name))
 		}
 		return err
 	}
@@ -87,7 +92,7 @@ func (fs *FS) RemoveBucket(name string) error {
 	if err := fs.syncDir(fs.root, "."); err != nil {
 		return err
 	}
-	return fs.removeShadow(name)
+	return errors.Join(fs.removeShadow(name), fs.removeVersionsDir(name))
 }
 
 func (fs *FS) removeShadow(bucket string) error {

@@ -29,6 +29,11 @@
 //   - After a successful Commit a key's bytes live in exactly one place.
 //   - Errors wrap the underlying *os.PathError and errno (ENOSPC, EDQUOT,
 //     EROFS, ENAMETOOLONG, ...) so callers can map them with errors.Is.
+//   - Noncurrent versions and the files behind delete markers live in the
+//     versions area (VersionPath) and get there, and back, only by hard
+//     link or rename on the same filesystem, never by copy. Nothing outside
+//     the *Version functions, Demote, Restore and Publish with Prior.Demote
+//     touches that area: staging clean-up and Walk never enter it.
 //   - Removing an object prunes directories that became empty, up to but
 //     never including the bucket directory, and never a directory that
 //     holds anything.

@@ -24,6 +24,7 @@ const (
 	stagingDir   = StateDir + "/staging"
 	shadowDir    = StateDir + "/shadow"
 	multipartDir = StateDir + "/multipart"
+	versionsDir  = StateDir + "/versions"
 )
 
 // ErrNotFound is returned when an object's file or a bucket's directory is
@@ -70,11 +71,20 @@ type FS struct {
 
 	roots rootCache // bucket Roots for reads (rootcache.go)
 
+	// immutableOK and immutableWhy are ImmutableSupport's answer, probed
+	// once by Open and never changed afterwards.
+	immutableOK  bool
+	immutableWhy string
+
 	// fault, when set (by tests only), is asked before each write and
 	// fsync of a staged file ("write", "fsync"), before Publish links the
 	// file it replaces ("link") and before the directory fsync after the
 	// rename ("dirsync"), and fails that step with the error it returns:
-	// the seam that injects ENOSPC, EDQUOT and EROFS (fault_test.go).
+	// the seam that injects ENOSPC, EDQUOT and EROFS (fault_test.go). The
+	// versions area asks it too: "link" before Publish links a demoted
+	// file there, "rename" before Publish renames the upload over a
+	// demoted file and before Demote and Restore move a file, "dirsync"
+	// before each directory fsync on those paths.
 	fault func(op string) error
 }
 
@@ -111,7 +121,7 @@ func Open(root string, o Options) (*FS, error) {
 func (fs *FS) init() error {
 	// The state directory holds credentials, so only the gateway's user may
 	// read it.
-	for _, d := range []string{stagingDir, shadowDir, multipartDir} {
+	for _, d := range []string{stagingDir, shadowDir, multipartDir, versionsDir} {
 		if err := fs.root.MkdirAll(d, 0o700); err != nil {
 			return err
 		}
@@ -136,7 +146,10 @@ func (fs *FS) init() error {
 		return err
 	}
 	fs.prefix = "up-" + hex.EncodeToString(b[:]) + "-"
-	return fs.clearStaging()
+	if err := fs.clearStaging(); err != nil {
+		return err
+	}
+	return fs.probeImmutable()
 }
 
 // clearStaging removes temp files left by uploads that a crash interrupted.
@@ -149,7 +162,16 @@ func (fs *FS) clearStaging() error {
 		return err
 	}
 	for _, n := range names {
-		if err := fs.unlinkAt(fs.staging, n, 0); err != nil && !errors.Is(err, syscall.ENOENT) {
+		err := fs.unlinkAt(fs.staging, n, 0)
+		if errors.Is(err, syscall.EPERM) {
+			// A file that kept its immutable flag through a crash (the
+			// probe's, or a version caught between its moves) can only
+			// be removed once the flag is cleared.
+			if ferr := fs.clearImmutableAt(fs.staging, n); ferr == nil {
+				err = fs.unlinkAt(fs.staging, n, 0)
+			}
+		}
+		if err != nil && !errors.Is(err, syscall.ENOENT) {
 			return err
 		}
 	}

@@ -28,7 +28,7 @@ func OpenInspect(root string) (*FS, error) {
 		return nil, err
 	}
 	fs := &FS{path: abs, root: r}
-	for _, d := range []string{stagingDir, shadowDir, multipartDir} {
+	for _, d := range []string{stagingDir, shadowDir, multipartDir, versionsDir} {
 		if err := r.MkdirAll(d, 0o700); err != nil {
 			r.Close()
 			return nil, err

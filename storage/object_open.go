@@ -13,7 +13,8 @@ import (
 // missing or is not a regular file (a directory at a Natural path, a FIFO
 // planted in the tree), and ErrEscape when a symbolic link would take the
 // path out of its bucket. A Directory location has no bytes: Open returns a
-// nil file and a zero FileInfo, and callers serve zero bytes.
+// nil file and a zero FileInfo, and callers serve zero bytes. A Noncurrent
+// location is an error: OpenVersion, which takes the version id, opens it.
 func (fs *FS) Open(bucket, key string, loc Location) (*os.File, FileInfo, error) {
 	switch loc {
 	case Directory:
@@ -33,6 +34,8 @@ func (fs *FS) Open(bucket, key string, loc Location) (*os.File, FileInfo, error)
 			return nil, FileInfo{}, &os.PathError{Op: "open", Path: bucket, Err: syscall.EINVAL}
 		}
 		return fs.openRegular(fs.root, ShadowPath(bucket, key))
+	case Noncurrent:
+		return nil, FileInfo{}, fmt.Errorf("storage: a noncurrent version is opened with OpenVersion")
 	}
 	return nil, FileInfo{}, fmt.Errorf("storage: unknown location %v", loc)
 }

@@ -17,6 +17,8 @@ import (
 // when other objects live below it, it stays and Remove returns nil.
 // Remove returns ErrNotFound when there was nothing to remove; a directory
 // at a Natural or Shadow path is never removed and counts as not found.
+// A Noncurrent location is an error: RemoveVersion, which takes the
+// version id, removes it.
 func (fs *FS) Remove(bucket, key string, loc Location) error {
 	switch loc {
 	case Natural, Directory:
@@ -49,6 +51,8 @@ func (fs *FS) Remove(bucket, key string, loc Location) error {
 			return &os.PathError{Op: "remove", Path: bucket, Err: syscall.EINVAL}
 		}
 		return fs.mapErr(fs.removeIn(fs.root, ShadowPath(bucket, key), 0))
+	case Noncurrent:
+		return fmt.Errorf("storage: a noncurrent version is removed with RemoveVersion")
 	}
 	return fmt.Errorf("storage: unknown location %v", loc)
 }

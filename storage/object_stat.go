@@ -31,7 +31,8 @@ func FileStat(f *os.File) (FileInfo, error) {
 // that is not the one cached (moved, replaced, turned into a link), or a
 // kernel without openat2. The caller then settles the question through
 // Open. Its result only confirms a record the caller holds: same size,
-// mtime and inode.
+// mtime and inode. A Noncurrent location makes ok false: its file is
+// identified with IdentifyVersion, which takes the version id.
 func (fs *FS) Identify(bucket, key string, loc Location) (fi FileInfo, ok bool) {
 	var dir *os.File
 	var name string

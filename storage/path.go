@@ -23,6 +23,12 @@ const (
 	// Directory means a zero-byte key ending in "/" kept as the directory
 	// root/bucket/key; there are no bytes to read.
 	Directory
+	// Noncurrent means the bytes are the file VersionPath(bucket, key,
+	// vid): a version that is no longer current, or the file behind a
+	// delete marker. Such a file is reached through the *Version
+	// functions (OpenVersion, IdentifyVersion, RemoveVersion), which take
+	// the version id that Open, Identify and Remove do not have.
+	Noncurrent
 )
 
 // String names the location for logs and test failures.
@@ -34,6 +40,8 @@ func (l Location) String() string {
 		return "shadow"
 	case Directory:
 		return "directory"
+	case Noncurrent:
+		return "noncurrent"
 	}
 	return "Location(" + strconv.Itoa(int(l)) + ")"
 }

@@ -184,6 +184,19 @@ type Prior struct {
 	// then keeps that version's file until Keep or Undo. A key the index
 	// does not hold costs no more than a rename.
 	Exists bool
+	// Demote, with Exists, keeps the replaced version as the noncurrent
+	// version Version: Publish hard-links its file at VersionPath(bucket,
+	// key, Version) instead of into staging, and Keep leaves it there. A
+	// replaced Directory has no bytes, and nothing is linked.
+	Demote bool
+	// Version is the replaced version's id when Demote is set ("" or
+	// "null" for the null version).
+	Version string
+	// Immutable says the replaced version's file carries the immutable
+	// flag: Publish clears it for the link and the rename and sets it
+	// again on the demoted file. It is ignored when ImmutableSupport is
+	// false.
+	Immutable bool
 }
 
 // published is what Keep and Undo need after a Publish.
@@ -191,18 +204,40 @@ type published struct {
 	bucket, key string
 	loc         Location
 	existed     bool
+	prior       Prior
 	// backup is the name in StateDir/staging of a second link to the
 	// file that the rename replaced, "" when it replaced nothing.
 	backup string
 	// dir is the directory the file was renamed into (open only while
-	// backup is set), base its name there.
+	// backup or demoted is set), base its name there.
 	dir  *os.File
 	base string
+	// demoted is set when the replaced file was linked into the versions
+	// area (Prior.Demote).
+	demoted *demotion
 	// stale, when set, is the previous version's natural file or
 	// directory, which a key that moved to the shadow area leaves
 	// behind; Keep removes it.
 	stale Location
 	moved bool
+}
+
+// demotion is the replaced file of a Publish with Prior.Demote, now at
+// VersionPath.
+type demotion struct {
+	dir  *os.File // the versions directory that holds it
+	base string   // its name there
+	// flagged is open on the file while its immutable flag is to be set
+	// again (Prior.Immutable), nil otherwise.
+	flagged *os.File
+}
+
+// close releases the demotion's descriptors.
+func (d *demotion) close() {
+	d.dir.Close()
+	if d.flagged != nil {
+		d.flagged.Close()
+	}
 }
 
 // Publish is Commit that can be taken back: the upload becomes the object
@@ -216,6 +251,15 @@ type published struct {
 // the new version at the key's path, and the link is a staging leftover
 // that Open removes. A directory in the way cannot be linked and is never
 // moved: the rename then reports the collision as it does for Commit.
+//
+// With prior.Demote the link is made at VersionPath instead, replacing a
+// file a crash left there, and the versions directory is fsynced before
+// the rename over the key's path; Keep leaves that link as the
+// noncurrent version and Undo renames it back. Against a Publish over an
+// existing file it costs the open of the versions directory and one
+// directory fsync more, and Keep saves the unlink of the staging link. A crash leaves the old version at the key's path (and maybe a
+// link at VersionPath that the next demotion replaces) or the new one
+// with the old at VersionPath. docs/durability.md has the ordering.
 func (u *Upload) Publish(bucket, key string, prior Prior) (Location, FileInfo, error) {
 	if u.done {
 		return 0, FileInfo{}, errFinished
@@ -274,8 +318,21 @@ func (u *Upload) Keep() error {
 		p.dir.Close()
 		err = u.fs.unlinkAt(u.fs.staging, p.backup, 0)
 	}
+	if p.demoted != nil {
+		// The link is the noncurrent version now.
+		p.dir.Close()
+		p.demoted.close()
+	}
 	if p.moved {
-		if rerr := u.fs.Remove(p.bucket, p.key, p.stale); rerr != nil && !errors.Is(rerr, ErrNotFound) {
+		var rerr error
+		if p.prior.Demote && p.stale == Natural {
+			// A natural file a key that moved to the shadow area left
+			// behind is the replaced version's, which is kept.
+			rerr = u.fs.Demote(p.bucket, p.key, Natural, p.prior.Version, p.prior.Immutable)
+		} else {
+			rerr = u.fs.Remove(p.bucket, p.key, p.stale)
+		}
+		if rerr != nil && !errors.Is(rerr, ErrNotFound) {
 			err = errors.Join(err, rerr)
 		}
 	}
@@ -295,6 +352,8 @@ func (u *Upload) Undo() error {
 	u.pub = nil
 	fs := u.fs
 	switch {
+	case p.demoted != nil:
+		return u.undoDemotion(p)
 	case p.backup != "":
 		defer p.dir.Close()
 		if err := fs.renameFromStaging(p.backup, p.dir, p.base); err != nil {
@@ -310,6 +369,33 @@ func (u *Upload) Undo() error {
 		err = nil
 	}
 	return err
+}
+
+// undoDemotion renames the demoted file back over the key's path, as Undo
+// does with a staging backup, fsyncs both directories and sets the
+// immutable flag again if it was cleared.
+func (u *Upload) undoDemotion(p *published) error {
+	fs, dem := u.fs, p.demoted
+	defer p.dir.Close()
+	defer dem.close()
+	if dem.flagged != nil {
+		if err := setImmutable(dem.flagged, false); err != nil {
+			return err
+		}
+	}
+	if err := renameAt(dem.dir, dem.base, p.dir, p.base, 0); err != nil {
+		return errors.Join(err, reflagOpen(dem.flagged))
+	}
+	return errors.Join(fs.sync(p.dir), fs.sync(dem.dir), reflagOpen(dem.flagged))
+}
+
+// reflagOpen sets the immutable flag on f, which stays open; nil is a
+// no-op.
+func reflagOpen(f *os.File) error {
+	if f == nil {
+		return nil
+	}
+	return setImmutable(f, true)
 }
 
 func (u *Upload) commit(bucket, key string, prior Prior) (Location, FileInfo, error) {
@@ -330,7 +416,7 @@ func (u *Upload) commit(bucket, key string, prior Prior) (Location, FileInfo, er
 	}
 	defer br.Close()
 
-	pub := &published{bucket: bucket, key: key, existed: prior.Exists}
+	pub := &published{bucket: bucket, key: key, existed: prior.Exists, prior: prior}
 	dirKey := strings.HasSuffix(key, "/")
 	if prev != Shadow {
 		if dirKey && fi.Size == 0 {
@@ -410,6 +496,9 @@ func (u *Upload) commitNatural(br *os.Root, bucket, key string, pub *published) 
 // changed at base: a rename whose directory fsync failed is taken back,
 // since the caller will not index the new bytes.
 func (u *Upload) place(d *os.File, base string, loc Location, pub *published) error {
+	if pub.existed && pub.prior.Demote {
+		return u.placeDemoting(d, base, loc, pub)
+	}
 	fs := u.fs
 	backup := ""
 	exchanged := false
