@@ -53,6 +53,12 @@ type Upload struct {
 	// asked for ("" when nothing was asked).
 	ChecksumAlgorithm string
 	ChecksumType      string
+
+	// LockMode, LockUntil and LegalHold are the Object Lock state
+	// CreateMultipartUpload asked for (x-amz-object-lock-*).
+	LockMode  string
+	LockUntil time.Time
+	LegalHold bool
 }
 
 // Part is the record of one uploaded part.
@@ -104,6 +110,11 @@ const (
 	tagUpAlg       = 12
 	tagUpType      = 13
 	tagUpRedirect  = 14
+	// tagUpLockMode, tagUpLockUntil and tagUpLegalHold are the Object Lock
+	// state the completed object gets.
+	tagUpLockMode  = 15
+	tagUpLockUntil = 16
+	tagUpLegalHold = 17
 )
 
 // Part field tags.
@@ -151,6 +162,11 @@ func (u *Upload) MarshalBinary() ([]byte, error) {
 	e.str(tagUpAlg, u.ChecksumAlgorithm)
 	e.str(tagUpType, u.ChecksumType)
 	e.str(tagUpRedirect, u.WebsiteRedirect)
+	e.str(tagUpLockMode, u.LockMode)
+	e.time(tagUpLockUntil, u.LockUntil)
+	if u.LegalHold {
+		e.uint(tagUpLegalHold, 1)
+	}
 	return e.b, nil
 }
 
@@ -191,6 +207,12 @@ func (u *Upload) UnmarshalBinary(data []byte) error {
 			r.ChecksumType = string(p)
 		case tagUpRedirect:
 			r.WebsiteRedirect = string(p)
+		case tagUpLockMode:
+			r.LockMode = string(p)
+		case tagUpLockUntil:
+			r.LockUntil, err = parseTime(p)
+		case tagUpLegalHold:
+			r.LegalHold, err = parseFlag(p)
 		}
 		return err
 	})

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"sync"
 
+	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
@@ -37,24 +38,24 @@ func (f *bucketFence) stripe(bucket string) *sync.RWMutex {
 
 // enter fences a write into bucket, which must be the bucket of identity
 // id (Bucket.ID; zero accepts the bucket of that name, whichever it is).
-// It returns the release of the fence, or NoSuchBucket when there is no
-// such bucket. The caller calls release
-// once its index commit is done.
-func (l *Layer) enter(bucket string, id uint64) (func(), error) {
+// It returns the release of the fence and the bucket's state (identity,
+// versioning, Object Lock), or NoSuchBucket when there is no such bucket.
+// The caller calls release once its index commit is done.
+func (l *Layer) enter(bucket string, id uint64) (func(), metadata.BucketState, error) {
 	if l.beforeCommit != nil {
 		l.beforeCommit()
 	}
 	m := l.fence.stripe(bucket)
 	m.RLock()
-	cur, err := l.ix.BucketID(bucket)
-	if err == nil && id != 0 && cur != id {
+	st, err := l.ix.BucketState(bucket)
+	if err == nil && id != 0 && st.ID != id {
 		err = s3err.New(s3err.NoSuchBucket)
 	}
 	if err != nil {
 		m.RUnlock()
-		return nil, bucketErr(err, bucket)
+		return nil, metadata.BucketState{}, bucketErr(err, bucket)
 	}
-	return m.RUnlock, nil
+	return m.RUnlock, st, nil
 }
 
 // BucketID returns the identity (Bucket.ID) of the named bucket, or

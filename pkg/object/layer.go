@@ -178,6 +178,8 @@ func mapErr(err error) error {
 		return nil
 	case errors.Is(err, metadata.ErrNoSuchBucket):
 		return s3err.Wrap(s3err.NoSuchBucket, err)
+	case errors.Is(err, metadata.ErrNoSuchVersion):
+		return s3err.Wrap(s3err.NoSuchVersion, err)
 	case errors.Is(err, metadata.ErrNoSuchKey), errors.Is(err, storage.ErrNotFound):
 		return s3err.Wrap(s3err.NoSuchKey, err)
 	case errors.Is(err, metadata.ErrBucketExists):

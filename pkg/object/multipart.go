@@ -16,6 +16,7 @@ import (
 
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/checksum"
+	"github.com/objectgateway/objectgateway/pkg/objectlock"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/s3name"
 	"github.com/objectgateway/objectgateway/storage"
@@ -55,6 +56,8 @@ type CreateUploadInput struct {
 	// x-amz-checksum-type; Type "" takes the algorithm's default.
 	Algorithm checksum.Algorithm
 	Type      string
+	// Lock is the Object Lock state the completed object gets.
+	Lock Lock
 }
 
 // CreateMultipartUpload starts a multipart upload. The checksum type
@@ -80,11 +83,15 @@ func (l *Layer) CreateMultipartUpload(in CreateUploadInput) (Upload, error) {
 	if in.Algorithm != checksum.None {
 		u.ChecksumAlgorithm = in.Algorithm.String()
 	}
-	release, err := l.enter(in.Bucket, in.BucketID)
+	u.LockMode, u.LockUntil, u.LegalHold = string(in.Lock.Retention.Mode), in.Lock.Retention.Until, in.Lock.LegalHold
+	release, st, err := l.enter(in.Bucket, in.BucketID)
 	if err != nil {
 		return Upload{}, err
 	}
 	defer release()
+	if err := applyLock(st, in.Lock, &Object{}); err != nil {
+		return Upload{}, err
+	}
 	if err := l.ix.CreateUpload(in.Bucket, u); err != nil {
 		return Upload{}, bucketErr(err, in.Bucket)
 	}
@@ -281,7 +288,7 @@ func (l *Layer) partRecord(ref partRef, written int64, dg *checksum.Digest) Part
 // aborted meanwhile, the part's files are removed again.
 func (l *Layer) storePart(ref partRef, commit func(string, int) (storage.FileInfo, error), p Part, guard func(func() error) error) (Part, error) {
 	bucket, key, id := ref.Bucket, ref.Key, ref.UploadID
-	release, err := l.enter(bucket, ref.BucketID)
+	release, _, err := l.enter(bucket, ref.BucketID)
 	if err != nil {
 		return Part{}, err
 	}
@@ -320,6 +327,8 @@ type CopyPartInput struct {
 	BucketID          uint64
 	Number            int
 	SrcBucket, SrcKey string
+	// SrcVersionID selects a version of the source ("" the current one).
+	SrcVersionID string
 	// Range selects a byte range of the source (x-amz-copy-source-range);
 	// nil copies the whole source.
 	Range func(size int64) (start, length int64, err error)
@@ -342,7 +351,7 @@ func (l *Layer) UploadPartCopy(in CopyPartInput) (Part, error) {
 	if err != nil {
 		return Part{}, err
 	}
-	src, err := l.OpenObject(in.SrcBucket, in.SrcKey)
+	src, err := l.OpenVersion(in.SrcBucket, in.SrcKey, in.SrcVersionID)
 	if err != nil {
 		return Part{}, err
 	}
@@ -654,6 +663,7 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 	}
 	out, err := l.commit(in.Bucket, up, rec, publish{
 		cond: in.Conditions,
+		lock: Lock{Retention: objectlock.Retention{Mode: objectlock.Mode(u.LockMode), Until: u.LockUntil}, LegalHold: u.LegalHold},
 		// An abort takes the key's lock too: once the upload is seen
 		// under the lock, it is still there when the index commits.
 		pre: func() error {
@@ -662,6 +672,9 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 		},
 		store: func(rec Object) error {
 			return l.ix.CompleteUpload(in.Bucket, in.UploadID, rec, l.now().UTC(), nil)
+		},
+		storeVersion: func(key string, edit func(v *metadata.Versions) (Object, error)) error {
+			return l.ix.CompleteUploadVersions(in.Bucket, key, in.UploadID, l.now().UTC(), edit)
 		},
 	})
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 // CopyInput is one CopyObject.
 type CopyInput struct {
 	SrcBucket, SrcKey string
+	// SrcVersionID selects a version of the source ("" the current one).
+	SrcVersionID      string
 	DstBucket, DstKey string
 	// Replace selects the REPLACE metadata directive: Headers replace the
 	// source's. With COPY (false) the source's headers are kept.
@@ -35,6 +37,9 @@ type CopyInput struct {
 	Conditions Conditions
 	// Chown, when set, owns the new file (see ChownBucket).
 	Chown *POSIXOwner
+	// Lock is the new version's Object Lock state; a copy never takes
+	// the source's.
+	Lock Lock
 	// Algorithm, unless None, is the checksum the copy must carry
 	// (x-amz-checksum-algorithm): a full-object checksum of the bytes,
 	// computed while they are copied unless the source has one already.
@@ -58,7 +63,7 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		return Object{}, err
 	}
 	in.Conditions.BucketID = id
-	src, err := l.OpenObject(in.SrcBucket, in.SrcKey)
+	src, err := l.OpenVersion(in.SrcBucket, in.SrcKey, in.SrcVersionID)
 	if err != nil {
 		return Object{}, err
 	}
@@ -81,11 +86,19 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		rec.Tags = in.Tags
 	}
 	rehash := in.Algorithm != checksum.None && !hasFullChecksum(&src.Object, in.Algorithm)
-	if in.SrcBucket == in.DstBucket && in.SrcKey == in.DstKey && !rehash {
+	if in.SrcBucket == in.DstBucket && in.SrcKey == in.DstKey && !rehash && in.SrcVersionID == "" {
 		if !in.Replace && !in.ReplaceTags && in.Headers.WebsiteRedirect == "" {
 			return Object{}, s3err.Newf(s3err.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 		}
-		return l.replaceHeaders(in.DstBucket, src.Object, rec, in.Conditions)
+		st, err := l.ix.BucketState(in.DstBucket)
+		if err != nil {
+			return Object{}, bucketErr(err, in.DstBucket)
+		}
+		if !st.Versioned() {
+			return l.replaceHeaders(in.DstBucket, src.Object, rec, in.Conditions)
+		}
+		// In a versioned bucket a copy onto itself makes a new version,
+		// with a file of its own: the copy below.
 	}
 	up, err := l.fs.NewUpload()
 	if err != nil {
@@ -128,7 +141,7 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if err := chownStaged(up, in.Chown); err != nil {
 		return Object{}, err
 	}
-	return l.commit(in.DstBucket, up, rec, publish{cond: in.Conditions, store: l.putRecord(in.DstBucket)})
+	return l.commit(in.DstBucket, up, rec, publish{cond: in.Conditions, lock: in.Lock, store: l.putRecord(in.DstBucket)})
 }
 
 // hasFullChecksum reports whether o carries a full-object checksum of alg.
@@ -145,7 +158,7 @@ func hasFullChecksum(o *Object, alg checksum.Algorithm) bool {
 // those of rec), as long as it is still the version that was checked and
 // it meets the write's conditions (cond.BucketID included).
 func (l *Layer) replaceHeaders(bucket string, src, rec Object, cond Conditions) (Object, error) {
-	release, err := l.enter(bucket, cond.BucketID)
+	release, _, err := l.enter(bucket, cond.BucketID)
 	if err != nil {
 		return Object{}, err
 	}

@@ -41,7 +41,7 @@ func (l *Layer) OpenObject(bucket, key string) (*Reader, error) {
 	// its record describes.
 	rec, err := l.ix.Object(bucket, key)
 	if err != nil {
-		return nil, keyErr(err, bucket, key)
+		return nil, l.noSuchKey(bucket, key, err)
 	}
 	f, fi, err := l.fs.Open(bucket, key, toStorage(rec.Location))
 	if err == nil {
@@ -59,13 +59,37 @@ func (l *Layer) OpenObject(bucket, key string) (*Reader, error) {
 	unlock := l.locks.lock(bucket, key)
 	defer unlock()
 	if rec, err = l.ix.Object(bucket, key); err != nil {
-		return nil, keyErr(err, bucket, key)
+		return nil, l.noSuchKey(bucket, key, err)
 	}
+	st, err := l.ix.BucketState(bucket)
+	if err != nil {
+		return nil, bucketErr(err, bucket)
+	}
+	versioned := st.Versioned()
 	f, fi, err = l.fs.Open(bucket, key, toStorage(rec.Location))
+	if err == nil && versioned && rec.Location != metadata.Directory && !matches(&rec, fi) {
+		// A versioned key's file that disagrees with its record may be a
+		// move that a crash cut short (versions.go).
+		f.Close()
+		if ok, rerr := l.recoverCurrent(bucket, key, &rec, false); rerr != nil || ok {
+			return l.reopen(bucket, key, rerr)
+		}
+		f, fi, err = l.fs.Open(bucket, key, toStorage(rec.Location))
+	}
 	if errors.Is(err, storage.ErrNotFound) {
-		// The file vanished behind the gateway's back: so does the object.
-		_ = l.ix.DeleteObject(bucket, key)
-		return nil, keyErr(metadata.ErrNoSuchKey, bucket, key)
+		if !versioned {
+			// The file vanished behind the gateway's back: so does the
+			// object.
+			_ = l.ix.DeleteObject(bucket, key)
+			return nil, keyErr(metadata.ErrNoSuchKey, bucket, key)
+		}
+		if ok, rerr := l.recoverCurrent(bucket, key, &rec, true); rerr != nil || ok {
+			return l.reopen(bucket, key, rerr)
+		}
+		if err := l.vanished(bucket, key); err != nil {
+			return nil, err
+		}
+		return l.reopen(bucket, key, nil)
 	}
 	if err != nil {
 		return nil, mapErr(err)
@@ -94,7 +118,7 @@ func (l *Layer) OpenObject(bucket, key string) (*Reader, error) {
 func (l *Layer) StatObject(bucket, key string) (Object, error) {
 	rec, err := l.ix.Object(bucket, key)
 	if err != nil {
-		return Object{}, keyErr(err, bucket, key)
+		return Object{}, l.noSuchKey(bucket, key, err)
 	}
 	if rec.Location == metadata.Directory {
 		return rec, nil
@@ -109,6 +133,52 @@ func (l *Layer) StatObject(bucket, key string) (Object, error) {
 	}
 	r.Close()
 	return r.Object, nil
+}
+
+// reopen opens the current version again after recoverCurrent changed
+// the key (the caller holds the key's lock), or returns its error.
+func (l *Layer) reopen(bucket, key string, err error) (*Reader, error) {
+	if err != nil {
+		return nil, err
+	}
+	rec, err := l.ix.Object(bucket, key)
+	if err != nil {
+		return nil, l.noSuchKey(bucket, key, err)
+	}
+	f, fi, err := l.fs.Open(bucket, key, toStorage(rec.Location))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	if rec.Location != metadata.Directory && !matches(&rec, fi) {
+		f.Close()
+		return nil, s3err.Newf(s3err.InternalError, "the file of %q changed during its recovery", key)
+	}
+	return &Reader{Object: rec, File: f}, nil
+}
+
+// vanished drops the record of a versioned key's current version whose
+// file is gone behind the gateway's back (the caller holds the key's
+// lock): the newest noncurrent version, if it is not a delete marker,
+// becomes current again, as when the version is deleted by id, and
+// vanished returns nil; otherwise it returns NoSuchKey.
+func (l *Layer) vanished(bucket, key string) error {
+	var promoted *Object
+	err := l.ix.EditVersions(bucket, key, func(v *metadata.Versions) error {
+		promoted = nil
+		if err := v.DropCurrent(); err != nil {
+			return err
+		}
+		var err error
+		promoted, err = promote(v)
+		return err
+	})
+	if err != nil {
+		return keyErr(err, bucket, key)
+	}
+	if promoted != nil {
+		return l.restore(bucket, key, promoted)
+	}
+	return l.noSuchKey(bucket, key, metadata.ErrNoSuchKey)
 }
 
 func matches(rec *Object, fi storage.FileInfo) bool {

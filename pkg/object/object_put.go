@@ -64,6 +64,8 @@ type PutInput struct {
 	Conditions Conditions
 	// Chown, when set, owns the new file (see ChownBucket).
 	Chown *POSIXOwner
+	// Lock is the new version's Object Lock state.
+	Lock Lock
 }
 
 // PutObject stores an object: the body is written to a staging file while
@@ -109,7 +111,7 @@ func (l *Layer) PutObject(in PutInput) (Object, error) {
 	if err := chownStaged(up, in.Chown); err != nil {
 		return Object{}, err
 	}
-	return l.commit(in.Bucket, up, rec, publish{cond: in.Conditions, store: l.putRecord(in.Bucket)})
+	return l.commit(in.Bucket, up, rec, publish{cond: in.Conditions, lock: in.Lock, store: l.putRecord(in.Bucket)})
 }
 
 // bodyErr maps an error from reading a request body: a client that went
@@ -190,10 +192,17 @@ func etagIn(etag, list string) bool {
 // publish says how commit checks and records a new version.
 type publish struct {
 	cond Conditions
+	// lock is the new version's Object Lock state.
+	lock Lock
 	// pre, when set, runs under the key's lock before the rename.
 	pre func() error
-	// store writes the index record (a PUT's, or a multipart completion's).
+	// store writes the index record (a PUT's, or a multipart completion's)
+	// in an unversioned bucket.
 	store func(rec Object) error
+	// storeVersion, when set, commits edit, which makes the new version,
+	// in a versioned bucket (a multipart completion's); nil commits it
+	// with EditVersions.
+	storeVersion func(key string, edit func(v *metadata.Versions) (Object, error)) error
 }
 
 // commit publishes a finished upload under rec.Key: it fences the bucket
@@ -207,7 +216,7 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 	if err := up.Sync(); err != nil {
 		return Object{}, mapErr(err)
 	}
-	release, err := l.enter(bucket, p.cond.BucketID)
+	release, st, err := l.enter(bucket, p.cond.BucketID)
 	if err != nil {
 		return Object{}, err
 	}
@@ -219,6 +228,11 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 			return Object{}, err
 		}
 	}
+	rec.LastModified = l.now().UTC()
+	rec.VersionID, rec.Seq, rec.DeleteMarker = "", 0, false
+	if err := applyLock(st, p.lock, &rec); err != nil {
+		return Object{}, err
+	}
 	cond := p.cond
 	prior := storage.Prior{Location: storage.Natural}
 	old, err := l.ix.Object(bucket, rec.Key)
@@ -227,6 +241,11 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 		prior = storage.Prior{Location: toStorage(old.Location), Exists: true}
 		if err := cond.check(&old); err != nil {
 			return Object{}, err
+		}
+		if st.Versioned() && (st.Versioning == metadata.VersioningEnabled || old.VersionID != "") {
+			// The current version stays, as a noncurrent one: its file
+			// is linked into the versions area before the rename.
+			prior.Demote, prior.Version, prior.Immutable = true, versionName(&old), locked(&old)
 		}
 	case errors.Is(err, metadata.ErrNoSuchKey):
 		if err := cond.check(nil); err != nil {
@@ -242,8 +261,13 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 	rec.Location = toIndex(loc)
 	rec.FileMtime = fi.Mtime
 	rec.FileInode = fi.Inode
-	rec.LastModified = l.now().UTC()
-	if err := l.store(p, rec); err != nil {
+	var dropped []Object
+	if st.Versioned() {
+		err = l.storeVersioned(bucket, p, st, &rec, &dropped)
+	} else {
+		err = l.store(p, rec)
+	}
+	if err != nil {
 		// The index still describes the previous version (or no version):
 		// put its file back, or take the new bytes out, so that a failed
 		// write leaves the key as it was. (The bucket cannot have been
@@ -251,10 +275,31 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 		_ = up.Undo()
 		return Object{}, bucketErr(err, bucket)
 	}
-	// The new version is recorded: the one it replaced can go. A failure
-	// here leaves only a staging link, which Open clears.
+	// The new version is recorded: the one it replaced can go (or stays
+	// linked in the versions area). A failure here leaves only a staging
+	// link, which Open clears.
 	_ = up.Keep()
+	l.removeDropped(bucket, rec.Key, dropped)
+	l.protect(bucket, rec.Key, &rec, true)
 	return rec, nil
+}
+
+// storeVersioned commits a new version of rec.Key in a versioned bucket,
+// filling in its version id and sequence number.
+func (l *Layer) storeVersioned(bucket string, p publish, st metadata.BucketState, rec *Object, dropped *[]Object) error {
+	if l.failStore != nil {
+		if err := l.failStore(*rec); err != nil {
+			return err
+		}
+	}
+	edit := newVersion(st, rec, dropped)
+	if p.storeVersion != nil {
+		return p.storeVersion(rec.Key, edit)
+	}
+	return l.ix.EditVersions(bucket, rec.Key, func(v *metadata.Versions) error {
+		_, err := edit(v)
+		return err
+	})
 }
 
 // store writes a commit's index record with p.store, unless a test's
