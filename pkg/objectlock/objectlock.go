@@ -69,8 +69,11 @@ func (d Default) IsZero() bool { return d == Default{} }
 // Until returns the instant a version created at created is retained
 // until under d: S3 adds the period to the version's creation time. Days
 // and years are calendar days and years in UTC (time.AddDate), so a year
-// from 29 February ends on 1 March. The zero time is returned for the
-// zero Default.
+// from 29 February ends on 1 March: S3's pages do not say how a default's
+// year is counted (only that an event hold's counts 365 days), and a
+// calendar year is what other S3 servers give and never ends before the
+// date a client computes from its own calendar. The zero time is returned
+// for the zero Default.
 func (d Default) Until(created time.Time) time.Time {
 	if d.IsZero() {
 		return time.Time{}
