@@ -451,7 +451,7 @@ func (l *Layer) completed(bucket, key, id string) (Object, bool) {
 		return Object{}, false
 	}
 	cur, err := l.ix.Object(bucket, key)
-	if err != nil || cur.ETag != done.ETag {
+	if err != nil || cur.ETag != done.ETag || cur.VersionID != done.VersionID {
 		return Object{}, false
 	}
 	return cur, true

@@ -638,6 +638,73 @@ func (l *Layer) UpdateVersion(bucket, key, id string, cond Conditions, fn func(s
 	return out, nil
 }
 
+// PutRetention sets the retention of one version ("" the current one)
+// (PutObjectRetention) under S3's rules (objectlock.CheckChange): a
+// COMPLIANCE retention is only ever extended; a GOVERNANCE one is
+// shortened, removed or made COMPLIANCE only with bypassGovernance. The
+// bucket must have Object Lock (InvalidRequest otherwise). The version's
+// file gets or loses the immutable flag to match.
+func (l *Layer) PutRetention(bucket, key, id string, r objectlock.Retention, bypassGovernance bool, cond Conditions) (Object, error) {
+	var current bool
+	o, err := l.UpdateVersion(bucket, key, id, cond, func(st metadata.BucketState, o *Object) error {
+		if !st.ObjectLock {
+			return s3err.Newf(s3err.InvalidRequest, "Bucket is missing Object Lock Configuration")
+		}
+		if err := objectlock.CheckChange(retentionOf(o), r, bypassGovernance, l.now()); err != nil {
+			return err
+		}
+		o.LockMode, o.LockUntil = string(r.Mode), r.Until.UTC()
+		if r.Mode == "" {
+			o.LockUntil = time.Time{}
+		}
+		current = o.Location != metadata.Noncurrent
+		return nil
+	})
+	if err != nil {
+		return Object{}, err
+	}
+	l.flag(bucket, key, &o, current)
+	return o, nil
+}
+
+// PutLegalHold sets or clears the legal hold of one version ("" the
+// current one) (PutObjectLegalHold). The bucket must have Object Lock.
+func (l *Layer) PutLegalHold(bucket, key, id string, on bool, cond Conditions) (Object, error) {
+	var current bool
+	o, err := l.UpdateVersion(bucket, key, id, cond, func(st metadata.BucketState, o *Object) error {
+		if !st.ObjectLock {
+			return s3err.Newf(s3err.InvalidRequest, "Bucket is missing Object Lock Configuration")
+		}
+		o.LegalHold = on
+		current = o.Location != metadata.Noncurrent
+		return nil
+	})
+	if err != nil {
+		return Object{}, err
+	}
+	l.flag(bucket, key, &o, current)
+	return o, nil
+}
+
+// flag gives a version's file the immutable flag while its retention or
+// legal hold protects it, and takes it off otherwise. A version whose
+// retention expires keeps the flag until the gateway next changes or
+// removes it: retention is lifted lazily, without timers.
+func (l *Layer) flag(bucket, key string, o *Object, current bool) {
+	if objectlock.Protected(retentionOf(o), o.LegalHold, l.now()) {
+		l.protect(bucket, key, o, current)
+		return
+	}
+	l.unprotect(bucket, key, o, current)
+}
+
+// BucketState returns what writes read of a bucket: its identity,
+// versioning state and Object Lock configuration.
+func (l *Layer) BucketState(bucket string) (metadata.BucketState, error) {
+	st, err := l.ix.BucketState(bucket)
+	return st, bucketErr(err, bucket)
+}
+
 // ListVersions returns one page of ListObjectVersions.
 func (l *Layer) ListVersions(bucket string, q metadata.VersionQuery) (metadata.VersionPage, error) {
 	page, err := l.ix.ListVersions(bucket, q)

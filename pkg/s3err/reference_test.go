@@ -37,6 +37,7 @@ var awsErrors = map[string]struct {
 	"InvalidPart":                           {400, "One or more of the specified parts could not be found. The part might not have been uploaded, or the specified entity tag might not have matched the part's entity tag."},
 	"NoSuchVersion":                         {404, "The specified version does not exist."},
 	"InvalidBucketState":                    {409, "The request is not valid with the current state of the bucket."},
+	"NoSuchObjectLockConfiguration":         {404, "The specified object does not have a ObjectLock configuration"},
 	"InvalidPartOrder":                      {400, "The list of parts was not in ascending order. The parts list must be specified in order by part number."},
 	"InvalidPolicyDocument":                 {400, "The content of the form does not meet the conditions specified in the policy document."},
 	"InvalidRange":                          {416, "The requested range is not satisfiable"},

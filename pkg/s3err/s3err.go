@@ -50,6 +50,7 @@ const (
 	NoSuchUpload
 	NoSuchVersion
 	InvalidBucketState
+	NoSuchObjectLockConfiguration
 	NotImplemented
 	NotModified
 	PreconditionFailed
@@ -134,6 +135,7 @@ var table = [numCodes]row{
 	NoSuchKey:                          {"NoSuchKey", http.StatusNotFound, "The specified key does not exist."},
 	NoSuchVersion:                      {"NoSuchVersion", http.StatusNotFound, "The specified version does not exist."},
 	InvalidBucketState:                 {"InvalidBucketState", http.StatusConflict, "The request is not valid with the current state of the bucket."},
+	NoSuchObjectLockConfiguration:      {"NoSuchObjectLockConfiguration", http.StatusNotFound, "The specified object does not have a ObjectLock configuration"},
 	NoSuchUpload:                       {"NoSuchUpload", http.StatusNotFound, "The specified multipart upload does not exist. The upload ID might be invalid, or the multipart upload might have been aborted or completed."},
 	NotImplemented:                     {"NotImplemented", http.StatusNotImplemented, "A header you provided implies functionality that is not implemented."},
 	NotModified:                        {"NotModified", http.StatusNotModified, "Not Modified"},
