@@ -277,8 +277,9 @@ func hasVersionID(raw []byte) bool {
 
 // EditVersions runs fn on the versions of key in bucket inside one write
 // transaction: whatever fn changes is committed together, or not at all.
-// It returns ErrNoSuchBucket if the bucket does not exist, and fn's error
-// as it is. The package Caveats for UpdateObject apply to fn.
+// When fn returns an error, nothing it changed is written. It returns
+// ErrNoSuchBucket if the bucket does not exist, and fn's error as it is.
+// The package Caveats for UpdateObject apply to fn.
 func (ix *Index) EditVersions(bucket, key string, fn func(v *Versions) error) error {
 	if err := checkKey(key); err != nil {
 		return err
@@ -297,7 +298,15 @@ func (ix *Index) EditVersions(bucket, key string, fn func(v *Versions) error) er
 		if err != nil {
 			return err
 		}
-		return fn(&Versions{tx: tx, bucket: name, key: k, bucketID: id, objects: ob})
+		err = fn(&Versions{tx: tx, bucket: name, key: k, bucketID: id, objects: ob})
+		if _, isWrite := err.(*writeError); err != nil && !isWrite {
+			// fn changes the transaction as it goes, so an error of its
+			// own (a refusal, a record that does not encode) may follow
+			// changes: marking it as a write error rolls them back, and
+			// the group commit still returns it as it is.
+			err = written(err)
+		}
+		return err
 	})
 }
 
