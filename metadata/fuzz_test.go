@@ -18,6 +18,9 @@ func FuzzObjectRecord(f *testing.F) {
 		{Size: 1, LastModified: time.Unix(0, 1).UTC(), Location: Directory},
 		{UserMeta: []KV{{}, {"a", "b"}}, Checksums: []Checksum{{"CRC32", "x==", "COMPOSITE"}}, Tags: []KV{{"t", ""}}},
 		{FileMtime: -1 << 63, FileInode: 1<<64 - 1, Size: 1<<63 - 1},
+		// Versions: a noncurrent one under Object Lock, a delete marker.
+		{VersionID: VersionID(1, 2), Seq: 2, Location: Noncurrent, LockMode: "GOVERNANCE", LockUntil: time.Unix(1, 2).UTC(), LegalHold: true},
+		{VersionID: VersionID(1, 3), Seq: 3, DeleteMarker: true},
 	} {
 		b, err := o.MarshalBinary()
 		if err != nil {
@@ -68,6 +71,11 @@ func FuzzBucketRecord(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(full)
+	versioned, err := (&Bucket{ID: 7, Versioning: VersioningEnabled, ObjectLock: true, LockMode: "COMPLIANCE", LockDays: 1, LockYears: 2}).MarshalBinary()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(versioned)
 	f.Add([]byte{1})
 	f.Add([]byte{1, 1, 3, 0x80, 0x80, 0x01}) // time without nanoseconds
 	f.Fuzz(func(t *testing.T, data []byte) {

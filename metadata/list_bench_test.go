@@ -57,3 +57,45 @@ func fillBench(b *testing.B, n int) *Index {
 	}
 	return ix
 }
+
+// BenchmarkListVersions1000 lists a 1,000-entry page of versions from the
+// middle of a bucket of 100 keys with 100 versions each (99 noncurrent
+// and the current one): the page spans ten keys.
+func BenchmarkListVersions1000(b *testing.B) {
+	ix := openBench(b, true)
+	fillVersions(b, ix, "b", keyNames("dir/object-", 100), 99, true)
+	q := VersionQuery{KeyMarker: "dir/object-00049", Limit: 1000}
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := ix.ListVersions("b", q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(p.Entries) != 1000 || !p.Truncated {
+			b.Fatalf("page of %d entries", len(p.Entries))
+		}
+	}
+}
+
+// BenchmarkListV2Versioned and BenchmarkListV2Plain list the same
+// 1,000-key page (as ListObjectsV2 does, Brief) of 2,000 keys, with 100
+// noncurrent versions behind each key and with none: the versions must
+// cost the listing nothing.
+func BenchmarkListV2Versioned(b *testing.B) { benchListV2(b, 100) }
+func BenchmarkListV2Plain(b *testing.B)     { benchListV2(b, 0) }
+
+func benchListV2(b *testing.B, noncurrent int) {
+	ix := openBench(b, true)
+	fillVersions(b, ix, "b", keyNames("dir/object-", 2000), noncurrent, true)
+	q := ListQuery{After: "dir/object-00499", Limit: 1000, Brief: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := ix.List("b", q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(p.Objects) != 1000 {
+			b.Fatalf("page of %d objects", len(p.Objects))
+		}
+	}
+}

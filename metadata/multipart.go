@@ -594,7 +594,7 @@ func (ix *Index) CompleteUploadVersions(bucket, key, id string, now time.Time, e
 		}
 		o, err := edit(v)
 		if err != nil {
-			return err
+			return asWrite(err)
 		}
 		done := Completion{Bucket: bucket, Key: key, ETag: o.ETag, Checksums: o.Checksums, Completed: now, VersionID: o.VersionID}
 		dv, err := done.MarshalBinary()

@@ -224,7 +224,7 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 		case tagObjLocation:
 			var v uint64
 			v, err = parseUint(p)
-			if err == nil && v > uint64(Directory) {
+			if err == nil && v > uint64(Noncurrent) {
 				err = fmt.Errorf("unknown location %d", v)
 			}
 			r.Location = Location(v)

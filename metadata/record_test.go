@@ -19,6 +19,12 @@ func TestObjectRecordRoundTrip(t *testing.T) {
 		{LastModified: time.Unix(minUnixSec, 1).UTC()},
 		{LastModified: time.Unix(maxUnixSec, 999999999).UTC()},
 		{UserMeta: []KV{{}, {"", "v"}, {"k", ""}}, Tags: []KV{{}}, Checksums: []Checksum{{}, {"CRC32", "", ""}}},
+		// The version fields: a noncurrent version under Object Lock, a
+		// delete marker, and the extremes of Seq.
+		{VersionID: VersionID(1, 2), Seq: 2, Location: Noncurrent, LockMode: "COMPLIANCE",
+			LockUntil: time.Date(2030, 1, 2, 3, 4, 5, 6, time.UTC), LegalHold: true},
+		{VersionID: VersionID(1<<64-1, 1<<64-1), Seq: 1<<64 - 1, DeleteMarker: true},
+		{Seq: 1, LockMode: "GOVERNANCE", LockUntil: time.Unix(maxUnixSec, 0).UTC()},
 	} {
 		b, err := o.MarshalBinary()
 		if err != nil {
@@ -96,7 +102,11 @@ func TestObjectRecordCorrupt(t *testing.T) {
 		{"size trailing bytes", "0101020500"},
 		{"size empty", "010100"},
 		{"size overflows int64", "01010a80808080808080808001"},
-		{"location unknown", "010d0103"},
+		{"location unknown", "010d0104"},
+		{"delete marker flag 2", "01160102"},
+		{"legal hold flag 0", "01190100"},
+		{"seq overflows uint64", "01150a80808080808080808002"},
+		{"lock until truncated", "011801 02"},
 		{"parts count overflows", "01100580808080 08"},
 		{"time nanoseconds too big", "01030600" + "8094ebdc03"},
 		{"time seconds after 9999", "010307" + hex.EncodeToString(binary.AppendVarint(nil, maxUnixSec+1)) + "00"},
@@ -139,6 +149,8 @@ func TestBucketRecord(t *testing.T) {
 		{},
 		{Created: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Owner: "AKIDEXAMPLE", Region: "eu-west-1"},
 		{Policy: "{}", CORS: "<CORSConfiguration/>", PublicRead: true, CacheControl: "max-age=60", Tags: "env=prod&team=a%20b"},
+		{ID: 7, Versioning: VersioningEnabled, ObjectLock: true, LockMode: "COMPLIANCE", LockDays: 30},
+		{Versioning: VersioningSuspended, LockMode: "GOVERNANCE", LockYears: 1<<31 - 1},
 	} {
 		data, err := b.MarshalBinary()
 		if err != nil {
@@ -152,9 +164,15 @@ func TestBucketRecord(t *testing.T) {
 			t.Errorf("round trip: got %+v, want %+v", got, b)
 		}
 	}
-	var b Bucket
-	if err := b.UnmarshalBinary([]byte{1, 1, 9}); !errors.Is(err, errCorrupt) {
-		t.Errorf("corrupt bucket record: %v", err)
+	for _, data := range [][]byte{
+		{1, 1, 9},
+		{1, 12, 1, 0},                         // Object Lock flag 0
+		{1, 14, 5, 0x80, 0x80, 0x80, 0x80, 8}, // LockDays beyond an int32
+	} {
+		var b Bucket
+		if err := b.UnmarshalBinary(data); !errors.Is(err, errCorrupt) {
+			t.Errorf("corrupt bucket record %x: %v", data, err)
+		}
 	}
 }
 

@@ -277,8 +277,9 @@ func hasVersionID(raw []byte) bool {
 
 // EditVersions runs fn on the versions of key in bucket inside one write
 // transaction: whatever fn changes is committed together, or not at all.
-// It returns ErrNoSuchBucket if the bucket does not exist, and fn's error
-// as it is. The package Caveats for UpdateObject apply to fn.
+// When fn returns an error, nothing it changed is written. It returns
+// ErrNoSuchBucket if the bucket does not exist, and fn's error as it is.
+// The package Caveats for UpdateObject apply to fn.
 func (ix *Index) EditVersions(bucket, key string, fn func(v *Versions) error) error {
 	if err := checkKey(key); err != nil {
 		return err
@@ -289,7 +290,7 @@ func (ix *Index) EditVersions(bucket, key string, fn func(v *Versions) error) er
 		if err != nil {
 			return err
 		}
-		return fn(v)
+		return asWrite(fn(v))
 	})
 }
 
@@ -304,6 +305,17 @@ func (ix *Index) ViewVersions(bucket, key string, fn func(v *Versions) error) er
 		}
 		return fn(v)
 	})
+}
+
+// asWrite marks an error of a function that edits versions as a write
+// error: it changes the transaction as it goes, so an error of its own (a
+// refusal, a record that does not encode) may follow changes, and marking
+// it rolls them back; the group commit still returns it as it is.
+func asWrite(err error) error {
+	if _, isWrite := err.(*writeError); err != nil && !isWrite {
+		return written(err)
+	}
+	return err
 }
 
 // newVersions returns the Versions of key in bucket within tx, or
@@ -379,24 +391,51 @@ func (ix *Index) ListVersions(bucket string, q VersionQuery) (VersionPage, error
 		if err != nil {
 			return err
 		}
-		var vc *bolt.Cursor
-		vb := tx.Bucket(versionsBucket).Bucket([]byte(bucket))
-		if vb != nil {
-			vc = vb.Cursor()
+		src := versionSource{objects: ob.Cursor(), versions: noVersions}
+		if vb := tx.Bucket(versionsBucket).Bucket([]byte(bucket)); vb != nil {
+			src.keys = vb.Cursor()
+			src.versions = func(key []byte) versionCursor {
+				if kb := vb.Bucket(key); kb != nil {
+					return kb.Cursor()
+				}
+				return nil
+			}
 		}
-		page, err = listVersions(ob.Cursor(), vb, vc, q)
+		page, err = listVersions(src, q)
 		return err
 	})
 	return page, err
 }
 
+// versionCursor is the part of *bolt.Cursor that walking one key's
+// noncurrent versions uses.
+type versionCursor interface {
+	cursor
+	First() (key, value []byte)
+}
+
+// versionSource is what a version listing reads: *bolt.Cursor values in
+// ListVersions, which tests wrap to count steps.
+type versionSource struct {
+	// objects walks the bucket's current records.
+	objects cursor
+	// keys walks the keys with noncurrent versions; nil when the bucket
+	// has none.
+	keys cursor
+	// versions opens a cursor on the noncurrent versions of a key from
+	// keys, nil if it has none.
+	versions func(key []byte) versionCursor
+}
+
+func noVersions([]byte) versionCursor { return nil }
+
 // mergeCursor walks the keys of the objects bucket and of the bucket's
 // keys with noncurrent versions together, in key order.
 type mergeCursor struct {
-	oc     *bolt.Cursor
-	vc     *bolt.Cursor // nil when the bucket has no noncurrent versions
-	ok, ov []byte       // objects cursor: key, value
-	vk     []byte       // versions cursor: key
+	oc     cursor
+	vc     cursor // nil when the bucket has no noncurrent versions
+	ok, ov []byte // objects cursor: key, value
+	vk     []byte // versions cursor: key
 }
 
 func (m *mergeCursor) seek(k []byte) {
@@ -429,14 +468,40 @@ func (m *mergeCursor) next(k []byte) {
 	}
 }
 
-func listVersions(oc *bolt.Cursor, vb *bolt.Bucket, vc *bolt.Cursor, q VersionQuery) (VersionPage, error) {
+// afterMarker tells, for the versions of the key-marker, which follow
+// q.VersionMarker. A version id encodes its sequence number, and a key's
+// versions are ordered by it, so the page starts at the first version
+// older than the marker's whether or not that version still exists (it
+// may have been deleted since the last page). The null version's place
+// is known only while it exists; when it is gone, or the marker is no
+// version id at all, no version of the key follows it. seek, when not
+// nil, is where the key's noncurrent versions after the marker begin.
+func afterMarker(versionMarker string) (follows func(o *Object) bool, seek []byte) {
+	if versionMarker == NullVersion {
+		passed := false
+		return func(o *Object) bool {
+			if passed {
+				return true
+			}
+			passed = o.VersionID == ""
+			return false
+		}, nil
+	}
+	_, seq, ok := ParseVersionID(versionMarker)
+	if !ok {
+		return func(*Object) bool { return false }, nil
+	}
+	return func(o *Object) bool { return o.Seq < seq }, seqKey(seq)
+}
+
+func listVersions(src versionSource, q VersionQuery) (VersionPage, error) {
 	var page VersionPage
 	if q.Limit <= 0 {
 		return page, nil
 	}
 	prefix, delim := []byte(q.Prefix), []byte(q.Delimiter)
 	marker := []byte(q.KeyMarker)
-	m := &mergeCursor{oc: oc, vc: vc}
+	m := &mergeCursor{oc: src.objects, vc: src.keys}
 	start := prefix
 	if bytes.Compare(marker, prefix) > 0 {
 		start = marker
@@ -467,70 +532,63 @@ func listVersions(oc *bolt.Cursor, vb *bolt.Bucket, vc *bolt.Cursor, q VersionQu
 				continue
 			}
 		}
+		follows := func(*Object) bool { return true }
+		var seek []byte
+		if bytes.Equal(k, marker) {
+			if q.VersionMarker == "" {
+				m.next(k)
+				continue
+			}
+			follows, seek = afterMarker(q.VersionMarker)
+		}
 		key := string(k)
 		// The versions of key, newest first: the current record, then the
-		// noncurrent ones.
-		var cur *Object
-		if m.ok != nil && bytes.Equal(m.ok, k) {
-			cur = &Object{}
-			if err := decodeObject(cur, key, m.ov); err != nil {
-				return VersionPage{}, err
-			}
-		}
-		var kc *bolt.Cursor
-		if m.vk != nil && bytes.Equal(m.vk, k) {
-			if kb := vb.Bucket(k); kb != nil {
-				kc = kb.Cursor()
-			}
-		}
-		skipping := bytes.Equal(k, marker)
-		if skipping && q.VersionMarker == "" {
-			m.next(k)
-			continue
-		}
+		// noncurrent ones. The first of them is the latest.
 		latest := true
-		emit := func(o Object) bool {
-			if skipping {
-				if versionIDOf(&o) == q.VersionMarker {
-					skipping = false
-				}
-				latest = false
+		emit := func(o *Object) bool {
+			isLatest := latest
+			latest = false
+			if !follows(o) {
 				return true
 			}
 			if n == q.Limit {
 				page.Truncated = true
 				return false
 			}
-			page.Entries = append(page.Entries, VersionEntry{Object: o, IsLatest: latest})
-			last(key, versionIDOf(&o))
-			latest = false
+			page.Entries = append(page.Entries, VersionEntry{Object: *o, IsLatest: isLatest})
+			last(key, versionIDOf(o))
 			n++
 			return true
 		}
-		if cur != nil && !emit(*cur) {
-			return page, nil
+		if m.ok != nil && bytes.Equal(m.ok, k) {
+			var cur Object
+			if err := decodeObject(&cur, key, m.ov); err != nil {
+				return VersionPage{}, err
+			}
+			if !emit(&cur) {
+				return page, nil
+			}
+		}
+		var kc versionCursor
+		if m.vk != nil && bytes.Equal(m.vk, k) {
+			kc = src.versions(k)
 		}
 		if kc != nil {
-			var kk, raw []byte
-			if skipping && q.VersionMarker != NullVersion && (cur == nil || cur.VersionID != q.VersionMarker) {
-				// A marker naming a noncurrent version: seek to it.
-				if _, seq, ok := ParseVersionID(q.VersionMarker); ok {
-					kk, raw = kc.Seek(seqKey(seq))
-					if kk != nil && !bytes.Equal(kk, seqKey(seq)) {
-						// The marker's version is gone: the page starts
-						// at the next older one.
-						skipping = false
-					}
+			kk, raw := kc.First()
+			if seek != nil {
+				// Skip the versions newer than the marker in one step;
+				// the first of them, if any, was the latest.
+				if bytes.Compare(kk, seek) < 0 {
+					latest = false
 				}
-			} else {
-				kk, raw = kc.First()
+				kk, raw = kc.Seek(seek)
 			}
 			for ; kk != nil; kk, raw = kc.Next() {
 				var o Object
 				if err := decodeObject(&o, key, raw); err != nil {
 					return VersionPage{}, err
 				}
-				if !emit(o) {
+				if !emit(&o) {
 					return page, nil
 				}
 			}
