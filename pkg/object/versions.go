@@ -698,6 +698,10 @@ func (l *Layer) flag(bucket, key string, o *Object, current bool) {
 	l.unprotect(bucket, key, o, current)
 }
 
+// ImmutableSupport reports whether the files of locked versions get the
+// filesystem's immutable flag, and if not, why.
+func (l *Layer) ImmutableSupport() (bool, string) { return l.fs.ImmutableSupport() }
+
 // BucketState returns what writes read of a bucket: its identity,
 // versioning state and Object Lock configuration.
 func (l *Layer) BucketState(bucket string) (metadata.BucketState, error) {
