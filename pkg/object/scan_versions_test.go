@@ -56,3 +56,29 @@ func TestScanVersionedBucket(t *testing.T) {
 		t.Fatalf("versions of b: %+v", page.Entries)
 	}
 }
+
+// TestVersionedFolderMarkerUndelete checks that a folder marker ("dir/")
+// whose delete marker is removed by id is a directory again, and reads.
+func TestVersionedFolderMarkerUndelete(t *testing.T) {
+	l, root := newLayer(t)
+	if err := l.SetVersioning("bkt", 0, metadata.VersioningEnabled); err != nil {
+		t.Fatal(err)
+	}
+	put(t, l, "dir/", "")
+	del, err := l.Remove(RemoveInput{Bucket: "bkt", Key: "dir/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "bkt", "dir")); !os.IsNotExist(err) {
+		t.Fatalf("the deleted folder marker's empty directory is still there: %v", err)
+	}
+	if _, err := l.Remove(RemoveInput{Bucket: "bkt", Key: "dir/", VersionID: del.VersionID}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, "bkt", "dir")); err != nil || !fi.IsDir() {
+		t.Fatalf("after the undelete: %v, %v", fi, err)
+	}
+	if o, body := read(t, l, "dir/"); o.Size != 0 || body != "" {
+		t.Fatalf("folder marker reads %d bytes %q", o.Size, body)
+	}
+}

@@ -222,10 +222,17 @@ func promote(v *metadata.Versions) (*Object, error) {
 // natural path (a key that collides now is shadowed). A folder marker has
 // no file to move.
 func (l *Layer) restore(bucket, key string, p *Object) error {
+	var loc storage.Location
+	var fi storage.FileInfo
+	var err error
 	if p.Location == metadata.Directory {
-		return nil
+		// A folder marker has no bytes to move: its directory is made
+		// again, as a PUT of the key would (the marker's delete may have
+		// removed it).
+		loc, fi, err = l.remakeDirectory(bucket, key)
+	} else {
+		loc, fi, err = l.fs.Restore(bucket, key, versionName(p), locked(p))
 	}
-	loc, fi, err := l.fs.Restore(bucket, key, versionName(p), locked(p))
 	if err != nil {
 		return mapErr(err)
 	}
@@ -240,6 +247,17 @@ func (l *Layer) restore(bucket, key string, p *Object) error {
 		cur.Location, cur.FileInode, cur.FileMtime = toIndex(loc), fi.Inode, fi.Mtime
 		return v.SetCurrent(cur)
 	})
+}
+
+// remakeDirectory makes the directory of a folder marker ("dir/") that
+// became current again, as a PUT of zero bytes does.
+func (l *Layer) remakeDirectory(bucket, key string) (storage.Location, storage.FileInfo, error) {
+	up, err := l.fs.NewUpload()
+	if err != nil {
+		return 0, storage.FileInfo{}, err
+	}
+	defer up.Abort()
+	return up.Commit(bucket, key, storage.Directory)
 }
 
 // RemoveInput is one DeleteObject.
