@@ -28,7 +28,7 @@ func (s *Server) getBucketVersioning(w http.ResponseWriter, r *http.Request, rq 
 // suspend a bucket with Object Lock (InvalidBucketState).
 func (s *Server) putBucketVersioning(w http.ResponseWriter, r *http.Request, rq *request) error {
 	id := s.bucketID(rq)
-	body, err := s.readBody(r, rq, maxSmallBody)
+	body, err := s.readBody(r, rq, maxBucketConfigBody)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (s *Server) putObjectLockConfiguration(w http.ResponseWriter, r *http.Reque
 	if err := requireBodyDigest(r.Header); err != nil {
 		return err
 	}
-	body, err := s.readBody(r, rq, maxSmallBody)
+	body, err := s.readBody(r, rq, maxBucketConfigBody)
 	if err != nil {
 		return err
 	}
