@@ -343,13 +343,21 @@ func (l *Layer) writeMarker(st metadata.BucketState, in RemoveInput) (Removed, e
 	}
 	enabled := st.Versioning == metadata.VersioningEnabled
 	demote := has && (enabled || cur.VersionID != "")
-	if has {
-		// A version the marker keeps, and a suspended bucket's null
-		// version that it replaces, both leave the key's path first.
-		err = l.fs.Demote(bucket, key, toStorage(cur.Location), versionName(&cur), locked(&cur))
+	// moved is the error of the file's move alone: a key without a
+	// current version (none yet, or a marker on top) has no file to move,
+	// and still gets its marker, as in S3.
+	var moved error
+	switch {
+	case demote:
+		moved = l.fs.Demote(bucket, key, toStorage(cur.Location), versionName(&cur), locked(&cur))
+	case has:
+		// A suspended bucket's null version is replaced by the marker. Its
+		// file leaves the key's path the same way, and goes only once the
+		// index no longer names it (below).
+		moved = l.fs.Demote(bucket, key, toStorage(cur.Location), versionName(&cur), locked(&cur))
 	}
-	if err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return Removed{}, mapErr(err)
+	if moved != nil && !errors.Is(moved, storage.ErrNotFound) {
+		return Removed{}, mapErr(moved)
 	}
 	var marker Object
 	var dropped []Object
@@ -391,16 +399,17 @@ func (l *Layer) writeMarker(st metadata.BucketState, in RemoveInput) (Removed, e
 		return v.PutNoncurrent(marker)
 	})
 	if err != nil {
-		if has && cur.Location != metadata.Directory {
+		if has && moved == nil && cur.Location != metadata.Directory {
 			// The index still holds the version as current: its file goes
 			// back to the key's path.
 			_, _, _ = l.fs.Restore(bucket, key, versionName(&cur), locked(&cur))
 		}
 		return Removed{}, keyErr(err, bucket, key)
 	}
-	if has && !demote {
-		dropped = append(dropped, cur)
-		dropped[len(dropped)-1].Location = demoted(cur.Location)
+	if has && !demote && moved == nil {
+		replaced := cur
+		replaced.Location = demoted(cur.Location)
+		dropped = append(dropped, replaced)
 	}
 	l.removeDropped(bucket, key, dropped)
 	return Removed{VersionID: shownID(&marker), DeleteMarker: true}, nil

@@ -82,3 +82,31 @@ func TestSuspendedMarkerKeepsNullVersionUntilCommit(t *testing.T) {
 		t.Fatalf("fsck after the DELETE: %v", kindsOf(rep))
 	}
 }
+
+// TestMarkerOnKeyWithoutCurrentVersion checks that a DELETE without a
+// version id writes a delete marker on a key that has no current version
+// — one that never existed, and one whose latest version is already a
+// marker — as S3 does, instead of answering NoSuchKey.
+func TestMarkerOnKeyWithoutCurrentVersion(t *testing.T) {
+	l, _ := newVersionedLayer(t, false)
+	put(t, l, "k", "body")
+	var ids []string
+	for _, key := range []string{"k", "k", "never"} {
+		r, err := l.Remove(RemoveInput{Bucket: "bkt", Key: key})
+		if err != nil || !r.DeleteMarker || r.VersionID == "" || r.VersionID == metadata.NullVersion {
+			t.Fatalf("DELETE %s: %+v %v", key, r, err)
+		}
+		ids = append(ids, r.VersionID)
+	}
+	page, err := l.ListVersions("bkt", metadata.VersionQuery{Limit: 10})
+	must(t, err)
+	var got []string
+	for _, e := range page.Entries {
+		if e.DeleteMarker {
+			got = append(got, e.VersionID)
+		}
+	}
+	if want := []string{ids[1], ids[0], ids[2]}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("markers listed %v, want %v", got, want)
+	}
+}
