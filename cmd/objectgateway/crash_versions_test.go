@@ -95,7 +95,7 @@ func (v crashVVersion) String() string {
 	if v.Marker {
 		return v.ID + "(marker)"
 	}
-	return v.ID + "(" + v.MD5[:8] + ")"
+	return v.ID + "(" + v.MD5[:min(8, len(v.MD5))] + ")"
 }
 
 // crashVKey is the model of one key: its versions, newest first, and the
