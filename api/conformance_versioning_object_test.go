@@ -610,3 +610,38 @@ func TestObjectLockRefusals(t *testing.T) {
 	_, err = c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(lock), Key: aws.String("cp"), VersionId: cp.VersionId})
 	wantCode(t, "DeleteObject of a copy under a legal hold", err, 403, "AccessDenied")
 }
+
+// TestAnonymousVersionReads checks that a bucket policy granting
+// s3:GetObject lets everyone read the current version of a key but not an
+// older one by id, which in S3 needs s3:GetObjectVersion (no policy the
+// gateway accepts grants it), while the canned ACL public-read, which
+// grants READ, lets everyone read both.
+func TestAnonymousVersionReads(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := makeVersionedBucket(t, g, c, "vanon")
+	old := aws.ToString(putBytes(t, c, bucket, "k", []byte("overwritten")).VersionId)
+	putBytes(t, c, bucket, "k", []byte("current"))
+	if _, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(publicReadPolicy(bucket, "", false))}); err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := g.anon(http.MethodGet, "/"+bucket+"/k", "", nil, nil); resp.StatusCode != 200 || string(body) != "current" {
+		t.Errorf("anonymous GET under an s3:GetObject policy: %d %q", resp.StatusCode, body)
+	}
+	resp, body := g.anon(http.MethodGet, "/"+bucket+"/k", "versionId="+old, nil, nil)
+	wantXMLError(t, "anonymous GET of an old version under an s3:GetObject policy", resp, body, 403, "AccessDenied")
+	if resp, _ := g.anon(http.MethodHead, "/"+bucket+"/k", "versionId="+old, nil, nil); resp.StatusCode != 403 {
+		t.Errorf("anonymous HEAD of an old version under an s3:GetObject policy: %d, want 403", resp.StatusCode)
+	}
+
+	if _, err := c.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket), ACL: types.BucketCannedACLPublicRead}); err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := g.anon(http.MethodGet, "/"+bucket+"/k", "versionId="+old, nil, nil); resp.StatusCode != 200 || string(body) != "overwritten" {
+		t.Errorf("anonymous GET of an old version of a public-read bucket: %d %q", resp.StatusCode, body)
+	}
+}
