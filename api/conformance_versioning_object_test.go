@@ -298,6 +298,10 @@ func TestDeleteMarkers(t *testing.T) {
 		t.Errorf("GET of a deleted key: x-amz-delete-marker %q, x-amz-version-id %q, want true, %q",
 			resp.Header.Get("X-Amz-Delete-Marker"), resp.Header.Get("X-Amz-Version-Id"), marker)
 	}
+	resp, _ = g.do(g.rawRequest(http.MethodHead, "/"+bucket+"/k", "", nil), nil, true)
+	if resp.StatusCode != 404 || resp.Header.Get("X-Amz-Delete-Marker") != "true" || resp.Header.Get("X-Amz-Version-Id") != marker {
+		t.Errorf("HEAD of a deleted key: %d, headers %v", resp.StatusCode, resp.Header)
+	}
 	resp, body = g.do(g.rawRequest(http.MethodGet, "/"+bucket+"/k", "versionId="+marker, nil), nil, true)
 	wantXMLError(t, "GET of a delete marker by id", resp, body, 405, "MethodNotAllowed")
 	if resp.Header.Get("X-Amz-Delete-Marker") != "true" || resp.Header.Get("X-Amz-Version-Id") != marker {

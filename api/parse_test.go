@@ -64,6 +64,11 @@ func TestParseCopySource(t *testing.T) {
 			t.Errorf("parseCopySource(%q) = %q, %q, %v", c.in, src.bucket, src.key, err)
 		}
 	}
+	for in, want := range map[string]string{"b/k": "", "b/k?versionId=null": "null", "/b/d/k?versionId=0123456789ABCDEFGHIJKLMNOP": "0123456789ABCDEFGHIJKLMNOP"} {
+		if src, err := parseCopySource(in); err != nil || src.versionID != want {
+			t.Errorf("parseCopySource(%q): version %q, %v; want %q", in, src.versionID, err, want)
+		}
+	}
 }
 
 func TestObjectHeaders(t *testing.T) {
