@@ -411,6 +411,10 @@ func TestVersionTaggingAndCopies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, err = c.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: del.VersionId})
+	wantCode(t, "GetObjectTagging of a delete marker", err, 405, "MethodNotAllowed")
+	_, err = c.PutObjectTagging(ctx, &s3.PutObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: del.VersionId, Tagging: &types.Tagging{TagSet: []types.Tag{}}})
+	wantCode(t, "PutObjectTagging of a delete marker", err, 405, "MethodNotAllowed")
 	_, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("copy2"), CopySource: aws.String(bucket + "/k?versionId=" + aws.ToString(del.VersionId))})
 	wantCode(t, "CopyObject from a delete marker by id", err, 400, "InvalidRequest")
 	_, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("copy2"), CopySource: aws.String(bucket + "/k")})

@@ -117,34 +117,25 @@ func bypassGovernance(h http.Header) bool {
 // lockVersion returns the version a retention or legal hold request
 // addresses, after checking the bucket has Object Lock: S3 answers
 // InvalidRequest on any other bucket, before looking for the version.
-func (s *Server) lockVersion(r *http.Request, rq *request) (object.Object, string, error) {
+func (s *Server) lockVersion(r *http.Request, rq *request) (object.Object, error) {
 	id, err := versionParam(rq.queryOf(r))
 	if err != nil {
-		return object.Object{}, "", err
+		return object.Object{}, err
 	}
 	st, err := s.layer.BucketState(rq.bucket)
 	if err != nil {
-		return object.Object{}, "", err
+		return object.Object{}, err
 	}
 	if !st.ObjectLock {
-		return object.Object{}, "", s3err.Newf(s3err.InvalidRequest, "Bucket is missing Object Lock Configuration")
+		return object.Object{}, s3err.Newf(s3err.InvalidRequest, "Bucket is missing Object Lock Configuration")
 	}
-	var o object.Object
-	if id == "" {
-		o, err = s.layer.StatObject(rq.bucket, rq.key)
-	} else {
-		o, _, err = s.layer.Version(rq.bucket, rq.key, id)
-		if err == nil && o.DeleteMarker {
-			err = s3err.New(s3err.MethodNotAllowed)
-		}
-	}
-	return o, id, err
+	return s.layer.StatVersion(rq.bucket, rq.key, id)
 }
 
 // getObjectRetention answers GetObjectRetention. A version without
 // retention is NoSuchObjectLockConfiguration, as in S3.
 func (s *Server) getObjectRetention(w http.ResponseWriter, r *http.Request, rq *request) error {
-	o, _, err := s.lockVersion(r, rq)
+	o, err := s.lockVersion(r, rq)
 	if err != nil {
 		return err
 	}
@@ -180,7 +171,7 @@ func (s *Server) putObjectRetention(w http.ResponseWriter, r *http.Request, rq *
 // getObjectLegalHold answers GetObjectLegalHold. S3 answers a version
 // never put under a legal hold with OFF once the bucket has Object Lock.
 func (s *Server) getObjectLegalHold(w http.ResponseWriter, r *http.Request, rq *request) error {
-	o, _, err := s.lockVersion(r, rq)
+	o, err := s.lockVersion(r, rq)
 	if err != nil {
 		return err
 	}

@@ -169,15 +169,7 @@ func (s *Server) getObjectTagging(w http.ResponseWriter, r *http.Request, rq *re
 	if err != nil {
 		return err
 	}
-	var o object.Object
-	if id == "" {
-		o, err = s.layer.StatObject(rq.bucket, rq.key)
-	} else {
-		o, _, err = s.layer.Version(rq.bucket, rq.key, id)
-		if err == nil && o.DeleteMarker {
-			err = s3err.New(s3err.MethodNotAllowed)
-		}
-	}
+	o, err := s.layer.StatVersion(rq.bucket, rq.key, id)
 	if err != nil {
 		return err
 	}
