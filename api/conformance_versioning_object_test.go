@@ -653,3 +653,35 @@ func TestAnonymousVersionReads(t *testing.T) {
 		t.Errorf("anonymous GET of an old version of a public-read bucket: %d %q", resp.StatusCode, body)
 	}
 }
+
+// TestPostObjectVersionAndLock checks that a browser POST upload to a lock
+// bucket takes the x-amz-object-lock-* form fields and answers the version
+// it made, and that the version is then protected.
+func TestPostObjectVersionAndLock(t *testing.T) {
+	g := startGateway(t)
+	clearImmutable(t, g.Root)
+	c := lockSDK(g)
+	ctx := t.Context()
+	bucket := makeLockBucket(t, g, c, "vpost")
+	now := time.Now()
+	until := now.Add(time.Hour).UTC().Truncate(time.Second).Format(time.RFC3339)
+	p := postPolicy{expiration: now.Add(time.Hour), conditions: []any{
+		map[string]string{"bucket": bucket},
+		map[string]string{"key": "k"},
+		map[string]string{"x-amz-object-lock-mode": "GOVERNANCE"},
+		map[string]string{"x-amz-object-lock-retain-until-date": until},
+	}}
+	fields := []postField{{"key", "k"}, {"x-amz-object-lock-mode", "GOVERNANCE"}, {"x-amz-object-lock-retain-until-date", until}}
+	fields = append(fields, g.signPost(p, g.AccessKey, g.SecretKey, now)...)
+	resp, body := g.postUpload(bucket, fields, "f.txt", []byte("posted"))
+	id := resp.Header.Get("X-Amz-Version-Id")
+	if resp.StatusCode != 204 || id == "" || id == metadata.NullVersion {
+		t.Fatalf("POST to a lock bucket: %d, version %q, %s", resp.StatusCode, id, body)
+	}
+	head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: aws.String(id)})
+	if err != nil || head.ObjectLockMode != types.ObjectLockModeGovernance {
+		t.Fatalf("HEAD of the posted version: mode %q, %v", head.ObjectLockMode, err)
+	}
+	_, err = c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: aws.String(id)})
+	wantCode(t, "DeleteObject of a posted GOVERNANCE version", err, 403, "AccessDenied")
+}
