@@ -157,7 +157,7 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 		f.Close()
 		return nil, nil, 0, fs.ToErrno(err)
 	}
-	return n.child(ctx, p, &st, out), fs.NewLoopbackFileFromOS(f), 0, 0
+	return n.child(ctx, p, &st, out), &file{fs.NewLoopbackFileFromOS(f)}, 0, 0
 }
 
 var _ = (fs.NodeOpener)((*node)(nil))
@@ -166,8 +166,28 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if errno := n.pc.check(OpOpen, n.rel()); errno != 0 {
 		return nil, 0, errno
 	}
-	return n.LoopbackNode.Open(ctx, flags)
+	h, fuseFlags, errno := n.LoopbackNode.Open(ctx, flags)
+	if errno != 0 {
+		return nil, 0, errno
+	}
+	lf, ok := h.(*fs.LoopbackFile)
+	if !ok {
+		return nil, 0, syscall.EIO
+	}
+	return &file{lf}, fuseFlags, 0
 }
+
+// file is an open file. It is go-fuse's loopback file without kernel
+// passthrough: with passthrough the kernel would read and write the
+// backing file itself, and no write could be counted or failed.
+type file struct {
+	*fs.LoopbackFile
+}
+
+var _ = (fs.FilePassthroughFder)((*file)(nil))
+
+// PassthroughFd refuses passthrough.
+func (f *file) PassthroughFd() (int, bool) { return -1, false }
 
 var _ = (fs.NodeUnlinker)((*node)(nil))
 
@@ -261,10 +281,15 @@ func (n *node) CopyFileRange(ctx context.Context, fhIn fs.FileHandle, offIn uint
 	if !ok {
 		return 0, syscall.EXDEV
 	}
+	in, okIn := fhIn.(*file)
+	to, okOut := fhOut.(*file)
+	if !okIn || !okOut {
+		return 0, syscall.ENOTSUP
+	}
 	if errno := n.pc.check(OpWrite, dst.rel()); errno != 0 {
 		return 0, errno
 	}
-	return n.LoopbackNode.CopyFileRange(ctx, fhIn, offIn, out, fhOut, offOut, length, flags)
+	return n.LoopbackNode.CopyFileRange(ctx, in.LoopbackFile, offIn, out, to.LoopbackFile, offOut, length, flags)
 }
 
 var _ = (fs.NodeFsyncer)((*node)(nil))
@@ -293,8 +318,8 @@ func (n *node) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall
 // being synced when there is one (it may name an inode that has no name
 // any more), else by its path.
 func (n *node) reopen(f fs.FileHandle) (*os.File, error) {
-	if pf, ok := f.(fs.FilePassthroughFder); ok {
-		if fd, ok := pf.PassthroughFd(); ok {
+	if h, ok := f.(*file); ok {
+		if fd, ok := h.LoopbackFile.PassthroughFd(); ok {
 			return os.Open(fmt.Sprintf("/proc/self/fd/%d", fd))
 		}
 	}
