@@ -50,4 +50,11 @@
 // can be several. Everything goes through the mount: changes made directly
 // in the backing tree are not modelled. The backing tree must be on one
 // filesystem.
+//
+// Run the program under test in another process than the one that calls
+// Mount. A Go process that serves the mount and also faults in pages of a
+// file mapped from it (bbolt maps its index) can deadlock: the faulting
+// thread waits for the server, whose goroutines wait for the garbage
+// collector to stop the world, which waits for the faulting thread. Plain
+// reads and writes from the serving process are safe.
 package powercut
