@@ -138,3 +138,19 @@ func TestCopyFileRange(t *testing.T) {
 	wantContent(t, join(f, "dst"), "copied bytes")
 	wantContent(t, join(f, "src"), "")
 }
+
+// TestIoctlRefused: the immutable flag cannot be set through the mount, so
+// it never reaches a backing file that Cut must remove.
+func TestIoctlRefused(t *testing.T) {
+	f := mount(t)
+	writeFile(t, join(f, "a"), "a")
+	fh, err := os.Open(join(f, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	const fsImmutableFL = 0x10
+	if err := unix.IoctlSetPointerInt(int(fh.Fd()), unix.FS_IOC_SETFLAGS, fsImmutableFL); !errors.Is(err, syscall.ENOTTY) {
+		t.Fatalf("FS_IOC_SETFLAGS: %v, want ENOTTY", err)
+	}
+}

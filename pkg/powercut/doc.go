@@ -45,7 +45,9 @@
 // The model does not tear sectors, does not reorder or partially apply the
 // writes of one file between two fsyncs (the data after a cut is exactly
 // what the last fsync saw), has no volatile disk cache that an fsync could
-// fail to flush, and keeps modes and times only as of the last sync.
+// fail to flush, and keeps owners, modes and times only as of the last
+// sync. It refuses every ioctl (ENOTTY): inode flags such as immutable
+// are not modelled, so a program that probes for them finds them missing.
 // Writes counted by [FS.Fail] are FUSE write requests: one large write(2)
 // can be several. Everything goes through the mount: changes made directly
 // in the backing tree are not modelled. The backing tree must be on one

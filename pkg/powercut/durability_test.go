@@ -274,3 +274,27 @@ func TestCorrectWriteSurvives(t *testing.T) {
 	wantMissing(t, join(f, "staging", "tmp1"))
 	wantMissing(t, join(f, "staging", "tmp2"))
 }
+
+// TestOwnerAndModeSurvive: a file's owner and mode as of its last fsync
+// come back after a cut.
+func TestOwnerAndModeSurvive(t *testing.T) {
+	f := mount(t)
+	p := join(f, "a")
+	writeFile(t, p, "owned")
+	if err := os.Chown(p, 1234, 5678); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	syncPath(t, p)
+	syncPath(t, f.Path())
+	cut(t, f)
+	var st syscall.Stat_t
+	if err := syscall.Stat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Uid != 1234 || st.Gid != 5678 || st.Mode&0o777 != 0o640 {
+		t.Fatalf("after the cut uid %d gid %d mode %o, want 1234 5678 640", st.Uid, st.Gid, st.Mode&0o777)
+	}
+}

@@ -14,7 +14,8 @@ import (
 
 // inode is the durable state of one inode of the model.
 type inode struct {
-	mode uint32 // st_mode: type and permissions
+	mode     uint32 // st_mode: type and permissions
+	uid, gid uint32
 
 	// hasData says a copy of the file's data is in the durable directory,
 	// taken at its last fsync; without one the file is empty.
@@ -76,7 +77,7 @@ func (f *FS) syncFile(id uint64, src *os.File) error {
 		in = &inode{}
 		f.inodes[id] = in
 	}
-	in.mode = st.Mode
+	in.mode, in.uid, in.gid = st.Mode, st.Uid, st.Gid
 	in.hasData = true
 	in.mtime = unix.NsecToTimespec(st.Mtim.Nano())
 	return nil
@@ -112,7 +113,7 @@ func (f *FS) syncDir(id uint64, dir string) error {
 		if f.inodes[cid] != nil {
 			continue
 		}
-		in := &inode{mode: cst.Mode}
+		in := &inode{mode: cst.Mode, uid: cst.Uid, gid: cst.Gid}
 		switch cst.Mode & syscall.S_IFMT {
 		case syscall.S_IFDIR:
 			in.entries = map[string]uint64{}
@@ -133,7 +134,7 @@ func (f *FS) syncDir(id uint64, dir string) error {
 		in = &inode{}
 		f.inodes[id] = in
 	}
-	in.mode = st.Mode
+	in.mode, in.uid, in.gid = st.Mode, st.Uid, st.Gid
 	in.entries = entries
 	return nil
 }
@@ -239,6 +240,9 @@ func (r *restorer) build(id uint64, p string) error {
 		if err := r.file(id, in, p); err != nil {
 			return err
 		}
+	}
+	if err := os.Lchown(p, int(in.uid), int(in.gid)); err != nil {
+		return err
 	}
 	var st syscall.Stat_t
 	if err := syscall.Lstat(p, &st); err != nil {

@@ -189,6 +189,16 @@ var _ = (fs.FilePassthroughFder)((*file)(nil))
 // PassthroughFd refuses passthrough.
 func (f *file) PassthroughFd() (int, bool) { return -1, false }
 
+var _ = (fs.FileIoctler)((*file)(nil))
+
+// Ioctl refuses every ioctl. The model keeps no inode flags, and an
+// immutable flag passed through to the backing file would outlive a cut
+// and stop Cut from removing the old tree; a program that probes for the
+// flag (the gateway does) finds it unsupported.
+func (f *file) Ioctl(ctx context.Context, cmd uint32, arg uint64, input []byte, output []byte) (int32, syscall.Errno) {
+	return 0, syscall.ENOTTY
+}
+
 var _ = (fs.NodeUnlinker)((*node)(nil))
 
 func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
