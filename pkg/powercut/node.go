@@ -35,9 +35,9 @@ func (n *node) path() string { return filepath.Join(n.pc.tree, n.Path(nil)) }
 
 func (n *node) id() uint64 { return n.StableAttr().Ino }
 
-// child makes the inode for the backing entry at p, created or found
-// under the name name.
-func (n *node) child(ctx context.Context, p string, st *syscall.Stat_t, out *fuse.EntryOut) *fs.Inode {
+// child makes the inode of a backing entry, created or found, whose
+// attributes are st.
+func (n *node) child(ctx context.Context, st *syscall.Stat_t, out *fuse.EntryOut) *fs.Inode {
 	n.pc.mu.Lock()
 	id := n.pc.idOf(st.Ino)
 	n.pc.mu.Unlock()
@@ -51,7 +51,7 @@ func (n *node) lstatChild(ctx context.Context, p string, out *fuse.EntryOut) (*f
 	if err := syscall.Lstat(p, &st); err != nil {
 		return nil, fs.ToErrno(err)
 	}
-	return n.child(ctx, p, &st, out), 0
+	return n.child(ctx, &st, out), 0
 }
 
 var _ = (fs.NodeLookuper)((*node)(nil))
@@ -157,7 +157,7 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 		f.Close()
 		return nil, nil, 0, fs.ToErrno(err)
 	}
-	return n.child(ctx, p, &st, out), &file{fs.NewLoopbackFileFromOS(f)}, 0, 0
+	return n.child(ctx, &st, out), &file{fs.NewLoopbackFileFromOS(f)}, 0, 0
 }
 
 var _ = (fs.NodeOpener)((*node)(nil))
