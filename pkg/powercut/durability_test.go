@@ -1,9 +1,12 @@
 package powercut
 
 import (
+	"errors"
 	"os"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestUnsyncedDataIsLost: data written after a file's last fsync is gone
@@ -297,4 +300,24 @@ func TestOwnerAndModeSurvive(t *testing.T) {
 	if st.Uid != 1234 || st.Gid != 5678 || st.Mode&0o777 != 0o640 {
 		t.Fatalf("after the cut uid %d gid %d mode %o, want 1234 5678 640", st.Uid, st.Gid, st.Mode&0o777)
 	}
+}
+
+// TestRenameFlags: renameat2 with RENAME_NOREPLACE and RENAME_EXCHANGE
+// (the gateway uses both) pass through, and an exchange is durable with
+// its directory's fsync.
+func TestRenameFlags(t *testing.T) {
+	f := mount(t)
+	writeSynced(t, join(f, "a"), "a")
+	writeSynced(t, join(f, "b"), "b")
+	syncPath(t, f.Path())
+	if err := unix.Renameat2(unix.AT_FDCWD, join(f, "a"), unix.AT_FDCWD, join(f, "b"), unix.RENAME_NOREPLACE); !errors.Is(err, syscall.EEXIST) {
+		t.Fatalf("RENAME_NOREPLACE over a file: %v, want EEXIST", err)
+	}
+	if err := unix.Renameat2(unix.AT_FDCWD, join(f, "a"), unix.AT_FDCWD, join(f, "b"), unix.RENAME_EXCHANGE); err != nil {
+		t.Fatal(err)
+	}
+	syncPath(t, f.Path())
+	cut(t, f)
+	wantContent(t, join(f, "a"), "b")
+	wantContent(t, join(f, "b"), "a")
 }
