@@ -223,7 +223,7 @@ func promote(v *metadata.Versions) (*Object, error) {
 // no file to move.
 func (l *Layer) restore(bucket, key string, p *Object) error {
 	if p.Location == metadata.Directory {
-		return nil
+		return l.remakeFolder(bucket, key)
 	}
 	loc, fi, err := l.fs.Restore(bucket, key, versionName(p), locked(p))
 	if err != nil {
@@ -240,6 +240,25 @@ func (l *Layer) restore(bucket, key string, p *Object) error {
 		cur.Location, cur.FileInode, cur.FileMtime = toIndex(loc), fi.Inode, fi.Mtime
 		return v.SetCurrent(cur)
 	})
+}
+
+// remakeFolder makes the directory of a folder marker made current again:
+// its demotion removed the directory (if it was empty), and a current
+// folder marker is a directory at the key's natural path. The empty
+// upload a folder PUT publishes makes it, or finds it already there.
+func (l *Layer) remakeFolder(bucket, key string) error {
+	up, err := l.fs.NewUpload()
+	if err != nil {
+		return mapErr(err)
+	}
+	defer up.Abort()
+	if err := up.Sync(); err != nil {
+		return mapErr(err)
+	}
+	if _, _, err := up.Publish(bucket, key, storage.Prior{Location: storage.Natural}); err != nil {
+		return mapErr(err)
+	}
+	return mapErr(up.Keep())
 }
 
 // RemoveInput is one DeleteObject.
@@ -337,15 +356,18 @@ func (l *Layer) writeMarker(st metadata.BucketState, in RemoveInput) (Removed, e
 	}
 	enabled := st.Versioning == metadata.VersioningEnabled
 	demote := has && (enabled || cur.VersionID != "")
+	// moved is the error of the file's move alone: a key without a
+	// current version has no file to move, and still gets its marker.
+	var moved error
 	switch {
 	case demote:
-		err = l.fs.Demote(bucket, key, toStorage(cur.Location), versionName(&cur), locked(&cur))
+		moved = l.fs.Demote(bucket, key, toStorage(cur.Location), versionName(&cur), locked(&cur))
 	case has:
 		// A suspended bucket's null version is replaced by the marker.
-		err = l.fs.Remove(bucket, key, toStorage(cur.Location))
+		moved = l.fs.Remove(bucket, key, toStorage(cur.Location))
 	}
-	if err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return Removed{}, mapErr(err)
+	if moved != nil && !errors.Is(moved, storage.ErrNotFound) {
+		return Removed{}, mapErr(moved)
 	}
 	var marker Object
 	var dropped []Object
