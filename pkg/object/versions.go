@@ -835,10 +835,12 @@ func (l *Layer) recoverCurrent(bucket, key string, rec *Object, missing bool) (b
 	}
 	if missing {
 		// A delete that moved the file away did not commit, or a
-		// promotion did and its move did not happen: the file goes back.
-		_, _, err := l.fs.Restore(bucket, key, versionName(rec), locked(rec))
-		if err != nil {
-			return false, mapErr(err)
+		// promotion did and its move did not happen: the file goes back,
+		// and the record says where it landed, which is the shadow path
+		// for a key the natural path cannot hold (a promotion records the
+		// natural path until its move).
+		if err := l.restore(bucket, key, rec); err != nil {
+			return false, err
 		}
 		return true, nil
 	}
