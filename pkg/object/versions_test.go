@@ -419,3 +419,25 @@ func TestVersionsMultipart(t *testing.T) {
 	_, err = l.UploadPartCopy(CopyPartInput{Bucket: "bkt", Key: "copied", UploadID: mpStart(t, l, "copied"), Number: 1, SrcBucket: "bkt", SrcKey: "mp", SrcVersionID: strings.Repeat("0", 26)})
 	wantCode(t, err, s3err.NoSuchVersion, "UploadPartCopy from a version that does not exist")
 }
+
+// TestVersionsCopyFromDeleteMarker: a copy whose source version id names a
+// delete marker is InvalidRequest (400), for CopyObject and UploadPartCopy,
+// without the marker's headers; a copy from a key whose latest version is
+// a marker is NoSuchKey.
+func TestVersionsCopyFromDeleteMarker(t *testing.T) {
+	l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+	put(t, l, "src", "bytes")
+	m := remove(t, l, "src", "")
+	_, err := l.CopyObject(CopyInput{SrcBucket: "bkt", SrcKey: "src", SrcVersionID: m.VersionID, DstBucket: "bkt", DstKey: "dst"})
+	if e := wantCode(t, err, s3err.InvalidRequest, "CopyObject from a delete marker by id"); len(e.Headers) != 0 {
+		t.Fatalf("CopyObject from a delete marker by id sends the marker's headers %v", e.Headers)
+	}
+	up := mpStart(t, l, "dst")
+	_, err = l.UploadPartCopy(CopyPartInput{Bucket: "bkt", Key: "dst", UploadID: up, Number: 1, SrcBucket: "bkt", SrcKey: "src", SrcVersionID: m.VersionID})
+	wantCode(t, err, s3err.InvalidRequest, "UploadPartCopy from a delete marker by id")
+	_, err = l.UploadPartCopy(CopyPartInput{Bucket: "bkt", Key: "dst", UploadID: up, Number: 1, SrcBucket: "bkt", SrcKey: "src"})
+	wantCode(t, err, s3err.NoSuchKey, "UploadPartCopy from a key behind a marker")
+	if _, err := l.OpenObject("bkt", "dst"); code(err) != s3err.NoSuchKey {
+		t.Fatalf("a refused copy wrote its destination: %v", err)
+	}
+}
