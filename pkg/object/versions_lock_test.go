@@ -332,4 +332,17 @@ func TestVersionsLockImmutableFile(t *testing.T) {
 	clock.advance(time.Hour + time.Second)
 	remove(t, l, "locked.txt", v1.VersionID)
 	absent(t, vp, "an expired locked version removed by id")
+
+	// A current version under GOVERNANCE removed by id with bypass: its
+	// flagged file goes and the version before it is current again.
+	v3 := putLocked(t, l, "locked.txt", "governed", Lock{Retention: objectlock.Retention{Mode: objectlock.Governance, Until: clock.now().Add(time.Hour)}})
+	if !immutableFlag(t, natural) {
+		t.Fatalf("a locked overwrite's file has no immutable flag")
+	}
+	if _, err := l.Remove(RemoveInput{Bucket: "bkt", Key: "locked.txt", VersionID: v3.VersionID, BypassGovernance: true}); err != nil {
+		t.Fatalf("removing a current GOVERNANCE version with bypass: %v", err)
+	}
+	if o, b := read(t, l, "locked.txt"); b != "unlocked overwrite" || o.VersionID != v2.VersionID || inodeOf(t, natural) != v2.FileInode {
+		t.Fatalf("after the locked current version's removal: %q %q", b, o.VersionID)
+	}
 }

@@ -210,15 +210,20 @@ func TestVersionsRecoverCurrentFileVanished(t *testing.T) {
 func TestVersionsFailedIndexWriteKeepsKey(t *testing.T) {
 	full := &os.PathError{Op: "write", Path: IndexFile, Err: syscall.ENOSPC}
 	for _, k := range versionKeys {
-		for _, status := range []string{metadata.VersioningEnabled, metadata.VersioningSuspended} {
-			t.Run(k.name+" "+status, func(t *testing.T) {
+		for _, tc := range []struct{ name, before, after string }{
+			{"Enabled", metadata.VersioningEnabled, metadata.VersioningEnabled},
+			{"Suspended over a version with an id", metadata.VersioningEnabled, metadata.VersioningSuspended},
+			{"Suspended over the null version", metadata.VersioningSuspended, metadata.VersioningSuspended},
+		} {
+			t.Run(k.name+" "+tc.name, func(t *testing.T) {
 				l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
 				if k.setup != nil {
 					k.setup(t, l)
 				}
 				v0 := put(t, l, k.key, "v0")
+				setVersioning(t, l, tc.before)
 				v1 := put(t, l, k.key, "v1 bytes")
-				setVersioning(t, l, status)
+				setVersioning(t, l, tc.after)
 				before := shownIDs(keyVersions(t, l, k.key))
 				l.failStore = func(Object) error { return full }
 				_, err := l.PutObject(PutInput{Bucket: "bkt", Key: k.key, Body: strings.NewReader("refused"), Size: 7})
@@ -256,30 +261,40 @@ func TestVersionsFailedIndexWriteKeepsKey(t *testing.T) {
 // or NoSuchKey.
 func TestVersionsConcurrentKey(t *testing.T) {
 	for _, k := range versionKeys {
-		t.Run(k.name, func(t *testing.T) {
-			l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
-			if k.setup != nil {
-				k.setup(t, l)
-			}
-			const workers, ops = 4, 40
-			var wg sync.WaitGroup
-			for w := range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					rng := rand.New(rand.NewPCG(uint64(w), 7))
-					for i := range ops {
-						if err := concurrentOp(l, k.key, rng, fmt.Sprintf("w%d-%d", w, i)); err != nil {
-							t.Errorf("worker %d op %d: %v", w, i, err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			checkVersionInvariants(t, l, "bkt")
-		})
+		for _, status := range []string{metadata.VersioningEnabled, metadata.VersioningSuspended} {
+			t.Run(k.name+" "+status, func(t *testing.T) {
+				concurrentKey(t, k.key, k.setup, status)
+			})
+		}
 	}
+}
+
+// concurrentKey is one run of TestVersionsConcurrentKey on key in a bucket
+// of versioning state status that already holds a version with an id.
+func concurrentKey(t *testing.T, key string, setup func(*testing.T, *Layer), status string) {
+	l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+	if setup != nil {
+		setup(t, l)
+	}
+	put(t, l, key, "a version with an id")
+	setVersioning(t, l, status)
+	const workers, ops = 4, 40
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for i := range ops {
+				if err := concurrentOp(l, key, rng, fmt.Sprintf("w%d-%d", w, i)); err != nil {
+					t.Errorf("worker %d op %d: %v", w, i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	checkVersionInvariants(t, l, "bkt")
 }
 
 // concurrentOp does one random operation on key and checks its answer.

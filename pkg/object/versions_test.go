@@ -172,6 +172,23 @@ func TestVersionsSuspended(t *testing.T) {
 			if k.natural {
 				absent(t, filepath.Join(root, "bkt", k.key), "the null version replaced by a marker")
 			}
+
+			// A suspended DELETE over a version with an id keeps it, and
+			// drops the noncurrent null version with its file.
+			setVersioning(t, l, metadata.VersioningEnabled)
+			e3 := put(t, l, k.key, "enabled 3")
+			setVersioning(t, l, metadata.VersioningSuspended)
+			remove(t, l, k.key, "")
+			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{"null(marker)", e3.VersionID, e2.VersionID, e1.VersionID}; !slices.Equal(got, want) {
+				t.Fatalf("after a suspended DELETE over a version with an id: %v, want %v", got, want)
+			}
+			if _, b := readVersion(t, l, k.key, e3.VersionID); b != "enabled 3" {
+				t.Fatalf("the version a suspended DELETE demoted: %q", b)
+			}
+			remove(t, l, k.key, "null")
+			if o, b := read(t, l, k.key); b != "enabled 3" || o.VersionID != e3.VersionID {
+				t.Fatalf("after the null marker's removal: %q %q", b, o.VersionID)
+			}
 		})
 	}
 }
