@@ -67,6 +67,19 @@ func (a *admin) serve(addr string) (net.Addr, error) {
 }
 
 // indexSize reports the size of the index file at scrape time.
+// immutableFlag exports whether locked versions' files get the
+// filesystem's immutable flag (1) or only the index's protection (0).
+func (a *admin) immutableFlag(supported bool) {
+	v := 0.0
+	if supported {
+		v = 1
+	}
+	a.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "objectgateway_immutable_flag_supported",
+		Help: "1 when the files of versions under Object Lock get the filesystem's immutable flag (chattr +i), 0 when the filesystem or the gateway's privilege (CAP_LINUX_IMMUTABLE) does not allow it.",
+	}, func() float64 { return v }))
+}
+
 func (a *admin) indexSize(path string) {
 	a.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "objectgateway_index_bytes",

@@ -154,6 +154,11 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	tl.metrics(adm.reg)
 	adm.indexSize(layer.StatePath(object.IndexFile))
+	immutable, why := layer.ImmutableSupport()
+	adm.immutableFlag(immutable)
+	if !immutable {
+		log.Warn().Str("reason", why).Msg("Object Lock: the files of locked versions cannot get the immutable flag here; the gateway still refuses every removal, but a local rm by a user with write access to the root is not stopped (docs/durability.md)")
+	}
 	handler := api.New(layer, api.Options{
 		Region:               cfg.region,
 		Domain:               cfg.domain,

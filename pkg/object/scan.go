@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/s3name"
 	"github.com/objectgateway/objectgateway/storage"
 )
@@ -192,6 +193,9 @@ type scanner struct {
 	bucketName string
 	put        []Object
 	del        []string
+	// keyLocked is set when the caller holds the lock of the only key
+	// being reconciled (watch mode).
+	keyLocked bool
 }
 
 func (s *scanner) bucket(bucket string) error {
@@ -232,11 +236,88 @@ func (s *scanner) flush() error {
 	if len(s.put)+len(s.del) == 0 {
 		return nil
 	}
-	if err := s.l.ix.ApplyObjects(s.bucketName, s.put, s.del); err != nil {
+	st, err := s.l.ix.BucketState(s.bucketName)
+	if err != nil {
+		return bucketErr(err, s.bucketName)
+	}
+	if st.Versioned() {
+		err = s.applyVersioned(st)
+	} else {
+		err = s.l.ix.ApplyObjects(s.bucketName, s.put, s.del)
+	}
+	if err != nil {
 		return mapErr(err)
 	}
 	s.put, s.del = s.put[:0], s.del[:0]
 	return nil
+}
+
+// applyVersioned applies a batch to a versioned bucket key by key, as the
+// object layer changes versions: a vanished current version gives way to
+// the newest noncurrent one (vanished), and a file found at a key without
+// a current version (never written, or deleted with a marker) becomes a
+// new version. A changed file refreshes its current record in place: the
+// gateway cannot keep the bytes it never saw.
+func (s *scanner) applyVersioned(st metadata.BucketState) error {
+	b := s.bucketName
+	for _, key := range s.del {
+		unlock := s.lockKey(b, key)
+		err := s.vanishedVersion(b, key)
+		unlock()
+		if err != nil && !errors.Is(err, s3err.New(s3err.NoSuchKey)) {
+			return err
+		}
+	}
+	for i := range s.put {
+		o := s.put[i]
+		unlock := s.lockKey(b, o.Key)
+		var dropped []Object
+		err := s.l.ix.EditVersions(b, o.Key, func(v *metadata.Versions) error {
+			if _, ok, err := v.Current(); err != nil || ok {
+				if err != nil {
+					return err
+				}
+				return v.SetCurrent(o)
+			}
+			fresh := o
+			fresh.LockMode, fresh.LockUntil, fresh.LegalHold = "", time.Time{}, false
+			_, err := newVersion(st, &fresh, &dropped)(v)
+			return err
+		})
+		if err == nil {
+			s.l.removeDropped(b, o.Key, dropped)
+		}
+		unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vanishedVersion drops a versioned key's current version whose file the
+// walk did not find, if it is still missing now that the caller holds the
+// key's lock (a request may have changed the key since the walk).
+func (s *scanner) vanishedVersion(bucket, key string) error {
+	rec, err := s.l.ix.Object(bucket, key)
+	if err != nil {
+		return nil
+	}
+	if _, err := s.l.fs.Stat(bucket, key, toStorage(rec.Location)); !errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if ok, err := s.l.recoverCurrent(bucket, key, &rec, true); err != nil || ok {
+		return err
+	}
+	return s.l.vanished(bucket, key)
+}
+
+// lockKey takes the key's lock unless the caller holds it already.
+func (s *scanner) lockKey(bucket, key string) func() {
+	if s.keyLocked {
+		return func() {}
+	}
+	return s.l.locks.lock(bucket, key)
 }
 
 // reconcile decides one key: rec is its record (nil if none), fi the file

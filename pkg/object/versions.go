@@ -222,10 +222,17 @@ func promote(v *metadata.Versions) (*Object, error) {
 // natural path (a key that collides now is shadowed). A folder marker has
 // no file to move.
 func (l *Layer) restore(bucket, key string, p *Object) error {
+	var loc storage.Location
+	var fi storage.FileInfo
+	var err error
 	if p.Location == metadata.Directory {
-		return l.remakeFolder(bucket, key)
+		// A folder marker has no bytes to move: its directory is made
+		// again, as a PUT of the key would (the marker's delete may have
+		// removed it).
+		loc, fi, err = l.remakeDirectory(bucket, key)
+	} else {
+		loc, fi, err = l.fs.Restore(bucket, key, versionName(p), locked(p))
 	}
-	loc, fi, err := l.fs.Restore(bucket, key, versionName(p), locked(p))
 	if err != nil {
 		return mapErr(err)
 	}
@@ -242,23 +249,15 @@ func (l *Layer) restore(bucket, key string, p *Object) error {
 	})
 }
 
-// remakeFolder makes the directory of a folder marker made current again:
-// its demotion removed the directory (if it was empty), and a current
-// folder marker is a directory at the key's natural path. The empty
-// upload a folder PUT publishes makes it, or finds it already there.
-func (l *Layer) remakeFolder(bucket, key string) error {
+// remakeDirectory makes the directory of a folder marker ("dir/") that
+// became current again, as a PUT of zero bytes does.
+func (l *Layer) remakeDirectory(bucket, key string) (storage.Location, storage.FileInfo, error) {
 	up, err := l.fs.NewUpload()
 	if err != nil {
-		return mapErr(err)
+		return 0, storage.FileInfo{}, err
 	}
 	defer up.Abort()
-	if err := up.Sync(); err != nil {
-		return mapErr(err)
-	}
-	if _, _, err := up.Publish(bucket, key, storage.Prior{Location: storage.Natural}); err != nil {
-		return mapErr(err)
-	}
-	return mapErr(up.Keep())
+	return up.Commit(bucket, key, storage.Directory)
 }
 
 // RemoveInput is one DeleteObject.
@@ -719,6 +718,10 @@ func (l *Layer) flag(bucket, key string, o *Object, current bool) {
 	}
 	l.unprotect(bucket, key, o, current)
 }
+
+// ImmutableSupport reports whether the files of locked versions get the
+// filesystem's immutable flag, and if not, why.
+func (l *Layer) ImmutableSupport() (bool, string) { return l.fs.ImmutableSupport() }
 
 // BucketState returns what writes read of a bucket: its identity,
 // versioning state and Object Lock configuration.

@@ -575,7 +575,7 @@ func (l *Layer) reconcileKey(bucket, key string) (bool, error) {
 		return false, err
 	}
 	var rep ScanReport
-	s := scanner{l: l, rep: &rep, bucketName: bucket}
+	s := scanner{l: l, rep: &rep, bucketName: bucket, keyLocked: true}
 	if err := s.reconcile(key, rec, fi); err != nil {
 		return false, err
 	}
