@@ -523,29 +523,59 @@ func (l *Layer) OpenVersion(bucket, key, id string) (*Reader, error) {
 	}
 	if current {
 		r, err := l.OpenObject(bucket, key)
-		if err != nil {
-			return nil, err
+		if err == nil && r.VersionID == o.VersionID {
+			return r, nil
 		}
-		if r.VersionID != o.VersionID {
-			// Another version became current meanwhile: the one asked
-			// for is noncurrent now, or gone.
+		if err == nil {
 			r.Close()
-			return l.openNoncurrent(bucket, key, id)
 		}
-		return r, nil
+	} else {
+		r, err := l.openNoncurrentRecord(bucket, key, o)
+		if err == nil || s3err.As(err).Code != s3err.NoSuchVersion {
+			return r, err
+		}
 	}
-	return l.openNoncurrentRecord(bucket, key, o)
+	// The version moved between current and noncurrent while it was
+	// opened without the key's lock (a delete marker written or removed,
+	// a successor deleted by id), which made it look missing: it is
+	// opened again under the lock, when no move is under way.
+	return l.openVersionLocked(bucket, key, id)
 }
 
-func (l *Layer) openNoncurrent(bucket, key, id string) (*Reader, error) {
+// openVersionLocked is OpenVersion under the key's lock. A current
+// version whose file disagrees with its record is left to OpenObject,
+// which takes the lock itself to bring the two back together.
+func (l *Layer) openVersionLocked(bucket, key, id string) (*Reader, error) {
+	unlock := l.locks.lock(bucket, key)
 	o, current, err := l.Version(bucket, key, id)
+	if err != nil || !current || o.Location == metadata.Directory {
+		defer unlock()
+		switch {
+		case err != nil:
+			return nil, err
+		case !current:
+			return l.openNoncurrentRecord(bucket, key, o)
+		}
+		return &Reader{Object: o}, nil
+	}
+	f, fi, err := l.fs.Open(bucket, key, toStorage(o.Location))
+	if err == nil && matches(&o, fi) {
+		unlock()
+		return &Reader{Object: o, File: f}, nil
+	}
+	if err == nil {
+		f.Close()
+	}
+	unlock()
+	r, err := l.OpenObject(bucket, key)
 	if err != nil {
 		return nil, err
 	}
-	if current {
+	if r.VersionID != o.VersionID {
+		r.Close()
 		return nil, versionErr(key, id)
 	}
-	return l.openNoncurrentRecord(bucket, key, o)
+	return r, nil
 }
 
 // openNoncurrentRecord opens the file of a noncurrent version.
@@ -597,8 +627,31 @@ func (l *Layer) StatVersion(bucket, key, id string) (Object, error) {
 	}
 	if o.Location == metadata.Noncurrent {
 		if _, ok := l.fs.IdentifyVersion(bucket, key, versionName(&o)); !ok {
-			return Object{}, versionErr(key, shownID(&o))
+			// The version may have become current meanwhile, its file
+			// moved back to the key's path: decided again under the
+			// key's lock.
+			return l.statVersionLocked(bucket, key, id)
 		}
+	}
+	return o, nil
+}
+
+// statVersionLocked is StatVersion under the key's lock, when no move of
+// the key's files is under way.
+func (l *Layer) statVersionLocked(bucket, key, id string) (Object, error) {
+	unlock := l.locks.lock(bucket, key)
+	defer unlock()
+	o, current, err := l.Version(bucket, key, id)
+	switch {
+	case err != nil:
+		return Object{}, err
+	case o.DeleteMarker:
+		return Object{}, markerErr(&o)
+	case current || o.Location != metadata.Noncurrent:
+		return o, nil
+	}
+	if _, ok := l.fs.IdentifyVersion(bucket, key, versionName(&o)); !ok {
+		return Object{}, versionErr(key, shownID(&o))
 	}
 	return o, nil
 }
