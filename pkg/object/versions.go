@@ -480,7 +480,10 @@ func (l *Layer) removeVersion(in RemoveInput) (Removed, error) {
 		_ = l.fs.RemoveVersion(bucket, key, versionName(&target))
 	}
 	if promoted != nil {
-		if err := l.restore(bucket, key, promoted); err != nil {
+		// A promoted version whose file is gone behind the gateway's
+		// back does not undo the delete: the next read drops it
+		// (vanished).
+		if err := l.restore(bucket, key, promoted); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return Removed{}, err
 		}
 	}

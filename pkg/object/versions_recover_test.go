@@ -203,6 +203,50 @@ func TestVersionsRecoverCurrentFileVanished(t *testing.T) {
 	}
 }
 
+// TestVersionsRecoverPromotedFileVanished: the current file and the file
+// of the version that would be promoted are both removed behind the
+// gateway's back. The first read serves the newest version that still
+// has its bytes, and a delete by id whose promotion finds the file gone
+// is still done.
+func TestVersionsRecoverPromotedFileVanished(t *testing.T) {
+	for _, k := range versionKeys {
+		t.Run(k.name, func(t *testing.T) {
+			l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+			if k.setup != nil {
+				k.setup(t, l)
+			}
+			v1 := put(t, l, k.key, "v1 bytes")
+			v2 := put(t, l, k.key, "v2")
+			v3 := put(t, l, k.key, "v3")
+			if err := os.Remove(versionFile(t, root, k.key, v2.VersionID)); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.fs.Remove("bkt", k.key, toStorage(v3.Location)); err != nil {
+				t.Fatal(err)
+			}
+			if cur, body := read(t, l, k.key); body != "v1 bytes" || cur.VersionID != v1.VersionID {
+				t.Fatalf("first read after two files vanished: %q version %q, want v1", body, cur.VersionID)
+			}
+			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{v1.VersionID}; !slices.Equal(got, want) {
+				t.Fatalf("versions: %v, want %v", got, want)
+			}
+
+			v4 := put(t, l, k.key, "v4")
+			put(t, l, k.key, "v5")
+			if err := os.Remove(versionFile(t, root, k.key, v4.VersionID)); err != nil {
+				t.Fatal(err)
+			}
+			cur, _ := read(t, l, k.key)
+			if out, err := l.Remove(RemoveInput{Bucket: "bkt", Key: k.key, VersionID: cur.VersionID}); err != nil || out.VersionID != cur.VersionID {
+				t.Fatalf("delete by id whose promotion finds its file gone: %+v %v", out, err)
+			}
+			if cur, body := read(t, l, k.key); body != "v1 bytes" || cur.VersionID != v1.VersionID {
+				t.Fatalf("read after it: %q version %q, want v1", body, cur.VersionID)
+			}
+		})
+	}
+}
+
 // TestVersionsFailedIndexWriteKeepsKey: a versioned write whose index
 // commit fails leaves the key exactly as it was: the old version current
 // with its file and inode, nothing at its version path, no new version
