@@ -368,6 +368,13 @@ func (l *Layer) writeMarker(st metadata.BucketState, in RemoveInput) (Removed, e
 	if moved != nil && !errors.Is(moved, storage.ErrNotFound) {
 		return Removed{}, mapErr(moved)
 	}
+	if demote && moved != nil && cur.Location != metadata.Directory {
+		// The current file was removed behind the gateway's back: its
+		// version has no bytes to keep and goes, as a read would drop it
+		// (vanished), instead of staying as a noncurrent version no GET
+		// can serve.
+		demote = false
+	}
 	var marker Object
 	var dropped []Object
 	err = l.ix.EditVersions(bucket, key, func(v *metadata.Versions) error {

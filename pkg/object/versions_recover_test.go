@@ -247,6 +247,33 @@ func TestVersionsRecoverPromotedFileVanished(t *testing.T) {
 	}
 }
 
+// TestVersionsMarkerOverVanishedFile: a DELETE of a key whose current
+// file was removed behind the gateway's back writes the marker and keeps
+// no version without bytes: the vanished version is dropped, as a read
+// would drop it, and the one before it stays readable behind the marker.
+func TestVersionsMarkerOverVanishedFile(t *testing.T) {
+	for _, k := range versionKeys {
+		t.Run(k.name, func(t *testing.T) {
+			l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+			if k.setup != nil {
+				k.setup(t, l)
+			}
+			v1 := put(t, l, k.key, "v1 bytes")
+			v2 := put(t, l, k.key, "v2")
+			if err := l.fs.Remove("bkt", k.key, toStorage(v2.Location)); err != nil {
+				t.Fatal(err)
+			}
+			m := remove(t, l, k.key, "")
+			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{m.VersionID + "(marker)", v1.VersionID}; !slices.Equal(got, want) {
+				t.Fatalf("versions: %v, want %v", got, want)
+			}
+			if _, b := readVersion(t, l, k.key, v1.VersionID); b != "v1 bytes" {
+				t.Fatalf("v1 behind the marker: %q", b)
+			}
+		})
+	}
+}
+
 // TestVersionsFailedIndexWriteKeepsKey: a versioned write whose index
 // commit fails leaves the key exactly as it was: the old version current
 // with its file and inode, nothing at its version path, no new version
