@@ -203,6 +203,10 @@ type publish struct {
 	// in a versioned bucket (a multipart completion's); nil commits it
 	// with EditVersions.
 	storeVersion func(key string, edit func(v *metadata.Versions) (Object, error)) error
+	// vanished is set by commit when the version the write replaces has
+	// no file any more (removed behind the gateway's back): it is dropped
+	// instead of kept as a noncurrent version without bytes.
+	vanished bool
 }
 
 // commit publishes a finished upload under rec.Key: it fences the bucket
@@ -246,6 +250,10 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 			// The current version stays, as a noncurrent one: its file
 			// is linked into the versions area before the rename.
 			prior.Demote, prior.Version, prior.Immutable = true, versionName(&old), locked(&old)
+			if old.Location != metadata.Directory {
+				_, ok := l.fs.Identify(bucket, rec.Key, prior.Location)
+				p.vanished = !ok
+			}
 		}
 	case errors.Is(err, metadata.ErrNoSuchKey):
 		if err := cond.check(nil); err != nil {
@@ -293,6 +301,9 @@ func (l *Layer) storeVersioned(bucket string, p publish, st metadata.BucketState
 		}
 	}
 	edit := newVersion(st, rec, dropped)
+	if p.vanished {
+		edit = withoutCurrent(edit)
+	}
 	if p.storeVersion != nil {
 		return p.storeVersion(rec.Key, edit)
 	}
@@ -300,6 +311,17 @@ func (l *Layer) storeVersioned(bucket string, p publish, st metadata.BucketState
 		_, err := edit(v)
 		return err
 	})
+}
+
+// withoutCurrent runs edit once the key's current record is dropped: the
+// record of a version whose file is gone, which edit must not keep.
+func withoutCurrent(edit func(v *metadata.Versions) (Object, error)) func(v *metadata.Versions) (Object, error) {
+	return func(v *metadata.Versions) (Object, error) {
+		if err := v.DropCurrent(); err != nil {
+			return Object{}, err
+		}
+		return edit(v)
+	}
 }
 
 // store writes a commit's index record with p.store, unless a test's

@@ -251,6 +251,7 @@ func TestVersionsRecoverPromotedFileVanished(t *testing.T) {
 // file was removed behind the gateway's back writes the marker and keeps
 // no version without bytes: the vanished version is dropped, as a read
 // would drop it, and the one before it stays readable behind the marker.
+// A PUT over such a key drops the vanished version the same way.
 func TestVersionsMarkerOverVanishedFile(t *testing.T) {
 	for _, k := range versionKeys {
 		t.Run(k.name, func(t *testing.T) {
@@ -269,6 +270,18 @@ func TestVersionsMarkerOverVanishedFile(t *testing.T) {
 			}
 			if _, b := readVersion(t, l, k.key, v1.VersionID); b != "v1 bytes" {
 				t.Fatalf("v1 behind the marker: %q", b)
+			}
+
+			// A PUT over a current file removed behind the gateway's back
+			// keeps no version without bytes either.
+			remove(t, l, k.key, m.VersionID)
+			v3 := put(t, l, k.key, "v3")
+			if err := l.fs.Remove("bkt", k.key, toStorage(v3.Location)); err != nil {
+				t.Fatal(err)
+			}
+			v4 := put(t, l, k.key, "v4")
+			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{v4.VersionID, v1.VersionID}; !slices.Equal(got, want) {
+				t.Fatalf("versions after a PUT over a vanished file: %v, want %v", got, want)
 			}
 		})
 	}
