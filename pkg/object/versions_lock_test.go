@@ -327,6 +327,20 @@ func TestVersionsLockImmutableFile(t *testing.T) {
 		t.Fatalf("legal hold lifted: %v, or the flag stayed", err)
 	}
 
+	v2p := versionFile(t, root, "locked.txt", v2.VersionID)
+	put(t, l, "locked.txt", "over v2")
+	if _, err := l.PutLegalHold("bkt", "locked.txt", v2.VersionID, true, Conditions{}); err != nil || !immutableFlag(t, v2p) {
+		t.Fatalf("legal hold on a noncurrent version: %v, or no flag at its version path", err)
+	}
+	if _, err := l.PutLegalHold("bkt", "locked.txt", v2.VersionID, false, Conditions{}); err != nil || immutableFlag(t, v2p) {
+		t.Fatalf("legal hold lifted from a noncurrent version: %v, or the flag stayed", err)
+	}
+	// Back to v2 as the current version: a marker, then the marker and
+	// the version over v2 removed by id, newest first.
+	remove(t, l, "locked.txt", "")
+	remove(t, l, "locked.txt", allVersions(t, l, "bkt")[0].VersionID)
+	remove(t, l, "locked.txt", allVersions(t, l, "bkt")[0].VersionID)
+
 	_, err := l.Remove(RemoveInput{Bucket: "bkt", Key: "locked.txt", VersionID: v1.VersionID})
 	wantCode(t, err, s3err.AccessDenied, "removing an unexpired COMPLIANCE version")
 	clock.advance(time.Hour + time.Second)

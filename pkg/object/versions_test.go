@@ -417,6 +417,20 @@ func TestVersionsMultipart(t *testing.T) {
 		t.Fatalf("the version a completion replaced: %q", b)
 	}
 
+	setVersioning(t, l, metadata.VersioningSuspended)
+	sid := mpStart(t, l, "mp-null")
+	sp := mpUpload(t, l, "mp-null", sid, 1, []byte("null from parts"))
+	sin := CompleteInput{Bucket: "bkt", Key: "mp-null", UploadID: sid, ExpectSize: -1, Parts: []CompletePart{{Number: 1, ETag: sp.ETag}}}
+	for i := range 2 {
+		if o, err := l.CompleteMultipartUpload(sin); err != nil || o.VersionID != "" {
+			t.Fatalf("completion %d in a Suspended bucket: %+v %v, want the null version", i, o, err)
+		}
+	}
+	if c, err := l.CopyObject(CopyInput{SrcBucket: "bkt", SrcKey: "mp", DstBucket: "bkt", DstKey: "copy-null"}); err != nil || c.VersionID != "" {
+		t.Fatalf("copy in a Suspended bucket: %+v %v, want the null version", c, err)
+	}
+	setVersioning(t, l, metadata.VersioningEnabled)
+
 	v3 := put(t, l, "mp", "newest")
 	up := mpStart(t, l, "copied")
 	part, err := l.UploadPartCopy(CopyPartInput{Bucket: "bkt", Key: "copied", UploadID: up, Number: 1, SrcBucket: "bkt", SrcKey: "mp", SrcVersionID: v1.VersionID})
