@@ -200,14 +200,7 @@ func matches(rec *Object, fi storage.FileInfo) bool {
 func (l *Layer) refresh(bucket, key string, fi storage.FileInfo) (Object, error) {
 	var rec Object
 	err := l.ix.UpdateObject(bucket, key, func(o *Object) error {
-		o.Size = fi.Size
-		o.FileMtime = fi.Mtime
-		o.FileInode = fi.Inode
-		o.LastModified = time.Unix(0, fi.Mtime).UTC()
-		o.ETag = FileETag(fi)
-		o.Checksums = nil
-		o.PartsCount = 0
-		o.Parts = nil
+		describeFile(o, fi)
 		rec = *o
 		return nil
 	})
@@ -215,6 +208,19 @@ func (l *Layer) refresh(bucket, key string, fi storage.FileInfo) (Object, error)
 		return Object{}, keyErr(err, bucket, key)
 	}
 	return rec, nil
+}
+
+// describeFile makes o describe fi, bytes the gateway did not write
+// (refresh).
+func describeFile(o *Object, fi storage.FileInfo) {
+	o.Size = fi.Size
+	o.FileMtime = fi.Mtime
+	o.FileInode = fi.Inode
+	o.LastModified = time.Unix(0, fi.Mtime).UTC()
+	o.ETag = FileETag(fi)
+	o.Checksums = nil
+	o.PartsCount = 0
+	o.Parts = nil
 }
 
 // FileETag is the ETag of bytes the gateway did not hash itself: a digest

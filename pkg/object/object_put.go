@@ -207,6 +207,10 @@ type publish struct {
 	// no file any more (removed behind the gateway's back): it is dropped
 	// instead of kept as a noncurrent version without bytes.
 	vanished bool
+	// changed is set by commit when the file of the version the write
+	// replaces was replaced behind the gateway's back: the version keeps
+	// those bytes, so its record describes them, as a read would have.
+	changed *storage.FileInfo
 }
 
 // commit publishes a finished upload under rec.Key: it fences the bucket
@@ -251,8 +255,13 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 			// is linked into the versions area before the rename.
 			prior.Demote, prior.Version, prior.Immutable = true, versionName(&old), locked(&old)
 			if old.Location != metadata.Directory {
-				_, ok := l.fs.Identify(bucket, rec.Key, prior.Location)
-				p.vanished = !ok
+				fi, ok := l.fs.Identify(bucket, rec.Key, prior.Location)
+				switch {
+				case !ok:
+					p.vanished = true
+				case !matches(&old, fi):
+					p.changed = &fi
+				}
 			}
 		}
 	case errors.Is(err, metadata.ErrNoSuchKey):
@@ -301,8 +310,11 @@ func (l *Layer) storeVersioned(bucket string, p publish, st metadata.BucketState
 		}
 	}
 	edit := newVersion(st, rec, dropped)
-	if p.vanished {
+	switch {
+	case p.vanished:
 		edit = withoutCurrent(edit)
+	case p.changed != nil:
+		edit = withCurrentFile(*p.changed, edit)
 	}
 	if p.storeVersion != nil {
 		return p.storeVersion(rec.Key, edit)
@@ -319,6 +331,25 @@ func withoutCurrent(edit func(v *metadata.Versions) (Object, error)) func(v *met
 	return func(v *metadata.Versions) (Object, error) {
 		if err := v.DropCurrent(); err != nil {
 			return Object{}, err
+		}
+		return edit(v)
+	}
+}
+
+// withCurrentFile runs edit once the key's current record describes fi,
+// the file found at the key's path, which edit keeps as a noncurrent
+// version.
+func withCurrentFile(fi storage.FileInfo, edit func(v *metadata.Versions) (Object, error)) func(v *metadata.Versions) (Object, error) {
+	return func(v *metadata.Versions) (Object, error) {
+		cur, ok, err := v.Current()
+		if err != nil {
+			return Object{}, err
+		}
+		if ok {
+			describeFile(&cur, fi)
+			if err := v.SetCurrent(cur); err != nil {
+				return Object{}, err
+			}
 		}
 		return edit(v)
 	}
