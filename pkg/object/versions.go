@@ -355,6 +355,15 @@ func (l *Layer) writeMarker(st metadata.BucketState, in RemoveInput) (Removed, e
 	}
 	enabled := st.Versioning == metadata.VersioningEnabled
 	demote := has && (enabled || cur.VersionID != "")
+	// found is the current file as it is when a demotion keeps bytes
+	// replaced behind the gateway's back: the noncurrent version
+	// describes them as a read would (refresh).
+	var found *storage.FileInfo
+	if demote && cur.Location != metadata.Directory {
+		if fi, ok := l.fs.Identify(bucket, key, toStorage(cur.Location)); ok && !matches(&cur, fi) {
+			found = &fi
+		}
+	}
 	// moved is the error of the file's move alone: a key without a
 	// current version has no file to move, and still gets its marker.
 	var moved error
@@ -385,6 +394,9 @@ func (l *Layer) writeMarker(st metadata.BucketState, in RemoveInput) (Removed, e
 		}
 		if ok {
 			if demote {
+				if found != nil {
+					describeFile(&c, *found)
+				}
 				c.Location = demoted(c.Location)
 				if err := v.PutNoncurrent(c); err != nil {
 					return err

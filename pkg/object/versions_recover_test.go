@@ -289,28 +289,37 @@ func TestVersionsMarkerOverVanishedFile(t *testing.T) {
 	}
 }
 
-// TestVersionsWriteOverChangedFile: a versioned PUT over a current file
-// replaced behind the gateway's back, with bytes of the same size, keeps
-// those bytes as the noncurrent version, described as a read would have
-// described them: not under the ETag of the bytes they replaced.
+// TestVersionsWriteOverChangedFile: a versioned PUT, or a DELETE that
+// writes a marker, over a current file replaced behind the gateway's back
+// with bytes of the same size keeps those bytes as the noncurrent
+// version, described as a read would have described them: not under the
+// ETag of the bytes they replaced.
 func TestVersionsWriteOverChangedFile(t *testing.T) {
-	l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
-	v1 := put(t, l, "k", "AAAA")
-	p := filepath.Join(root, "bkt", "k")
-	if err := os.Remove(p); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte("BBBB"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stamp := time.Date(2001, 2, 3, 4, 5, 6, 7, time.UTC)
-	if err := os.Chtimes(p, stamp, stamp); err != nil {
-		t.Fatal(err)
-	}
-	put(t, l, "k", "v2")
-	o, b := readVersion(t, l, "k", v1.VersionID)
-	if b != "BBBB" || o.ETag == v1.ETag || !o.LastModified.Equal(stamp) {
-		t.Fatalf("the replaced version: %q ETag %q LastModified %v; the bytes written behind the gateway's back must not carry ETag %q", b, o.ETag, o.LastModified, v1.ETag)
+	for _, over := range []string{"PUT", "DELETE"} {
+		t.Run(over, func(t *testing.T) {
+			l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+			v1 := put(t, l, "k", "AAAA")
+			p := filepath.Join(root, "bkt", "k")
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("BBBB"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stamp := time.Date(2001, 2, 3, 4, 5, 6, 7, time.UTC)
+			if err := os.Chtimes(p, stamp, stamp); err != nil {
+				t.Fatal(err)
+			}
+			if over == "PUT" {
+				put(t, l, "k", "v2")
+			} else {
+				remove(t, l, "k", "")
+			}
+			o, b := readVersion(t, l, "k", v1.VersionID)
+			if b != "BBBB" || o.ETag == v1.ETag || !o.LastModified.Equal(stamp) {
+				t.Fatalf("the replaced version: %q ETag %q LastModified %v; the bytes written behind the gateway's back must not carry ETag %q", b, o.ETag, o.LastModified, v1.ETag)
+			}
+		})
 	}
 }
 
