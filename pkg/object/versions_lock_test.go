@@ -360,3 +360,25 @@ func TestVersionsLockImmutableFile(t *testing.T) {
 		t.Fatalf("after the locked current version's removal: %q %q", b, o.VersionID)
 	}
 }
+
+// TestVersionsLockRecoverDemote: a delete marker's Demote of a locked
+// version's file that the index never recorded is undone by the next
+// read, and the file is back at the key's path with its immutable flag.
+func TestVersionsLockRecoverDemote(t *testing.T) {
+	l, root, clock := newLockLayer(t, objectlock.Default{})
+	if ok, why := l.fs.ImmutableSupport(); !ok {
+		t.Skipf("the immutable flag is not available here: %s", why)
+	}
+	v := putLocked(t, l, "k", "locked", Lock{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: clock.now().Add(time.Hour)}})
+	if err := l.fs.Demote("bkt", "k", toStorage(v.Location), v.VersionID, true); err != nil {
+		t.Fatal(err)
+	}
+	natural := filepath.Join(root, "bkt", "k")
+	absent(t, natural, "a locked version demoted")
+	if o, b := read(t, l, "k"); b != "locked" || o.VersionID != v.VersionID {
+		t.Fatalf("read after a Demote the index did not record: %q %q", b, o.VersionID)
+	}
+	if !immutableFlag(t, natural) || inodeOf(t, natural) != v.FileInode {
+		t.Fatalf("the locked file moved back lost its flag or its inode")
+	}
+}
