@@ -259,6 +259,18 @@ func authzCases(g *usersGateway) []authzCase {
 			_, err := c.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: b(f)})
 			return err
 		}},
+		{op: "PutBucketVersioning", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: b(f),
+				VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}})
+			return err
+		}},
+		{op: "PutObjectLockConfiguration", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			// The fixture's bucket is not versioned, so its owner is told
+			// InvalidBucketState; anyone else must be refused before that.
+			_, err := c.PutObjectLockConfiguration(ctx, &s3.PutObjectLockConfigurationInput{Bucket: b(f),
+				ObjectLockConfiguration: &types.ObjectLockConfiguration{ObjectLockEnabled: types.ObjectLockEnabledEnabled}})
+			return unset(err, "InvalidBucketState")
+		}},
 		{op: "ListMultipartUploads", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: b(f)})
 			return err

@@ -101,7 +101,6 @@ var unsetConfigs = map[string]unsetConfig{
 	"lifecycle":         {get: "GetBucketLifecycleConfiguration", del: "DeleteBucketLifecycle", missing: s3err.NoSuchLifecycleConfiguration},
 	"encryption":        {get: "GetBucketEncryption", del: "DeleteBucketEncryption", missing: s3err.ServerSideEncryptionConfigurationNotFoundError},
 	"replication":       {get: "GetBucketReplication", del: "DeleteBucketReplication", missing: s3err.ReplicationConfigurationNotFoundError},
-	"object-lock":       {get: "GetObjectLockConfiguration", missing: s3err.ObjectLockConfigurationNotFoundError},
 	"ownershipControls": {get: "GetBucketOwnershipControls", del: "DeleteBucketOwnershipControls", missing: s3err.OwnershipControlsNotFoundError},
 	"publicAccessBlock": {get: "GetPublicAccessBlock", del: "DeletePublicAccessBlock", missing: s3err.NoSuchPublicAccessBlockConfiguration},
 	"logging":           {get: "GetBucketLogging", empty: `<BucketLoggingStatus xmlns="` + s3NS + `"></BucketLoggingStatus>`},

@@ -95,6 +95,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"ListObjectVersions", s.listObjectVersions}
 			case "website":
 				return operation{"GetBucketWebsite", s.getBucketWebsite}
+			case "object-lock":
+				return operation{"GetObjectLockConfiguration", s.getObjectLockConfiguration}
 			}
 		case http.MethodHead:
 			if sub == "" {
@@ -108,6 +110,10 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"PutBucketTagging", s.putBucketTagging}
 			case "website":
 				return operation{"PutBucketWebsite", s.putBucketWebsite}
+			case "versioning":
+				return operation{"PutBucketVersioning", s.putBucketVersioning}
+			case "object-lock":
+				return operation{"PutObjectLockConfiguration", s.putObjectLockConfiguration}
 			}
 		case http.MethodDelete:
 			switch sub {

@@ -16,11 +16,11 @@ import (
 	"github.com/objectgateway/objectgateway/storage"
 )
 
-// newVersionedLayer opens a layer over a fresh root with a settable clock
+// openVersioned opens a layer over a fresh root with a settable clock
 // and a bucket "bkt" in the versioning state status ("" for a bucket that
 // was never versioned). At cleanup it checks the bucket's versions with
 // checkVersionInvariants, so every test leaves them consistent.
-func newVersionedLayer(t *testing.T, status string) (*Layer, string, *mpClock) {
+func openVersioned(t *testing.T, status string) (*Layer, string, *mpClock) {
 	t.Helper()
 	root := t.TempDir()
 	clock := &mpClock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
@@ -48,9 +48,9 @@ func setVersioning(t *testing.T, l *Layer, status string) {
 	}
 }
 
-// readVersion returns the record and bytes of one version of key in bkt
+// readByID returns the record and bytes of one version of key in bkt
 // ("" the current one).
-func readVersion(t *testing.T, l *Layer, key, id string) (Object, string) {
+func readByID(t *testing.T, l *Layer, key, id string) (Object, string) {
 	t.Helper()
 	r, err := l.OpenVersion("bkt", key, id)
 	if err != nil {
@@ -97,8 +97,8 @@ func allVersions(t *testing.T, l *Layer, bucket string) []metadata.VersionEntry 
 	return nil
 }
 
-// keyVersions returns the versions of key in bkt, newest first.
-func keyVersions(t *testing.T, l *Layer, key string) []metadata.VersionEntry {
+// versionsOfKey returns the versions of key in bkt, newest first.
+func versionsOfKey(t *testing.T, l *Layer, key string) []metadata.VersionEntry {
 	t.Helper()
 	var out []metadata.VersionEntry
 	for _, e := range allVersions(t, l, "bkt") {
@@ -122,8 +122,8 @@ func shownIDs(entries []metadata.VersionEntry) []string {
 	return out
 }
 
-// versionFile returns the absolute path of version vid's file of key.
-func versionFile(t *testing.T, root, key, vid string) string {
+// versionFilePath returns the absolute path of version vid's file of key.
+func versionFilePath(t *testing.T, root, key, vid string) string {
 	t.Helper()
 	p, err := storage.VersionPath("bkt", key, vid)
 	if err != nil {

@@ -16,11 +16,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// newLockLayer is newVersionedLayer with Object Lock on bkt and the
+// newLockLayer is openVersioned with Object Lock on bkt and the
 // default retention d (zero for none).
 func newLockLayer(t *testing.T, d objectlock.Default) (*Layer, string, *mpClock) {
 	t.Helper()
-	l, root, clock := newVersionedLayer(t, metadata.VersioningEnabled)
+	l, root, clock := openVersioned(t, metadata.VersioningEnabled)
 	st, err := l.BucketState("bkt")
 	if err != nil {
 		t.Fatal(err)
@@ -32,8 +32,8 @@ func newLockLayer(t *testing.T, d objectlock.Default) (*Layer, string, *mpClock)
 	return l, root, clock
 }
 
-// putLocked writes body under key with the Object Lock state lock.
-func putLocked(t *testing.T, l *Layer, key, body string, lock Lock) Object {
+// putWithLock writes body under key with the Object Lock state lock.
+func putWithLock(t *testing.T, l *Layer, key, body string, lock Lock) Object {
 	t.Helper()
 	o, err := l.PutObject(PutInput{Bucket: "bkt", Key: key, Body: strings.NewReader(body), Size: int64(len(body)), Lock: lock})
 	if err != nil {
@@ -48,7 +48,7 @@ func putLocked(t *testing.T, l *Layer, key, body string, lock Lock) Object {
 func TestVersionsLockHeadersNeedObjectLock(t *testing.T) {
 	for _, status := range []string{"", metadata.VersioningEnabled} {
 		t.Run("versioning "+status, func(t *testing.T) {
-			l, _, clock := newVersionedLayer(t, status)
+			l, _, clock := openVersioned(t, status)
 			put(t, l, "src", "body")
 			locks := []Lock{
 				{Retention: objectlock.Retention{Mode: objectlock.Governance, Until: clock.now().Add(time.Hour)}},
@@ -92,7 +92,7 @@ func TestVersionsLockDefaultRetention(t *testing.T) {
 			if o.LockMode != string(tc.d.Mode) || !o.LockUntil.Equal(want) {
 				t.Fatalf("default retention: %q until %v, want %q until %v", o.LockMode, o.LockUntil, tc.d.Mode, want)
 			}
-			if got, _ := readVersion(t, l, "k", o.VersionID); got.LockMode != o.LockMode || !got.LockUntil.Equal(want) {
+			if got, _ := readByID(t, l, "k", o.VersionID); got.LockMode != o.LockMode || !got.LockUntil.Equal(want) {
 				t.Fatalf("stored retention: %q until %v", got.LockMode, got.LockUntil)
 			}
 			c, err := l.CopyObject(CopyInput{SrcBucket: "bkt", SrcKey: "k", DstBucket: "bkt", DstKey: "copy"})
@@ -100,7 +100,7 @@ func TestVersionsLockDefaultRetention(t *testing.T) {
 				t.Fatalf("copy: %q until %v, %v", c.LockMode, c.LockUntil, err)
 			}
 			own := objectlock.Retention{Mode: objectlock.Governance, Until: clock.now().Add(time.Hour)}
-			o2 := putLocked(t, l, "k", "own", Lock{Retention: own, LegalHold: true})
+			o2 := putWithLock(t, l, "k", "own", Lock{Retention: own, LegalHold: true})
 			if o2.LockMode != string(own.Mode) || !o2.LockUntil.Equal(own.Until) || !o2.LegalHold {
 				t.Fatalf("a write's own lock: %q until %v hold %v", o2.LockMode, o2.LockUntil, o2.LegalHold)
 			}
@@ -121,9 +121,9 @@ func TestVersionsLockDefaultRetention(t *testing.T) {
 func TestVersionsLockRemove(t *testing.T) {
 	l, root, clock := newLockLayer(t, objectlock.Default{})
 	until := clock.now().Add(time.Hour)
-	gov := putLocked(t, l, "gov", "g", Lock{Retention: objectlock.Retention{Mode: objectlock.Governance, Until: until}})
-	comp := putLocked(t, l, "comp", "c", Lock{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: until}})
-	hold := putLocked(t, l, "hold", "h", Lock{LegalHold: true})
+	gov := putWithLock(t, l, "gov", "g", Lock{Retention: objectlock.Retention{Mode: objectlock.Governance, Until: until}})
+	comp := putWithLock(t, l, "comp", "c", Lock{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: until}})
+	hold := putWithLock(t, l, "hold", "h", Lock{LegalHold: true})
 
 	removeBy := func(key, id string, bypass bool) error {
 		_, err := l.Remove(RemoveInput{Bucket: "bkt", Key: key, VersionID: id, BypassGovernance: bypass})
@@ -141,7 +141,7 @@ func TestVersionsLockRemove(t *testing.T) {
 	if !m.DeleteMarker {
 		t.Fatalf("DELETE without id of a locked version: %+v", m)
 	}
-	if _, b := readVersion(t, l, "comp", comp.VersionID); b != "c" {
+	if _, b := readByID(t, l, "comp", comp.VersionID); b != "c" {
 		t.Fatalf("locked version behind a marker: %q", b)
 	}
 	wantCode(t, removeBy("comp", comp.VersionID, true), s3err.AccessDenied, "noncurrent COMPLIANCE with bypass")
@@ -155,7 +155,7 @@ func TestVersionsLockRemove(t *testing.T) {
 	if err := removeBy("comp", comp.VersionID, false); err != nil {
 		t.Fatalf("COMPLIANCE after its date: %v", err)
 	}
-	absent(t, versionFile(t, root, "comp", comp.VersionID), "an expired COMPLIANCE version removed")
+	absent(t, versionFilePath(t, root, "comp", comp.VersionID), "an expired COMPLIANCE version removed")
 	wantCode(t, removeBy("hold", hold.VersionID, false), s3err.AccessDenied, "legal hold, any time")
 	if _, err := l.PutLegalHold("bkt", "hold", hold.VersionID, false, Conditions{}); err != nil {
 		t.Fatal(err)
@@ -198,7 +198,7 @@ func TestVersionsPutRetention(t *testing.T) {
 	if o, err := l.PutRetention("bkt", "k", v1.VersionID, ret(objectlock.Compliance, 2*time.Hour), false, Conditions{}); err != nil || !o.LockUntil.Equal(now.Add(2*time.Hour)) {
 		t.Fatalf("extending COMPLIANCE: %+v %v", o, err)
 	}
-	if o, _ := readVersion(t, l, "k", v1.VersionID); o.LockMode != "COMPLIANCE" || !o.LockUntil.Equal(now.Add(2*time.Hour)) {
+	if o, _ := readByID(t, l, "k", v1.VersionID); o.LockMode != "COMPLIANCE" || !o.LockUntil.Equal(now.Add(2*time.Hour)) {
 		t.Fatalf("stored retention: %q %v", o.LockMode, o.LockUntil)
 	}
 	if o, err := l.PutRetention("bkt", "k", "", ret(objectlock.Governance, time.Hour), false, Conditions{}); err != nil || o.VersionID == v1.VersionID {
@@ -291,7 +291,7 @@ func TestVersionsLockImmutableFile(t *testing.T) {
 		t.Skipf("the immutable flag is not available here: %s", why)
 	}
 	natural := filepath.Join(root, "bkt", "locked.txt")
-	v1 := putLocked(t, l, "locked.txt", "kept", Lock{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: clock.now().Add(time.Hour)}})
+	v1 := putWithLock(t, l, "locked.txt", "kept", Lock{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: clock.now().Add(time.Hour)}})
 	if !immutableFlag(t, natural) {
 		t.Fatalf("a locked current version's file has no immutable flag")
 	}
@@ -300,7 +300,7 @@ func TestVersionsLockImmutableFile(t *testing.T) {
 	}
 
 	m := remove(t, l, "locked.txt", "")
-	vp := versionFile(t, root, "locked.txt", v1.VersionID)
+	vp := versionFilePath(t, root, "locked.txt", v1.VersionID)
 	absent(t, natural, "a locked version behind a marker")
 	if !immutableFlag(t, vp) || inodeOf(t, vp) != v1.FileInode {
 		t.Fatalf("a demoted locked version's file lost its flag or its inode")
@@ -327,7 +327,7 @@ func TestVersionsLockImmutableFile(t *testing.T) {
 		t.Fatalf("legal hold lifted: %v, or the flag stayed", err)
 	}
 
-	v2p := versionFile(t, root, "locked.txt", v2.VersionID)
+	v2p := versionFilePath(t, root, "locked.txt", v2.VersionID)
 	put(t, l, "locked.txt", "over v2")
 	if _, err := l.PutLegalHold("bkt", "locked.txt", v2.VersionID, true, Conditions{}); err != nil || !immutableFlag(t, v2p) {
 		t.Fatalf("legal hold on a noncurrent version: %v, or no flag at its version path", err)
@@ -349,7 +349,7 @@ func TestVersionsLockImmutableFile(t *testing.T) {
 
 	// A current version under GOVERNANCE removed by id with bypass: its
 	// flagged file goes and the version before it is current again.
-	v3 := putLocked(t, l, "locked.txt", "governed", Lock{Retention: objectlock.Retention{Mode: objectlock.Governance, Until: clock.now().Add(time.Hour)}})
+	v3 := putWithLock(t, l, "locked.txt", "governed", Lock{Retention: objectlock.Retention{Mode: objectlock.Governance, Until: clock.now().Add(time.Hour)}})
 	if !immutableFlag(t, natural) {
 		t.Fatalf("a locked overwrite's file has no immutable flag")
 	}
@@ -369,7 +369,7 @@ func TestVersionsLockRecoverDemote(t *testing.T) {
 	if ok, why := l.fs.ImmutableSupport(); !ok {
 		t.Skipf("the immutable flag is not available here: %s", why)
 	}
-	v := putLocked(t, l, "k", "locked", Lock{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: clock.now().Add(time.Hour)}})
+	v := putWithLock(t, l, "k", "locked", Lock{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: clock.now().Add(time.Hour)}})
 	if err := l.fs.Demote("bkt", "k", toStorage(v.Location), v.VersionID, true); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // instead of answering NoSuchKey or NoSuchVersion. The moves are bounded;
 // the reads run until they end.
 func TestVersionsReadByIDDuringMoves(t *testing.T) {
-	l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+	l, _, _ := openVersioned(t, metadata.VersioningEnabled)
 	v1 := put(t, l, "k", "v1 bytes")
 	v2 := put(t, l, "k", "the v2 bytes")
 	const rounds = 300

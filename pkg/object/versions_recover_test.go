@@ -31,7 +31,7 @@ func TestVersionsRecoverDemoteNotCommitted(t *testing.T) {
 	for _, k := range versionKeys {
 		for _, read := range []string{"GET", "HEAD"} {
 			t.Run(k.name+" "+read, func(t *testing.T) {
-				l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+				l, root, _ := openVersioned(t, metadata.VersioningEnabled)
 				if k.setup != nil {
 					k.setup(t, l)
 				}
@@ -62,8 +62,8 @@ func TestVersionsRecoverDemoteNotCommitted(t *testing.T) {
 				if !ok || fi.Inode != v2.FileInode {
 					t.Fatalf("the demoted file is not back at the key's path with its inode: %+v %v", fi, ok)
 				}
-				absent(t, versionFile(t, root, k.key, v2.VersionID), "a demotion undone")
-				if got, want := shownIDs(keyVersions(t, l, k.key)), []string{v2.VersionID, v1.VersionID}; !slices.Equal(got, want) {
+				absent(t, versionFilePath(t, root, k.key, v2.VersionID), "a demotion undone")
+				if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{v2.VersionID, v1.VersionID}; !slices.Equal(got, want) {
 					t.Fatalf("versions: %v, want %v", got, want)
 				}
 			})
@@ -84,7 +84,7 @@ func TestVersionsRecoverPublishNotCommitted(t *testing.T) {
 				if prior == "the null version" {
 					status = ""
 				}
-				l, _, _ := newVersionedLayer(t, status)
+				l, _, _ := openVersioned(t, status)
 				if k.setup != nil {
 					k.setup(t, l)
 				}
@@ -113,10 +113,10 @@ func TestVersionsRecoverPublishNotCommitted(t *testing.T) {
 				if body != "the uncommitted write" || cur.VersionID == v1.VersionID || cur.VersionID == "" {
 					t.Fatalf("read after an uncommitted publish: %q version %q", body, cur.VersionID)
 				}
-				if o, b := readVersion(t, l, k.key, shownID(&v1)); b != "old version" || o.ETag != v1.ETag {
+				if o, b := readByID(t, l, k.key, shownID(&v1)); b != "old version" || o.ETag != v1.ETag {
 					t.Fatalf("the replaced version by id: %q %+v", b, o)
 				}
-				if got, want := shownIDs(keyVersions(t, l, k.key)), []string{cur.VersionID, shownID(&v1)}; !slices.Equal(got, want) {
+				if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{cur.VersionID, shownID(&v1)}; !slices.Equal(got, want) {
 					t.Fatalf("versions: %v, want %v", got, want)
 				}
 			})
@@ -131,7 +131,7 @@ func TestVersionsRecoverPublishNotCommitted(t *testing.T) {
 func TestVersionsRecoverPromotionNotMoved(t *testing.T) {
 	for _, k := range versionKeys {
 		t.Run(k.name, func(t *testing.T) {
-			l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+			l, root, _ := openVersioned(t, metadata.VersioningEnabled)
 			if k.setup != nil {
 				k.setup(t, l)
 			}
@@ -160,7 +160,7 @@ func TestVersionsRecoverPromotionNotMoved(t *testing.T) {
 			if fi, ok := l.fs.Identify("bkt", k.key, toStorage(cur.Location)); !ok || fi.Inode != v1.FileInode {
 				t.Fatalf("the promoted file is not at the key's path with its inode: %+v %v", fi, ok)
 			}
-			absent(t, versionFile(t, root, k.key, v1.VersionID), "a promoted version's old file")
+			absent(t, versionFilePath(t, root, k.key, v1.VersionID), "a promoted version's old file")
 		})
 	}
 }
@@ -172,7 +172,7 @@ func TestVersionsRecoverPromotionNotMoved(t *testing.T) {
 func TestVersionsRecoverCurrentFileVanished(t *testing.T) {
 	for _, k := range versionKeys {
 		t.Run(k.name, func(t *testing.T) {
-			l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+			l, _, _ := openVersioned(t, metadata.VersioningEnabled)
 			if k.setup != nil {
 				k.setup(t, l)
 			}
@@ -184,7 +184,7 @@ func TestVersionsRecoverCurrentFileVanished(t *testing.T) {
 			if cur, body := read(t, l, k.key); body != "v1 bytes" || cur.VersionID != v1.VersionID {
 				t.Fatalf("read after the current file vanished: %q version %q, want v1", body, cur.VersionID)
 			}
-			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{v1.VersionID}; !slices.Equal(got, want) {
+			if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{v1.VersionID}; !slices.Equal(got, want) {
 				t.Fatalf("versions: %v, want %v", got, want)
 			}
 
@@ -198,7 +198,7 @@ func TestVersionsRecoverCurrentFileVanished(t *testing.T) {
 			if header(e, "x-amz-version-id") != m.VersionID || header(e, "x-amz-delete-marker") != "true" {
 				t.Fatalf("headers %v, want the marker %s", e.Headers, m.VersionID)
 			}
-			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{m.VersionID + "(marker)", v1.VersionID}; !slices.Equal(got, want) {
+			if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{m.VersionID + "(marker)", v1.VersionID}; !slices.Equal(got, want) {
 				t.Fatalf("versions: %v, want %v", got, want)
 			}
 		})
@@ -213,14 +213,14 @@ func TestVersionsRecoverCurrentFileVanished(t *testing.T) {
 func TestVersionsRecoverPromotedFileVanished(t *testing.T) {
 	for _, k := range versionKeys {
 		t.Run(k.name, func(t *testing.T) {
-			l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+			l, root, _ := openVersioned(t, metadata.VersioningEnabled)
 			if k.setup != nil {
 				k.setup(t, l)
 			}
 			v1 := put(t, l, k.key, "v1 bytes")
 			v2 := put(t, l, k.key, "v2")
 			v3 := put(t, l, k.key, "v3")
-			if err := os.Remove(versionFile(t, root, k.key, v2.VersionID)); err != nil {
+			if err := os.Remove(versionFilePath(t, root, k.key, v2.VersionID)); err != nil {
 				t.Fatal(err)
 			}
 			if err := l.fs.Remove("bkt", k.key, toStorage(v3.Location)); err != nil {
@@ -229,13 +229,13 @@ func TestVersionsRecoverPromotedFileVanished(t *testing.T) {
 			if cur, body := read(t, l, k.key); body != "v1 bytes" || cur.VersionID != v1.VersionID {
 				t.Fatalf("first read after two files vanished: %q version %q, want v1", body, cur.VersionID)
 			}
-			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{v1.VersionID}; !slices.Equal(got, want) {
+			if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{v1.VersionID}; !slices.Equal(got, want) {
 				t.Fatalf("versions: %v, want %v", got, want)
 			}
 
 			v4 := put(t, l, k.key, "v4")
 			put(t, l, k.key, "v5")
-			if err := os.Remove(versionFile(t, root, k.key, v4.VersionID)); err != nil {
+			if err := os.Remove(versionFilePath(t, root, k.key, v4.VersionID)); err != nil {
 				t.Fatal(err)
 			}
 			cur, _ := read(t, l, k.key)
@@ -257,7 +257,7 @@ func TestVersionsRecoverPromotedFileVanished(t *testing.T) {
 func TestVersionsMarkerOverVanishedFile(t *testing.T) {
 	for _, k := range versionKeys {
 		t.Run(k.name, func(t *testing.T) {
-			l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+			l, _, _ := openVersioned(t, metadata.VersioningEnabled)
 			if k.setup != nil {
 				k.setup(t, l)
 			}
@@ -267,10 +267,10 @@ func TestVersionsMarkerOverVanishedFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := remove(t, l, k.key, "")
-			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{m.VersionID + "(marker)", v1.VersionID}; !slices.Equal(got, want) {
+			if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{m.VersionID + "(marker)", v1.VersionID}; !slices.Equal(got, want) {
 				t.Fatalf("versions: %v, want %v", got, want)
 			}
-			if _, b := readVersion(t, l, k.key, v1.VersionID); b != "v1 bytes" {
+			if _, b := readByID(t, l, k.key, v1.VersionID); b != "v1 bytes" {
 				t.Fatalf("v1 behind the marker: %q", b)
 			}
 
@@ -282,7 +282,7 @@ func TestVersionsMarkerOverVanishedFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			v4 := put(t, l, k.key, "v4")
-			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{v4.VersionID, v1.VersionID}; !slices.Equal(got, want) {
+			if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{v4.VersionID, v1.VersionID}; !slices.Equal(got, want) {
 				t.Fatalf("versions after a PUT over a vanished file: %v, want %v", got, want)
 			}
 		})
@@ -297,7 +297,7 @@ func TestVersionsMarkerOverVanishedFile(t *testing.T) {
 func TestVersionsWriteOverChangedFile(t *testing.T) {
 	for _, over := range []string{"PUT", "DELETE"} {
 		t.Run(over, func(t *testing.T) {
-			l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+			l, root, _ := openVersioned(t, metadata.VersioningEnabled)
 			v1 := put(t, l, "k", "AAAA")
 			p := filepath.Join(root, "bkt", "k")
 			if err := os.Remove(p); err != nil {
@@ -315,7 +315,7 @@ func TestVersionsWriteOverChangedFile(t *testing.T) {
 			} else {
 				remove(t, l, "k", "")
 			}
-			o, b := readVersion(t, l, "k", v1.VersionID)
+			o, b := readByID(t, l, "k", v1.VersionID)
 			if b != "BBBB" || o.ETag == v1.ETag || !o.LastModified.Equal(stamp) {
 				t.Fatalf("the replaced version: %q ETag %q LastModified %v; the bytes written behind the gateway's back must not carry ETag %q", b, o.ETag, o.LastModified, v1.ETag)
 			}
@@ -336,7 +336,7 @@ func TestVersionsFailedIndexWriteKeepsKey(t *testing.T) {
 			{"Suspended over the null version", metadata.VersioningSuspended, metadata.VersioningSuspended},
 		} {
 			t.Run(k.name+" "+tc.name, func(t *testing.T) {
-				l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+				l, root, _ := openVersioned(t, metadata.VersioningEnabled)
 				if k.setup != nil {
 					k.setup(t, l)
 				}
@@ -344,7 +344,7 @@ func TestVersionsFailedIndexWriteKeepsKey(t *testing.T) {
 				setVersioning(t, l, tc.before)
 				v1 := put(t, l, k.key, "v1 bytes")
 				setVersioning(t, l, tc.after)
-				before := shownIDs(keyVersions(t, l, k.key))
+				before := shownIDs(versionsOfKey(t, l, k.key))
 				l.failStore = func(Object) error { return full }
 				_, err := l.PutObject(PutInput{Bucket: "bkt", Key: k.key, Body: strings.NewReader("refused"), Size: 7})
 				wantCode(t, err, s3err.InsufficientStorage, "a versioned PUT with the index full")
@@ -363,11 +363,11 @@ func TestVersionsFailedIndexWriteKeepsKey(t *testing.T) {
 				if fi, ok := l.fs.Identify("bkt", k.key, toStorage(cur.Location)); !ok || fi.Inode != v1.FileInode {
 					t.Fatalf("the current file is not v1's inode: %+v %v", fi, ok)
 				}
-				absent(t, versionFile(t, root, k.key, v1.VersionID), "a failed write's demotion")
-				if got := shownIDs(keyVersions(t, l, k.key)); !slices.Equal(got, before) {
+				absent(t, versionFilePath(t, root, k.key, v1.VersionID), "a failed write's demotion")
+				if got := shownIDs(versionsOfKey(t, l, k.key)); !slices.Equal(got, before) {
 					t.Fatalf("versions after the failed writes: %v, want %v", got, before)
 				}
-				if _, b := readVersion(t, l, k.key, v0.VersionID); b != "v0" {
+				if _, b := readByID(t, l, k.key, v0.VersionID); b != "v0" {
 					t.Fatalf("v0: %q", b)
 				}
 			})
@@ -392,7 +392,7 @@ func TestVersionsConcurrentKey(t *testing.T) {
 // concurrentKey is one run of TestVersionsConcurrentKey on key in a bucket
 // of versioning state status that already holds a version with an id.
 func concurrentKey(t *testing.T, key string, setup func(*testing.T, *Layer), status string) {
-	l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+	l, _, _ := openVersioned(t, metadata.VersioningEnabled)
 	if setup != nil {
 		setup(t, l)
 	}

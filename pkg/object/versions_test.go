@@ -42,7 +42,7 @@ func othersOf(key string) []string {
 func TestVersionsEnabledKeepEveryVersion(t *testing.T) {
 	for _, k := range versionKeys {
 		t.Run(k.name, func(t *testing.T) {
-			l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+			l, root, _ := openVersioned(t, metadata.VersioningEnabled)
 			if k.setup != nil {
 				k.setup(t, l)
 			}
@@ -63,18 +63,18 @@ func TestVersionsEnabledKeepEveryVersion(t *testing.T) {
 				t.Fatalf("current: %q version %q, want %q version %q", body, cur.VersionID, bodies[2], made[2].VersionID)
 			}
 			for i, o := range made {
-				got, b := readVersion(t, l, k.key, o.VersionID)
+				got, b := readByID(t, l, k.key, o.VersionID)
 				if b != bodies[i] || got.VersionID != o.VersionID || got.ETag != o.ETag {
 					t.Fatalf("version %d by id: %q %q ETag %q, want %q %q ETag %q", i, b, got.VersionID, got.ETag, bodies[i], o.VersionID, o.ETag)
 				}
 				if i < 2 {
-					f, err := os.ReadFile(versionFile(t, root, k.key, o.VersionID))
+					f, err := os.ReadFile(versionFilePath(t, root, k.key, o.VersionID))
 					if err != nil || string(f) != bodies[i] {
 						t.Fatalf("file of noncurrent version %d: %q %v", i, f, err)
 					}
 				}
 			}
-			vs := keyVersions(t, l, k.key)
+			vs := versionsOfKey(t, l, k.key)
 			want := []string{made[2].VersionID, made[1].VersionID, made[0].VersionID}
 			if !slices.Equal(shownIDs(vs), want) {
 				t.Fatalf("ListVersions: %v, want %v", shownIDs(vs), want)
@@ -98,7 +98,7 @@ func TestVersionsEnabledKeepEveryVersion(t *testing.T) {
 func TestVersionsNullBeforeVersioning(t *testing.T) {
 	for _, k := range versionKeys {
 		t.Run(k.name, func(t *testing.T) {
-			l, _, _ := newVersionedLayer(t, "")
+			l, _, _ := openVersioned(t, "")
 			if k.setup != nil {
 				k.setup(t, l)
 			}
@@ -111,10 +111,10 @@ func TestVersionsNullBeforeVersioning(t *testing.T) {
 			setVersioning(t, l, metadata.VersioningEnabled)
 			v1 := put(t, l, k.key, "v1")
 			v2 := put(t, l, k.key, "v2")
-			if o, b := readVersion(t, l, k.key, metadata.NullVersion); b != "from before versioning" || o.VersionID != "" {
+			if o, b := readByID(t, l, k.key, metadata.NullVersion); b != "from before versioning" || o.VersionID != "" {
 				t.Fatalf("null version: %q %+v", b, o)
 			}
-			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{v2.VersionID, v1.VersionID, "null"}; !slices.Equal(got, want) {
+			if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{v2.VersionID, v1.VersionID, "null"}; !slices.Equal(got, want) {
 				t.Fatalf("ListVersions: %v, want %v", got, want)
 			}
 		})
@@ -128,7 +128,7 @@ func TestVersionsNullBeforeVersioning(t *testing.T) {
 func TestVersionsSuspended(t *testing.T) {
 	for _, k := range versionKeys {
 		t.Run(k.name, func(t *testing.T) {
-			l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+			l, root, _ := openVersioned(t, metadata.VersioningEnabled)
 			if k.setup != nil {
 				k.setup(t, l)
 			}
@@ -138,26 +138,26 @@ func TestVersionsSuspended(t *testing.T) {
 				t.Fatalf("PUT in a Suspended bucket answered version id %q, want the null version", o.VersionID)
 			}
 			put(t, l, k.key, "suspended 2")
-			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{"null", e1.VersionID}; !slices.Equal(got, want) {
+			if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{"null", e1.VersionID}; !slices.Equal(got, want) {
 				t.Fatalf("after two suspended PUTs: %v, want %v", got, want)
 			}
-			absent(t, versionFile(t, root, k.key, ""), "a current null version replaced in place")
-			if _, b := readVersion(t, l, k.key, e1.VersionID); b != "enabled 1" {
+			absent(t, versionFilePath(t, root, k.key, ""), "a current null version replaced in place")
+			if _, b := readByID(t, l, k.key, e1.VersionID); b != "enabled 1" {
 				t.Fatalf("version %s: %q", e1.VersionID, b)
 			}
 
 			setVersioning(t, l, metadata.VersioningEnabled)
 			e2 := put(t, l, k.key, "enabled 2")
-			if f, err := os.ReadFile(versionFile(t, root, k.key, "")); err != nil || string(f) != "suspended 2" {
+			if f, err := os.ReadFile(versionFilePath(t, root, k.key, "")); err != nil || string(f) != "suspended 2" {
 				t.Fatalf("the null version made noncurrent: file %q %v", f, err)
 			}
 			setVersioning(t, l, metadata.VersioningSuspended)
 			put(t, l, k.key, "suspended 3")
-			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{"null", e2.VersionID, e1.VersionID}; !slices.Equal(got, want) {
+			if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{"null", e2.VersionID, e1.VersionID}; !slices.Equal(got, want) {
 				t.Fatalf("after a suspended PUT over a noncurrent null: %v, want %v", got, want)
 			}
-			absent(t, versionFile(t, root, k.key, ""), "the noncurrent null version dropped")
-			if _, b := readVersion(t, l, k.key, "null"); b != "suspended 3" {
+			absent(t, versionFilePath(t, root, k.key, ""), "the noncurrent null version dropped")
+			if _, b := readByID(t, l, k.key, "null"); b != "suspended 3" {
 				t.Fatalf("null version: %q", b)
 			}
 
@@ -165,10 +165,10 @@ func TestVersionsSuspended(t *testing.T) {
 			if out != (Removed{VersionID: "null", DeleteMarker: true}) {
 				t.Fatalf("suspended DELETE: %+v, want a null delete marker", out)
 			}
-			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{"null(marker)", e2.VersionID, e1.VersionID}; !slices.Equal(got, want) {
+			if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{"null(marker)", e2.VersionID, e1.VersionID}; !slices.Equal(got, want) {
 				t.Fatalf("after a suspended DELETE: %v, want %v", got, want)
 			}
-			absent(t, versionFile(t, root, k.key, ""), "the null version replaced by a marker")
+			absent(t, versionFilePath(t, root, k.key, ""), "the null version replaced by a marker")
 			if k.natural {
 				absent(t, filepath.Join(root, "bkt", k.key), "the null version replaced by a marker")
 			}
@@ -179,10 +179,10 @@ func TestVersionsSuspended(t *testing.T) {
 			e3 := put(t, l, k.key, "enabled 3")
 			setVersioning(t, l, metadata.VersioningSuspended)
 			remove(t, l, k.key, "")
-			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{"null(marker)", e3.VersionID, e2.VersionID, e1.VersionID}; !slices.Equal(got, want) {
+			if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{"null(marker)", e3.VersionID, e2.VersionID, e1.VersionID}; !slices.Equal(got, want) {
 				t.Fatalf("after a suspended DELETE over a version with an id: %v, want %v", got, want)
 			}
-			if _, b := readVersion(t, l, k.key, e3.VersionID); b != "enabled 3" {
+			if _, b := readByID(t, l, k.key, e3.VersionID); b != "enabled 3" {
 				t.Fatalf("the version a suspended DELETE demoted: %q", b)
 			}
 			remove(t, l, k.key, "null")
@@ -204,7 +204,7 @@ func TestVersionsSuspended(t *testing.T) {
 func TestVersionsDeleteMarkerAndDeletesByID(t *testing.T) {
 	for _, k := range versionKeys {
 		t.Run(k.name, func(t *testing.T) {
-			l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+			l, root, _ := openVersioned(t, metadata.VersioningEnabled)
 			if k.setup != nil {
 				k.setup(t, l)
 			}
@@ -231,10 +231,10 @@ func TestVersionsDeleteMarkerAndDeletesByID(t *testing.T) {
 			if _, ok := l.fs.Identify("bkt", k.key, toStorage(v2.Location)); ok {
 				t.Fatalf("the file of the version behind a delete marker is still at the key's path")
 			}
-			if f, err := os.ReadFile(versionFile(t, root, k.key, v2.VersionID)); err != nil || string(f) != "v2 bytes" {
+			if f, err := os.ReadFile(versionFilePath(t, root, k.key, v2.VersionID)); err != nil || string(f) != "v2 bytes" {
 				t.Fatalf("version path after DELETE: %q %v", f, err)
 			}
-			if inodeOf(t, versionFile(t, root, k.key, v2.VersionID)) != v2.FileInode {
+			if inodeOf(t, versionFilePath(t, root, k.key, v2.VersionID)) != v2.FileInode {
 				t.Fatalf("the delete marker's demotion copied the file instead of moving it")
 			}
 			for what, err := range map[string]error{
@@ -263,7 +263,7 @@ func TestVersionsDeleteMarkerAndDeletesByID(t *testing.T) {
 			if k.natural && inodeOf(t, natural) != v2.FileInode {
 				t.Fatalf("the undeleted version's file is not the same inode")
 			}
-			absent(t, versionFile(t, root, k.key, v2.VersionID), "the version made current again")
+			absent(t, versionFilePath(t, root, k.key, v2.VersionID), "the version made current again")
 
 			if out := remove(t, l, k.key, v2.VersionID); out != (Removed{VersionID: v2.VersionID}) {
 				t.Fatalf("DELETE of the current version by id: %+v", out)
@@ -274,15 +274,15 @@ func TestVersionsDeleteMarkerAndDeletesByID(t *testing.T) {
 			if k.natural && inodeOf(t, natural) != v1.FileInode {
 				t.Fatalf("the promoted version's file is not the same inode")
 			}
-			absent(t, versionFile(t, root, k.key, v2.VersionID), "a removed version")
-			absent(t, versionFile(t, root, k.key, v1.VersionID), "the promoted version")
+			absent(t, versionFilePath(t, root, k.key, v2.VersionID), "a removed version")
+			absent(t, versionFilePath(t, root, k.key, v1.VersionID), "the promoted version")
 			_, err = l.OpenVersion("bkt", k.key, v2.VersionID)
 			wantCode(t, err, s3err.NoSuchVersion, "GET of a removed version")
 
 			v3 := put(t, l, k.key, "v3")
 			remove(t, l, k.key, v1.VersionID)
-			absent(t, versionFile(t, root, k.key, v1.VersionID), "a removed noncurrent version")
-			if got, want := shownIDs(keyVersions(t, l, k.key)), []string{v3.VersionID}; !slices.Equal(got, want) {
+			absent(t, versionFilePath(t, root, k.key, v1.VersionID), "a removed noncurrent version")
+			if got, want := shownIDs(versionsOfKey(t, l, k.key)), []string{v3.VersionID}; !slices.Equal(got, want) {
 				t.Fatalf("versions: %v, want %v", got, want)
 			}
 			if out := remove(t, l, k.key, v1.VersionID); out != (Removed{VersionID: v1.VersionID}) {
@@ -299,7 +299,7 @@ func TestVersionsDeleteMarkerAndDeletesByID(t *testing.T) {
 // TestVersionsDeleteBucketWithMarkers: a bucket whose keys are all
 // behind delete markers, or that holds nothing but markers, is not empty.
 func TestVersionsDeleteBucketWithMarkers(t *testing.T) {
-	l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+	l, _, _ := openVersioned(t, metadata.VersioningEnabled)
 	v := put(t, l, "k", "body")
 	remove(t, l, "k", "")
 	wantCode(t, l.DeleteBucket("bkt"), s3err.BucketNotEmpty, "DeleteBucket with a version behind a marker")
@@ -321,7 +321,7 @@ func TestVersionsDeleteBucketWithMarkers(t *testing.T) {
 // directory with no bytes: it becomes noncurrent behind a marker and
 // current again when the marker goes, with the directory kept.
 func TestVersionsFolderKey(t *testing.T) {
-	l, root, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+	l, root, _ := openVersioned(t, metadata.VersioningEnabled)
 	f1 := put(t, l, "dir/", "")
 	f2 := put(t, l, "dir/", "")
 	if f1.Location != metadata.Directory || f1.VersionID == "" || f2.VersionID <= f1.VersionID {
@@ -330,7 +330,7 @@ func TestVersionsFolderKey(t *testing.T) {
 	m := remove(t, l, "dir/", "")
 	_, err := l.OpenObject("bkt", "dir/")
 	wantCode(t, err, s3err.NoSuchKey, "GET of a deleted folder")
-	if o, _ := readVersion(t, l, "dir/", f1.VersionID); o.VersionID != f1.VersionID {
+	if o, _ := readByID(t, l, "dir/", f1.VersionID); o.VersionID != f1.VersionID {
 		t.Fatalf("folder version by id: %+v", o)
 	}
 	remove(t, l, "dir/", m.VersionID)
@@ -349,7 +349,7 @@ func TestVersionsFolderKey(t *testing.T) {
 // TestVersionsCopy copies from an old version, and onto the source itself
 // in a versioned bucket, where it makes a new version.
 func TestVersionsCopy(t *testing.T) {
-	l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+	l, _, _ := openVersioned(t, metadata.VersioningEnabled)
 	v1 := put(t, l, "src", "old bytes")
 	v2 := put(t, l, "src", "new bytes")
 	c, err := l.CopyObject(CopyInput{SrcBucket: "bkt", SrcKey: "src", SrcVersionID: v1.VersionID, DstBucket: "bkt", DstKey: "dst"})
@@ -369,7 +369,7 @@ func TestVersionsCopy(t *testing.T) {
 	if o, b := read(t, l, "src"); b != "new bytes" || o.ContentType != "text/x-new" || o.VersionID != self.VersionID {
 		t.Fatalf("after the copy onto itself: %q %+v", b, o)
 	}
-	if _, b := readVersion(t, l, "src", v2.VersionID); b != "new bytes" {
+	if _, b := readByID(t, l, "src", v2.VersionID); b != "new bytes" {
 		t.Fatalf("the version copied onto itself: %q", b)
 	}
 	back, err := l.CopyObject(CopyInput{SrcBucket: "bkt", SrcKey: "src", SrcVersionID: v1.VersionID, DstBucket: "bkt", DstKey: "src"})
@@ -379,7 +379,7 @@ func TestVersionsCopy(t *testing.T) {
 	if _, b := read(t, l, "src"); b != "old bytes" {
 		t.Fatalf("restored by copy: %q", b)
 	}
-	if got, want := shownIDs(keyVersions(t, l, "src")), []string{back.VersionID, self.VersionID, v2.VersionID, v1.VersionID}; !slices.Equal(got, want) {
+	if got, want := shownIDs(versionsOfKey(t, l, "src")), []string{back.VersionID, self.VersionID, v2.VersionID, v1.VersionID}; !slices.Equal(got, want) {
 		t.Fatalf("versions: %v, want %v", got, want)
 	}
 	remove(t, l, "src", "")
@@ -391,7 +391,7 @@ func TestVersionsCopy(t *testing.T) {
 // stays, a retried completion answers the same version id, and
 // UploadPartCopy reads an old version.
 func TestVersionsMultipart(t *testing.T) {
-	l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+	l, _, _ := openVersioned(t, metadata.VersioningEnabled)
 	v1 := put(t, l, "mp", "single-part version")
 	id := mpStart(t, l, "mp")
 	p := mpUpload(t, l, "mp", id, 1, []byte("multipart version"))
@@ -410,10 +410,10 @@ func TestVersionsMultipart(t *testing.T) {
 	if again.VersionID != done.VersionID || again.ETag != done.ETag {
 		t.Fatalf("retried completion answered %q %q, want %q %q", again.VersionID, again.ETag, done.VersionID, done.ETag)
 	}
-	if got, want := shownIDs(keyVersions(t, l, "mp")), []string{done.VersionID, v1.VersionID}; !slices.Equal(got, want) {
+	if got, want := shownIDs(versionsOfKey(t, l, "mp")), []string{done.VersionID, v1.VersionID}; !slices.Equal(got, want) {
 		t.Fatalf("versions: %v, want %v", got, want)
 	}
-	if _, b := readVersion(t, l, "mp", v1.VersionID); b != "single-part version" {
+	if _, b := readByID(t, l, "mp", v1.VersionID); b != "single-part version" {
 		t.Fatalf("the version a completion replaced: %q", b)
 	}
 
@@ -456,7 +456,7 @@ func TestVersionsMultipart(t *testing.T) {
 // without the marker's headers; a copy from a key whose latest version is
 // a marker is NoSuchKey.
 func TestVersionsCopyFromDeleteMarker(t *testing.T) {
-	l, _, _ := newVersionedLayer(t, metadata.VersioningEnabled)
+	l, _, _ := openVersioned(t, metadata.VersioningEnabled)
 	put(t, l, "src", "bytes")
 	m := remove(t, l, "src", "")
 	_, err := l.CopyObject(CopyInput{SrcBucket: "bkt", SrcKey: "src", SrcVersionID: m.VersionID, DstBucket: "bkt", DstKey: "dst"})
