@@ -143,6 +143,10 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"GetObjectAttributes", s.getObjectAttributes}
 			case "acl":
 				return operation{"GetObjectAcl", s.getObjectACL}
+			case "retention":
+				return operation{"GetObjectRetention", s.getObjectRetention}
+			case "legal-hold":
+				return operation{"GetObjectLegalHold", s.getObjectLegalHold}
 			}
 			if sub == "" || sub == "partNumber" || sub == "versionId" {
 				return operation{"GetObject", s.getObject}
@@ -163,6 +167,10 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"PutObjectTagging", s.putObjectTagging}
 			case "acl":
 				return operation{"PutObjectAcl", s.putObjectACL}
+			case "retention":
+				return operation{"PutObjectRetention", s.putObjectRetention}
+			case "legal-hold":
+				return operation{"PutObjectLegalHold", s.putObjectLegalHold}
 			}
 			if sub == "" {
 				if h.Get("X-Amz-Copy-Source") != "" {

@@ -73,6 +73,9 @@ type Layer struct {
 	// cacheControlSet is set once UpdateBucket gives a bucket a default
 	// Cache-Control (BucketCacheControlSet).
 	cacheControlSet atomic.Bool
+	// versioningSet is set once CreateBucket or UpdateBucket gives a
+	// bucket a versioning state (BucketVersioningSet).
+	versioningSet atomic.Bool
 	// gates coordinate the writers of each upload's region with its
 	// completion and abort (multipart_region.go).
 	gates regionGates
