@@ -1,5 +1,5 @@
 // Package testfs gives tests a directory on a filesystem of a chosen kind
-// (ext4, XFS, Btrfs, tmpfs), so that the storage contract, the crash
+// (ext4, XFS, Btrfs, tmpfs, ramfs), so that the storage contract, the crash
 // harness and the end-to-end scripts run on each filesystem ObjectGateway
 // is deployed on, not only on the one that holds the machine's /tmp.
 //
@@ -7,7 +7,8 @@
 // device it is attached to, the filesystem made on it and its mount; or,
 // for tmpfs, a mount with a size limit. Close (or the test's cleanup, for
 // Dir) unmounts the filesystem, detaches the loop device and removes the
-// image, and does so even when the test failed.
+// image, and does so even when the test failed. Ramfs, a mount without
+// a size limit, stands for filesystems without file flags.
 //
 // Dir mounts one filesystem for one test. The onfs command mounts one for
 // a whole command and points TMPDIR at it, which moves every t.TempDir of

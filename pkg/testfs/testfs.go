@@ -19,16 +19,20 @@ import (
 type Kind string
 
 // The kinds testfs makes. Ext4, XFS and Btrfs are made on a loop device
-// over a sparse image; Tmpfs is a size-limited tmpfs mount.
+// over a sparse image; Tmpfs is a size-limited tmpfs mount. Ramfs, a
+// memory filesystem without a size limit, stands for the filesystems
+// without file flags (FS_IOC_GETFLAGS, and so no immutable flag), which
+// tmpfs has had since Linux 6.0.
 const (
 	Ext4  Kind = "ext4"
 	XFS   Kind = "xfs"
 	Btrfs Kind = "btrfs"
 	Tmpfs Kind = "tmpfs"
+	Ramfs Kind = "ramfs"
 )
 
 // Kinds returns every kind, in the order the CI matrix runs them.
-func Kinds() []Kind { return []Kind{Ext4, XFS, Btrfs, Tmpfs} }
+func Kinds() []Kind { return []Kind{Ext4, XFS, Btrfs, Tmpfs, Ramfs} }
 
 // ParseKind returns the Kind named s, or an error naming the kinds there
 // are.
@@ -38,7 +42,7 @@ func ParseKind(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("testfs: unknown filesystem %q (want ext4, xfs, btrfs or tmpfs)", s)
+	return "", fmt.Errorf("testfs: unknown filesystem %q (want ext4, xfs, btrfs, tmpfs or ramfs)", s)
 }
 
 // magic is the statfs f_type each kind reports, which New checks after
@@ -54,6 +58,8 @@ func (k Kind) magic() int64 {
 		return unix.BTRFS_SUPER_MAGIC
 	case Tmpfs:
 		return unix.TMPFS_MAGIC
+	case Ramfs:
+		return unix.RAMFS_MAGIC
 	}
 	return 0
 }
@@ -81,8 +87,8 @@ const DefaultSize = 2 << 30
 // Options configures New.
 type Options struct {
 	// Size is the filesystem's size in bytes: the image's length, or
-	// tmpfs's size limit. Zero means DefaultSize. mkfs.xfs refuses less
-	// than 300 MiB.
+	// tmpfs's size limit (ramfs has none). Zero means DefaultSize.
+	// mkfs.xfs refuses less than 300 MiB.
 	Size int64
 }
 
@@ -166,7 +172,7 @@ func available(kind Kind) error {
 	if _, err := lookPath("mount"); err != nil {
 		return missing("mount (util-linux) is not installed")
 	}
-	if kind == Tmpfs {
+	if kind == Tmpfs || kind == Ramfs {
 		return nil
 	}
 	if _, err := os.Stat("/dev/loop-control"); err != nil {
@@ -185,8 +191,11 @@ func available(kind Kind) error {
 // mount makes and mounts the filesystem, recording in f what Close must
 // undo as it goes.
 func (f *FS) mount(size int64, work string) error {
-	if f.Kind == Tmpfs {
+	switch f.Kind {
+	case Tmpfs:
 		return f.run("mount", "-t", "tmpfs", "-o", "size="+strconv.FormatInt(size, 10)+",mode=0700", "tmpfs", f.mnt)
+	case Ramfs:
+		return f.run("mount", "-t", "ramfs", "-o", "mode=0700", "ramfs", f.mnt)
 	}
 	f.image = filepath.Join(work, string(f.Kind)+".img")
 	img, err := os.OpenFile(f.image, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)

@@ -26,7 +26,7 @@ import (
 func main() { os.Exit(run()) }
 
 func run() int {
-	kindName := flag.String("fs", "", "the filesystem: ext4, xfs, btrfs or tmpfs")
+	kindName := flag.String("fs", "", "the filesystem: ext4, xfs, btrfs, tmpfs or ramfs")
 	size := flag.Int64("size", 0, "the filesystem's size in bytes (0: testfs.DefaultSize)")
 	flag.Usage = func() {
 		fmt.Fprintln(flag.CommandLine.Output(), "usage: onfs -fs KIND [-size BYTES] -- command [args...]")
