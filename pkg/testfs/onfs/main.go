@@ -68,15 +68,32 @@ func run() int {
 }
 
 // runOn runs args with TMPDIR on f and returns its exit status. An
-// interrupt reaches the command (it shares the terminal's process group)
-// and onfs waits for it, so that the filesystem is removed after it ends.
+// interrupt or a termination is passed on to the command and onfs waits
+// for it to end, so that the filesystem is removed after it.
 func runOn(f *testfs.FS, args []string) int {
-	signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Reset(syscall.SIGINT, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(), "TMPDIR="+f.Dir, "OBJECTGATEWAY_TEST_FS="+string(f.Kind))
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "onfs:", err)
+		return 1
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				_ = cmd.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
