@@ -11,7 +11,9 @@
 #
 # The main flows then run again over HTTPS against a second gateway started
 # with --tls-self-signed, the AWS CLI trusting its certificate through
-# --ca-bundle.
+# --ca-bundle. Last come versioning and Object Lock through s3api, and
+# version listings and reads through rclone's --s3-versions (Debian's
+# rclone; outside CI its checks are skipped when it is missing).
 #
 # Usage: bash .ci/e2e-awscli.sh
 #   E2E_BIN=path   use this gateway binary instead of building one
@@ -48,6 +50,12 @@ stop_gw() {
 cleanup() {
 	stop_gw "$GW_PID"
 	stop_gw "$TLS_PID"
+	# A gateway run as root sets the immutable flag on the files of
+	# versions under Object Lock, and the checks leave one under a
+	# COMPLIANCE retention that no request can lift.
+	if command -v chattr >/dev/null; then
+		chattr -R -i "$WORK" 2>/dev/null || true
+	fi
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -520,5 +528,333 @@ check "https: ls, sync up, sync down and diff -r, sync again transfers nothing" 
 check "https: presign + curl --cacert and cmp" step_tls_presign
 check "https: refused without --ca-bundle, plain HTTP answered 400" step_tls_refusals
 check "https: rm --recursive and rb" step_tls_rm_rb
+
+# --- Versioning and Object Lock, through the CLI's s3api, boto3's own
+# checks (in e2e_boto3.py) and rclone's --s3-versions. The checks of this
+# block share what they learn (version ids) through VL_* variables.
+VL_BUCKET=e2e-versions
+VL_LOCK=e2e-lock
+VL_KEY=doc.txt
+VL_IDS=()   # the version ids of doc.txt's three PUTs, oldest first
+VL_MARKER=""
+mkdir -p "$WORK/vl"
+for n in 1 2 3; do
+	printf 'version %d of doc.txt\n' "$n" >"$WORK/vl/v$n.txt"
+done
+
+# vl_refused CODE CMD... runs CMD, which must fail with an error naming CODE.
+vl_refused() {
+	local code=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		echo "succeeded, but $code was expected: $out"
+		return 1
+	fi
+	echo "$out"
+	grep -q "$code" <<<"$out"
+}
+
+# vl_versions BUCKET [ARGS...] prints list-object-versions' versions and
+# markers as "V|M<TAB>key<TAB>id<TAB>IsLatest" lines, newest first per key.
+vl_versions() {
+	local bucket=$1
+	shift
+	aws_ s3api list-object-versions --bucket "$bucket" "$@" --output json |
+		"$PY" -c '
+import json, sys
+# The CLI prints nothing at all for a listing with no entries.
+doc = json.loads(sys.stdin.read() or "{}")
+for kind, name in (("V", "Versions"), ("M", "DeleteMarkers")):
+    for v in doc.get(name) or []:
+        print("%s\t%s\t%s\t%s" % (kind, v["Key"], v["VersionId"], v["IsLatest"]))
+'
+}
+
+step_vl_enable() {
+	aws_ s3api create-bucket --bucket "$VL_BUCKET" >/dev/null &&
+		[[ $(aws_ s3api get-bucket-versioning --bucket "$VL_BUCKET" --query 'Status || `none`' --output text) == none ]] &&
+		aws_ s3api put-bucket-versioning --bucket "$VL_BUCKET" --versioning-configuration Status=Enabled &&
+		[[ $(aws_ s3api get-bucket-versioning --bucket "$VL_BUCKET" --query Status --output text) == Enabled ]]
+}
+
+step_vl_put3() {
+	local n id
+	VL_IDS=()
+	for n in 1 2 3; do
+		id=$(aws_ s3api put-object --bucket "$VL_BUCKET" --key "$VL_KEY" --body "$WORK/vl/v$n.txt" \
+			--query VersionId --output text) || return 1
+		echo "PUT $n: VersionId $id"
+		[[ -n $id && $id != null && $id != None ]] || return 1
+		VL_IDS+=("$id")
+	done
+	[[ $(printf '%s\n' "${VL_IDS[@]}" | sort -u | wc -l) == 3 ]]
+}
+
+# The newest version first, and only it IsLatest; the CLI's own paging
+# (--page-size sends max-keys) and --max-items with --starting-token give
+# the same three.
+step_vl_list() {
+	local out want page token
+	want=$(printf 'V\t%s\t%s\tTrue\nV\t%s\t%s\tFalse\nV\t%s\t%s\tFalse' \
+		"$VL_KEY" "${VL_IDS[2]}" "$VL_KEY" "${VL_IDS[1]}" "$VL_KEY" "${VL_IDS[0]}")
+	out=$(vl_versions "$VL_BUCKET") && echo "$out" && [[ $out == "$want" ]] &&
+		out=$(vl_versions "$VL_BUCKET" --page-size 1) && [[ $out == "$want" ]] &&
+		page=$(aws_ s3api list-object-versions --bucket "$VL_BUCKET" --max-items 2 --output json) &&
+		token=$("$PY" -c 'import json, sys; d = json.load(sys.stdin); print(len(d["Versions"]), d["NextToken"])' <<<"$page") &&
+		echo "first page: $token" &&
+		[[ ${token%% *} == 2 ]] &&
+		out=$(vl_versions "$VL_BUCKET" --starting-token "${token#* }") && echo "$out" &&
+		[[ $out == "$(printf 'V\t%s\t%s\tFalse' "$VL_KEY" "${VL_IDS[0]}")" ]]
+}
+
+step_vl_get_old() {
+	local id
+	id=$(aws_ s3api get-object --bucket "$VL_BUCKET" --key "$VL_KEY" --version-id "${VL_IDS[0]}" \
+		"$WORK/vl/got1.txt" --query VersionId --output text) &&
+		[[ $id == "${VL_IDS[0]}" ]] &&
+		cmp "$WORK/vl/v1.txt" "$WORK/vl/got1.txt" &&
+		aws_ s3api get-object --bucket "$VL_BUCKET" --key "$VL_KEY" "$WORK/vl/got3.txt" >/dev/null &&
+		cmp "$WORK/vl/v3.txt" "$WORK/vl/got3.txt"
+}
+
+step_vl_marker() {
+	local out
+	out=$(aws_ s3api delete-object --bucket "$VL_BUCKET" --key "$VL_KEY" --query '[DeleteMarker, VersionId]' --output text) &&
+		echo "$out" &&
+		[[ $(cut -f1 <<<"$out") == True ]] &&
+		VL_MARKER=$(cut -f2 <<<"$out") &&
+		[[ -n $VL_MARKER && $VL_MARKER != null ]] &&
+		vl_refused '(404)' aws_ s3api head-object --bucket "$VL_BUCKET" --key "$VL_KEY" &&
+		out=$(vl_versions "$VL_BUCKET") && echo "$out" &&
+		grep -qxF "$(printf 'M\t%s\t%s\tTrue' "$VL_KEY" "$VL_MARKER")" <<<"$out" &&
+		[[ $(grep -c '^V.*False$' <<<"$out") == 3 ]] &&
+		[[ -z $(aws_ s3api list-objects-v2 --bucket "$VL_BUCKET" --query 'Contents[].Key' --output text | grep -v None) ]]
+}
+
+step_vl_undelete() {
+	aws_ s3api delete-object --bucket "$VL_BUCKET" --key "$VL_KEY" --version-id "$VL_MARKER" &&
+		[[ $(aws_ s3api head-object --bucket "$VL_BUCKET" --key "$VL_KEY" --query VersionId --output text) == "${VL_IDS[2]}" ]] &&
+		[[ -z $(vl_versions "$VL_BUCKET" | grep '^M') ]]
+}
+
+step_vl_delete_version() {
+	local out
+	out=$(aws_ s3api delete-object --bucket "$VL_BUCKET" --key "$VL_KEY" --version-id "${VL_IDS[1]}" \
+		--query VersionId --output text) && [[ $out == "${VL_IDS[1]}" ]] &&
+		vl_refused NoSuchVersion aws_ s3api get-object --bucket "$VL_BUCKET" --key "$VL_KEY" \
+			--version-id "${VL_IDS[1]}" "$WORK/vl/gone.txt" &&
+		out=$(vl_versions "$VL_BUCKET") && echo "$out" &&
+		[[ $out == "$(printf 'V\t%s\t%s\tTrue\nV\t%s\t%s\tFalse' "$VL_KEY" "${VL_IDS[2]}" "$VL_KEY" "${VL_IDS[0]}")" ]]
+}
+
+# Suspended: a PUT writes the null version, which the next PUT replaces;
+# the versions made before stay.
+step_vl_suspend() {
+	local out
+	aws_ s3api put-bucket-versioning --bucket "$VL_BUCKET" --versioning-configuration Status=Suspended &&
+		[[ $(aws_ s3api get-bucket-versioning --bucket "$VL_BUCKET" --query Status --output text) == Suspended ]] &&
+		[[ $(aws_ s3api put-object --bucket "$VL_BUCKET" --key "$VL_KEY" --body "$WORK/vl/v1.txt" --query VersionId --output text) == null ]] &&
+		[[ $(aws_ s3api put-object --bucket "$VL_BUCKET" --key "$VL_KEY" --body "$WORK/vl/v2.txt" --query VersionId --output text) == null ]] &&
+		[[ $(aws_ s3api head-object --bucket "$VL_BUCKET" --key "$VL_KEY" --query VersionId --output text) == null ]] &&
+		out=$(vl_versions "$VL_BUCKET") && echo "$out" &&
+		[[ $out == "$(printf 'V\t%s\tnull\tTrue\nV\t%s\t%s\tFalse\nV\t%s\t%s\tFalse' "$VL_KEY" "$VL_KEY" "${VL_IDS[2]}" "$VL_KEY" "${VL_IDS[0]}")" ]] &&
+		aws_ s3api get-object --bucket "$VL_BUCKET" --key "$VL_KEY" --version-id null "$WORK/vl/null.txt" >/dev/null &&
+		cmp "$WORK/vl/v2.txt" "$WORK/vl/null.txt"
+}
+
+# Lock headers on a bucket without Object Lock are refused.
+step_vl_lock_refused() {
+	vl_refused InvalidRequest aws_ s3api put-object --bucket "$VL_BUCKET" --key locked.txt \
+		--body "$WORK/vl/v1.txt" --checksum-algorithm CRC32 --object-lock-legal-hold-status ON &&
+		vl_refused InvalidRequest aws_ s3api put-object-legal-hold --bucket "$VL_BUCKET" --key "$VL_KEY" \
+			--legal-hold Status=ON
+}
+
+# create-bucket --object-lock-enabled-for-bucket: versioning on, and it
+# cannot be suspended; a default GOVERNANCE retention of one day then
+# applies to every PUT that names none.
+step_vl_lock_bucket() {
+	local out
+	aws_ s3api create-bucket --bucket "$VL_LOCK" --object-lock-enabled-for-bucket >/dev/null &&
+		[[ $(aws_ s3api get-bucket-versioning --bucket "$VL_LOCK" --query Status --output text) == Enabled ]] &&
+		[[ $(aws_ s3api get-object-lock-configuration --bucket "$VL_LOCK" --query ObjectLockConfiguration.ObjectLockEnabled --output text) == Enabled ]] &&
+		vl_refused InvalidBucketState aws_ s3api put-bucket-versioning --bucket "$VL_LOCK" \
+			--versioning-configuration Status=Suspended &&
+		aws_ s3api put-object-lock-configuration --bucket "$VL_LOCK" --object-lock-configuration \
+			'{"ObjectLockEnabled":"Enabled","Rule":{"DefaultRetention":{"Mode":"GOVERNANCE","Days":1}}}' &&
+		out=$(aws_ s3api get-object-lock-configuration --bucket "$VL_LOCK" \
+			--query 'ObjectLockConfiguration.Rule.DefaultRetention.[Mode, Days]' --output text) &&
+		echo "default retention: $out" &&
+		[[ $out == "$(printf 'GOVERNANCE\t1')" ]]
+}
+
+VL_GOV=""
+step_vl_default_retention() {
+	local out until now
+	VL_GOV=$(aws_ s3api put-object --bucket "$VL_LOCK" --key gov.txt --body "$WORK/vl/v1.txt" --query VersionId --output text) &&
+		echo "gov.txt $VL_GOV" &&
+		out=$(aws_ s3api head-object --bucket "$VL_LOCK" --key gov.txt \
+			--query '[ObjectLockMode, ObjectLockRetainUntilDate, VersionId]' --output text) &&
+		echo "$out" &&
+		[[ $(cut -f1 <<<"$out") == GOVERNANCE && $(cut -f3 <<<"$out") == "$VL_GOV" ]] &&
+		until=$(date -u -d "$(cut -f2 <<<"$out")" +%s) && now=$(date -u +%s) &&
+		((until > now + 86400 - 600 && until < now + 86400 + 600))
+}
+
+step_vl_governance() {
+	vl_refused AccessDenied aws_ s3api delete-object --bucket "$VL_LOCK" --key gov.txt --version-id "$VL_GOV" &&
+		aws_ s3api head-object --bucket "$VL_LOCK" --key gov.txt --version-id "$VL_GOV" >/dev/null &&
+		aws_ s3api delete-object --bucket "$VL_LOCK" --key gov.txt --version-id "$VL_GOV" --bypass-governance-retention &&
+		vl_refused '(404)' aws_ s3api head-object --bucket "$VL_LOCK" --key gov.txt --version-id "$VL_GOV"
+}
+
+# Leaving the default GOVERNANCE retention for COMPLIANCE takes the
+# bypass; COMPLIANCE then cannot be shortened or deleted, bypass or not.
+step_vl_compliance() {
+	local id later sooner out
+	later=$(date -u -d '+3 days' +%Y-%m-%dT%H:%M:%SZ) && sooner=$(date -u -d '+2 days' +%Y-%m-%dT%H:%M:%SZ) &&
+		id=$(aws_ s3api put-object --bucket "$VL_LOCK" --key compliance.txt --body "$WORK/vl/v2.txt" --query VersionId --output text) &&
+		aws_ s3api put-object-retention --bucket "$VL_LOCK" --key compliance.txt --version-id "$id" \
+			--bypass-governance-retention --retention "{\"Mode\":\"COMPLIANCE\",\"RetainUntilDate\":\"$later\"}" &&
+		out=$(aws_ s3api get-object-retention --bucket "$VL_LOCK" --key compliance.txt --version-id "$id" \
+			--query 'Retention.[Mode, RetainUntilDate]' --output text) &&
+		echo "$out" &&
+		[[ $(cut -f1 <<<"$out") == COMPLIANCE ]] &&
+		[[ $(date -u -d "$(cut -f2 <<<"$out")" +%s) == $(date -u -d "$later" +%s) ]] &&
+		vl_refused AccessDenied aws_ s3api put-object-retention --bucket "$VL_LOCK" --key compliance.txt --version-id "$id" \
+			--retention "{\"Mode\":\"COMPLIANCE\",\"RetainUntilDate\":\"$sooner\"}" &&
+		vl_refused AccessDenied aws_ s3api put-object-retention --bucket "$VL_LOCK" --key compliance.txt --version-id "$id" \
+			--bypass-governance-retention --retention "{\"Mode\":\"GOVERNANCE\",\"RetainUntilDate\":\"$later\"}" &&
+		vl_refused AccessDenied aws_ s3api delete-object --bucket "$VL_LOCK" --key compliance.txt --version-id "$id" \
+			--bypass-governance-retention
+}
+
+# A legal hold blocks a delete even with the governance bypass; once off,
+# an object with no retention can be deleted, while one under retention
+# still needs the bypass.
+step_vl_legal_hold() {
+	local id out
+	aws_ s3api put-object-lock-configuration --bucket "$VL_LOCK" --object-lock-configuration '{"ObjectLockEnabled":"Enabled"}' &&
+		id=$(aws_ s3api put-object --bucket "$VL_LOCK" --key hold.txt --body "$WORK/vl/v3.txt" \
+			--checksum-algorithm CRC32 --object-lock-legal-hold-status ON --query VersionId --output text) &&
+		out=$(aws_ s3api head-object --bucket "$VL_LOCK" --key hold.txt --query '[ObjectLockLegalHoldStatus, ObjectLockMode]' --output text) &&
+		echo "$out" &&
+		[[ $out == "$(printf 'ON\tNone')" ]] &&
+		vl_refused AccessDenied aws_ s3api delete-object --bucket "$VL_LOCK" --key hold.txt --version-id "$id" \
+			--bypass-governance-retention &&
+		aws_ s3api put-object-legal-hold --bucket "$VL_LOCK" --key hold.txt --version-id "$id" --legal-hold Status=OFF &&
+		[[ $(aws_ s3api get-object-legal-hold --bucket "$VL_LOCK" --key hold.txt --version-id "$id" --query LegalHold.Status --output text) == OFF ]] &&
+		aws_ s3api delete-object --bucket "$VL_LOCK" --key hold.txt --version-id "$id" &&
+		id=$(aws_ s3api put-object --bucket "$VL_LOCK" --key held-gov.txt --body "$WORK/vl/v3.txt" \
+			--checksum-algorithm CRC32 --object-lock-mode GOVERNANCE \
+			--object-lock-retain-until-date "$(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)" --query VersionId --output text) &&
+		aws_ s3api put-object-legal-hold --bucket "$VL_LOCK" --key held-gov.txt --version-id "$id" --legal-hold Status=ON &&
+		vl_refused AccessDenied aws_ s3api delete-object --bucket "$VL_LOCK" --key held-gov.txt --version-id "$id" \
+			--bypass-governance-retention &&
+		aws_ s3api put-object-legal-hold --bucket "$VL_LOCK" --key held-gov.txt --version-id "$id" --legal-hold Status=OFF &&
+		vl_refused AccessDenied aws_ s3api delete-object --bucket "$VL_LOCK" --key held-gov.txt --version-id "$id" &&
+		aws_ s3api delete-object --bucket "$VL_LOCK" --key held-gov.txt --version-id "$id" --bypass-governance-retention
+}
+
+# rclone (Debian's) reads the old versions with --s3-versions, which names
+# each one key-vYYYY-MM-DD-HHMMSS-mmm.ext by its LastModified. The remote
+# is configured by environment variables alone; rclone takes
+# AWS_CA_BUNDLE, which a CI machine may set, as a reason to refuse an
+# http:// endpoint, so it is not passed on.
+RCLONE=/usr/bin/rclone
+rclone_() {
+	env -u AWS_CA_BUNDLE RCLONE_CONFIG=$WORK/rclone.conf RCLONE_CONFIG_GW_TYPE=s3 RCLONE_CONFIG_GW_PROVIDER=Other \
+		RCLONE_CONFIG_GW_ENDPOINT=$EP RCLONE_CONFIG_GW_REGION=us-east-1 \
+		RCLONE_CONFIG_GW_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID RCLONE_CONFIG_GW_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
+		timeout "$STEP_TIMEOUT" "$RCLONE" "$@"
+}
+
+VL_RCLONE=e2e-rclone
+# rclone makes the bucket and turns versioning on itself (its backend
+# command "versioning"), then copies two versions of one file into it.
+step_vl_rclone_copy() {
+	mkdir -p "$WORK/vl/rc1" "$WORK/vl/rc2" && : >"$WORK/rclone.conf" &&
+		printf 'first\n' >"$WORK/vl/rc1/note.txt" &&
+		printf 'the second, longer version\n' >"$WORK/vl/rc2/note.txt" &&
+		rclone_ mkdir "gw:$VL_RCLONE" &&
+		[[ $(rclone_ backend versioning "gw:$VL_RCLONE") == Unversioned ]] &&
+		rclone_ backend versioning "gw:$VL_RCLONE" Enabled &&
+		[[ $(aws_ s3api get-bucket-versioning --bucket "$VL_RCLONE" --query Status --output text) == Enabled ]] &&
+		rclone_ copy "$WORK/vl/rc1" "gw:$VL_RCLONE" &&
+		rclone_ copy "$WORK/vl/rc2" "gw:$VL_RCLONE" &&
+		[[ $(rclone_ cat "gw:$VL_RCLONE/note.txt") == "the second, longer version" ]] &&
+		[[ $(vl_versions "$VL_RCLONE" | grep -c '^V') == 2 ]]
+}
+
+step_vl_rclone_versions() {
+	local out old
+	out=$(rclone_ lsl --s3-versions "gw:$VL_RCLONE") && echo "$out" &&
+		[[ $(wc -l <<<"$out") == 2 ]] &&
+		grep -Eq '^ +27 .* note\.txt$' <<<"$out" &&
+		old=$(grep -E '^ +6 .* note-v[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{6}-[0-9]{3}\.txt$' <<<"$out" | awk '{print $NF}') &&
+		[[ -n $old ]] &&
+		[[ $(rclone_ cat --s3-versions "gw:$VL_RCLONE/$old") == first ]] &&
+		rclone_ copy --s3-versions "gw:$VL_RCLONE" "$WORK/vl/rc-all" &&
+		cmp "$WORK/vl/rc1/note.txt" "$WORK/vl/rc-all/$old" &&
+		cmp "$WORK/vl/rc2/note.txt" "$WORK/vl/rc-all/note.txt"
+}
+
+# rclone's delete in a versioned bucket writes a delete marker: the key is
+# gone from the listing and both versions are still there to read.
+step_vl_rclone_delete() {
+	local out
+	rclone_ deletefile "gw:$VL_RCLONE/note.txt" &&
+		[[ -z $(rclone_ lsf "gw:$VL_RCLONE") ]] &&
+		out=$(rclone_ lsl --s3-versions "gw:$VL_RCLONE") && echo "$out" &&
+		[[ $(grep -Ec ' note-v[0-9-]+\.txt$' <<<"$out") == 2 ]] &&
+		[[ $(vl_versions "$VL_RCLONE" | grep -c '^M') == 1 ]]
+}
+
+# rclone's backend command cleanup-hidden removes every noncurrent
+# version and delete marker, after which rmdir removes the bucket.
+step_vl_rclone_cleanup() {
+	rclone_ backend cleanup-hidden "gw:$VL_RCLONE" &&
+		[[ -z $(vl_versions "$VL_RCLONE") ]] &&
+		rclone_ rmdir "gw:$VL_RCLONE" &&
+		vl_refused '(404)' aws_ s3api head-bucket --bucket "$VL_RCLONE"
+}
+
+# Emptying a versioned bucket takes deleting every version and marker:
+# until then delete-bucket answers BucketNotEmpty.
+step_vl_cleanup() {
+	local kind key id
+	vl_refused BucketNotEmpty aws_ s3api delete-bucket --bucket "$VL_BUCKET" &&
+		vl_versions "$VL_BUCKET" >"$WORK/vl/left.txt" || return 1
+	while IFS=$'\t' read -r kind key id _; do
+		aws_ s3api delete-object --bucket "$VL_BUCKET" --key "$key" --version-id "$id" >/dev/null || return 1
+	done <"$WORK/vl/left.txt"
+	aws_ s3api delete-bucket --bucket "$VL_BUCKET"
+}
+
+check "versioning: put-bucket-versioning Enabled, get-bucket-versioning" step_vl_enable
+check "versioning: put-object x3 gives three distinct VersionIds" step_vl_put3
+check "versioning: list-object-versions, IsLatest, --page-size and --max-items paging" step_vl_list
+check "versioning: get-object --version-id of the oldest" step_vl_get_old
+check "versioning: delete-object writes a DeleteMarker, head-object 404, listed" step_vl_marker
+check "versioning: delete-object --version-id of the marker brings the object back" step_vl_undelete
+check "versioning: delete-object --version-id removes that version" step_vl_delete_version
+check "versioning: Suspended, put-object gives VersionId null" step_vl_suspend
+check "object lock: lock headers on a bucket without Object Lock are InvalidRequest" step_vl_lock_refused
+check "object lock: create-bucket --object-lock-enabled-for-bucket, default GOVERNANCE 1 day" step_vl_lock_bucket
+check "object lock: put-object takes the default retention, head-object shows it" step_vl_default_retention
+check "object lock: GOVERNANCE delete AccessDenied, then --bypass-governance-retention" step_vl_governance
+check "object lock: COMPLIANCE retention cannot be shortened or deleted" step_vl_compliance
+check "object lock: legal hold ON blocks delete, OFF allows it" step_vl_legal_hold
+if [[ -x "$RCLONE" ]]; then
+	check "rclone: mkdir, backend versioning Enabled, copy two versions" step_vl_rclone_copy
+	check "rclone: lsl --s3-versions, cat and copy of an old version" step_vl_rclone_versions
+	check "rclone: deletefile leaves both versions to --s3-versions" step_vl_rclone_delete
+	check "rclone: backend cleanup-hidden removes the old versions, rmdir the bucket" step_vl_rclone_cleanup
+elif [[ -n "${CI:-}" ]]; then
+	check "rclone is installed ($RCLONE)" false
+else
+	echo "skip rclone checks: $RCLONE not found (apt-get install rclone)"
+fi
+check "versioning: delete-bucket BucketNotEmpty until every version is deleted" step_vl_cleanup
 
 summary

@@ -13,6 +13,7 @@ Prints one line per check and a final "e2e-boto3: N passed, M failed" line;
 exits 1 if any check failed. Normally run by .ci/e2e-awscli.sh.
 """
 
+import datetime
 import hashlib
 import os
 import random
@@ -59,6 +60,192 @@ def error_code(exc):
     return exc.response.get("Error", {}).get("Code"), exc.response.get(
         "ResponseMetadata", {}
     ).get("HTTPStatusCode")
+
+
+VERSIONED = "e2e-boto3-versions"
+LOCKED = "e2e-boto3-lock"
+
+
+def all_versions(s3, bucket):
+    """Every version and delete marker of bucket, through the paginator."""
+    versions, markers = [], []
+    pages = s3.get_paginator("list_object_versions").paginate(
+        Bucket=bucket, PaginationConfig={"PageSize": 1}
+    )
+    for page in pages:
+        versions += page.get("Versions", [])
+        markers += page.get("DeleteMarkers", [])
+    return versions, markers
+
+
+def expect_refused(fn, want_code, want_status):
+    """Calls fn, which must raise a ClientError with this code and status."""
+    try:
+        resp = fn()
+    except ClientError as exc:
+        code, status = error_code(exc)
+        expect((code, status) == (want_code, want_status), f"error {code!r} {status}, want {want_code!r} {want_status}")
+        return exc.response
+    raise AssertionError(f"succeeded, {want_code} expected: {resp.get('ResponseMetadata', {}).get('HTTPStatusCode')}")
+
+
+def versioning_checks(s3, r):
+    """Versioning and Object Lock as boto3 users drive them."""
+    key = "doc.txt"
+    bodies = [f"version {n} of {key}\n".encode() for n in (1, 2, 3)]
+    ids = []
+    marker = {}
+
+    def enable():
+        s3.create_bucket(Bucket=VERSIONED)
+        expect("Status" not in s3.get_bucket_versioning(Bucket=VERSIONED), "a new bucket has a versioning Status")
+        s3.put_bucket_versioning(Bucket=VERSIONED, VersioningConfiguration={"Status": "Enabled"})
+        status = s3.get_bucket_versioning(Bucket=VERSIONED).get("Status")
+        expect(status == "Enabled", f"Status {status!r}")
+
+    def put3():
+        for body in bodies:
+            ids.append(s3.put_object(Bucket=VERSIONED, Key=key, Body=body)["VersionId"])
+        expect(len(set(ids)) == 3 and "null" not in ids, f"VersionIds {ids}")
+
+    def list_paginated():
+        versions, markers = all_versions(s3, VERSIONED)
+        got = [(v["VersionId"], v["IsLatest"]) for v in versions]
+        want = [(ids[2], True), (ids[1], False), (ids[0], False)]
+        expect(got == want, f"versions {got} != {want}")
+        expect(not markers, f"delete markers {markers}")
+
+    def get_by_version():
+        resp = s3.get_object(Bucket=VERSIONED, Key=key, VersionId=ids[0])
+        expect(resp["Body"].read() == bodies[0], "the oldest version's bytes differ")
+        expect(resp["VersionId"] == ids[0], f"VersionId {resp['VersionId']}")
+        expect(s3.head_object(Bucket=VERSIONED, Key=key)["VersionId"] == ids[2], "the current version is not the newest")
+
+    def delete_marker():
+        resp = s3.delete_object(Bucket=VERSIONED, Key=key)
+        expect(resp.get("DeleteMarker") is True, f"DeleteMarker {resp.get('DeleteMarker')!r}")
+        marker["id"] = resp["VersionId"]
+        got = expect_refused(lambda: s3.get_object(Bucket=VERSIONED, Key=key), "NoSuchKey", 404)
+        headers = got["ResponseMetadata"]["HTTPHeaders"]
+        expect(headers.get("x-amz-delete-marker") == "true", f"headers {headers}")
+        expect(headers.get("x-amz-version-id") == marker["id"], f"headers {headers}")
+        expect_refused(lambda: s3.head_object(Bucket=VERSIONED, Key=key), "404", 404)
+        got = expect_refused(
+            lambda: s3.get_object(Bucket=VERSIONED, Key=key, VersionId=marker["id"]), "MethodNotAllowed", 405
+        )
+        expect(got["ResponseMetadata"]["HTTPHeaders"].get("x-amz-delete-marker") == "true", "405 without x-amz-delete-marker")
+        versions, markers = all_versions(s3, VERSIONED)
+        expect([(m["VersionId"], m["IsLatest"]) for m in markers] == [(marker["id"], True)], f"markers {markers}")
+        expect(not any(v["IsLatest"] for v in versions), f"a version is still latest: {versions}")
+
+    def delete_objects_by_version():
+        # One request removes the marker (the object comes back) and the
+        # middle version.
+        resp = s3.delete_objects(
+            Bucket=VERSIONED,
+            Delete={"Objects": [{"Key": key, "VersionId": marker["id"]}, {"Key": key, "VersionId": ids[1]}]},
+        )
+        expect(not resp.get("Errors"), f"Errors {resp.get('Errors')}")
+        deleted = {d["VersionId"]: d for d in resp.get("Deleted", [])}
+        expect(set(deleted) == {marker["id"], ids[1]}, f"Deleted {resp.get('Deleted')}")
+        expect(deleted[marker["id"]].get("DeleteMarker") is True, f"marker entry {deleted[marker['id']]}")
+        expect(deleted[marker["id"]].get("DeleteMarkerVersionId") == marker["id"], f"marker entry {deleted[marker['id']]}")
+        expect(s3.get_object(Bucket=VERSIONED, Key=key)["Body"].read() == bodies[2], "the newest version is not back")
+        versions, markers = all_versions(s3, VERSIONED)
+        expect([v["VersionId"] for v in versions] == [ids[2], ids[0]] and not markers, f"versions {versions} markers {markers}")
+
+    def delete_objects_marker():
+        resp = s3.delete_objects(Bucket=VERSIONED, Delete={"Objects": [{"Key": key}]})
+        (entry,) = resp["Deleted"]
+        expect(entry.get("DeleteMarker") is True and entry.get("DeleteMarkerVersionId"), f"Deleted {entry}")
+        _, markers = all_versions(s3, VERSIONED)
+        expect([m["VersionId"] for m in markers] == [entry["DeleteMarkerVersionId"]], f"markers {markers}")
+
+    def suspended():
+        s3.put_bucket_versioning(Bucket=VERSIONED, VersioningConfiguration={"Status": "Suspended"})
+        resp = s3.put_object(Bucket=VERSIONED, Key=key, Body=b"null version")
+        expect(resp.get("VersionId") == "null", f"VersionId {resp.get('VersionId')!r}")
+        resp = s3.get_object(Bucket=VERSIONED, Key=key, VersionId="null")
+        expect(resp["Body"].read() == b"null version" and resp["VersionId"] == "null", "the null version differs")
+
+    def lock_bucket():
+        s3.create_bucket(Bucket=LOCKED, ObjectLockEnabledForBucket=True)
+        conf = s3.get_object_lock_configuration(Bucket=LOCKED)["ObjectLockConfiguration"]
+        expect(conf.get("ObjectLockEnabled") == "Enabled", f"configuration {conf}")
+        expect(s3.get_bucket_versioning(Bucket=LOCKED).get("Status") == "Enabled", "versioning is not Enabled")
+
+    def lock_with_content_md5():
+        # S3 locks only bytes it can verify: botocore of Debian's age sends
+        # Content-MD5 with every PutObject, which is enough.
+        resp = s3.put_object(Bucket=LOCKED, Key="md5.txt", Body=b"md5", ObjectLockLegalHoldStatus="ON")
+        vid = resp["VersionId"]
+        head = s3.head_object(Bucket=LOCKED, Key="md5.txt", VersionId=vid)
+        expect(head.get("ObjectLockLegalHoldStatus") == "ON", f"legal hold {head.get('ObjectLockLegalHoldStatus')!r}")
+        s3.put_object_legal_hold(Bucket=LOCKED, Key="md5.txt", VersionId=vid, LegalHold={"Status": "OFF"})
+
+    def governance():
+        until = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(days=1)
+        vid = s3.put_object(
+            Bucket=LOCKED,
+            Key="gov.txt",
+            Body=b"governed",
+            ChecksumAlgorithm="CRC32",
+            ObjectLockMode="GOVERNANCE",
+            ObjectLockRetainUntilDate=until,
+        )["VersionId"]
+        head = s3.head_object(Bucket=LOCKED, Key="gov.txt")
+        expect(head.get("ObjectLockMode") == "GOVERNANCE", f"ObjectLockMode {head.get('ObjectLockMode')!r}")
+        expect(head.get("ObjectLockRetainUntilDate") == until, f"RetainUntilDate {head.get('ObjectLockRetainUntilDate')} != {until}")
+        expect_refused(lambda: s3.delete_object(Bucket=LOCKED, Key="gov.txt", VersionId=vid), "AccessDenied", 403)
+        resp = s3.delete_objects(Bucket=LOCKED, Delete={"Objects": [{"Key": "gov.txt", "VersionId": vid}]})
+        errors = [(e["VersionId"], e["Code"]) for e in resp.get("Errors", [])]
+        expect(errors == [(vid, "AccessDenied")] and not resp.get("Deleted"), f"delete_objects {resp}")
+        resp = s3.delete_objects(
+            Bucket=LOCKED,
+            Delete={"Objects": [{"Key": "gov.txt", "VersionId": vid}]},
+            BypassGovernanceRetention=True,
+        )
+        expect([d["VersionId"] for d in resp.get("Deleted", [])] == [vid], f"delete_objects with bypass {resp}")
+
+    def legal_hold():
+        vid = s3.put_object(
+            Bucket=LOCKED, Key="held.txt", Body=b"held", ChecksumAlgorithm="CRC32", ObjectLockLegalHoldStatus="ON"
+        )["VersionId"]
+        hold = s3.get_object_legal_hold(Bucket=LOCKED, Key="held.txt", VersionId=vid)["LegalHold"]["Status"]
+        expect(hold == "ON", f"legal hold {hold!r}")
+        expect_refused(
+            lambda: s3.delete_object(Bucket=LOCKED, Key="held.txt", VersionId=vid, BypassGovernanceRetention=True),
+            "AccessDenied",
+            403,
+        )
+        s3.put_object_legal_hold(Bucket=LOCKED, Key="held.txt", VersionId=vid, LegalHold={"Status": "OFF"})
+        s3.delete_object(Bucket=LOCKED, Key="held.txt", VersionId=vid)
+        expect_refused(lambda: s3.head_object(Bucket=LOCKED, Key="held.txt", VersionId=vid), "404", 404)
+
+    def empty_and_delete():
+        # What a script that empties a versioned bucket does: every version
+        # and marker by id, the bypass for what GOVERNANCE still holds.
+        for bucket in (VERSIONED, LOCKED):
+            versions, markers = all_versions(s3, bucket)
+            entries = [{"Key": v["Key"], "VersionId": v["VersionId"]} for v in versions + markers]
+            if entries:
+                resp = s3.delete_objects(Bucket=bucket, Delete={"Objects": entries}, BypassGovernanceRetention=True)
+                expect(not resp.get("Errors"), f"{bucket}: Errors {resp.get('Errors')}")
+            s3.delete_bucket(Bucket=bucket)
+
+    r.check("versioning: put_bucket_versioning Enabled", enable)
+    r.check("versioning: put_object x3, distinct VersionIds", put3)
+    r.check("versioning: list_object_versions paginator, IsLatest", list_paginated)
+    r.check("versioning: get_object(VersionId=) of the oldest", get_by_version)
+    r.check("versioning: delete_object writes a delete marker, NoSuchKey and 405 by id", delete_marker)
+    r.check("versioning: delete_objects by VersionId, the marker too", delete_objects_by_version)
+    r.check("versioning: delete_objects without VersionId writes a marker", delete_objects_marker)
+    r.check("versioning: Suspended, put_object gives VersionId null", suspended)
+    r.check("object lock: create_bucket(ObjectLockEnabledForBucket=True)", lock_bucket)
+    r.check("object lock: put_object with a legal hold and boto3's Content-MD5", lock_with_content_md5)
+    r.check("object lock: GOVERNANCE put_object, delete refused, BypassGovernanceRetention", governance)
+    r.check("object lock: legal hold ON refuses even the bypass, OFF allows the delete", legal_hold)
+    r.check("versioning: empty both buckets by version and delete them", empty_and_delete)
 
 
 def main():
@@ -227,6 +414,7 @@ def main():
     r.check("list_object_versions paginated", list_object_versions)
     r.check("delete_objects", delete_objects)
     r.check("delete_bucket", delete_bucket)
+    versioning_checks(s3, r)
 
     print(f"e2e-boto3: {r.passed} passed, {r.failed} failed")
     return 0 if r.failed == 0 else 1
