@@ -125,8 +125,7 @@ func (v *Verifier) verifyHeader(r *http.Request, query url.Values, bucket, authz
 			With("ServerTime", now.UTC().Format(time.RFC3339)).
 			With("MaxAllowedSkewMilliseconds", strconv.FormatInt(v.o.MaxSkew.Milliseconds(), 10))
 	}
-	sts := StringToSign(r.Method, r.Header, query, resourcePath(r, bucket), "")
-	if err := check(secret, sts, accessKey, sig); err != nil {
+	if err := checkRequest(r, query, bucket, "", secret, accessKey, sig); err != nil {
 		return Auth{}, err
 	}
 	return Auth{AccessKeyID: accessKey}, nil
@@ -154,8 +153,7 @@ func (v *Verifier) verifyQuery(r *http.Request, query url.Values, bucket string)
 			With("Expires", time.Unix(exp, 0).UTC().Format(time.RFC3339)).
 			With("ServerTime", now.UTC().Format(time.RFC3339))
 	}
-	sts := StringToSign(r.Method, r.Header, query, resourcePath(r, bucket), expires)
-	if err := check(secret, sts, accessKey, sig); err != nil {
+	if err := checkRequest(r, query, bucket, expires, secret, accessKey, sig); err != nil {
 		return Auth{}, err
 	}
 	return Auth{AccessKeyID: accessKey, Presigned: true}, nil
@@ -181,6 +179,47 @@ func (v *Verifier) secret(accessKey string) (string, error) {
 		}
 	}
 	return "", s3err.New(s3err.InvalidAccessKeyID).With("AWSAccessKeyId", accessKey)
+}
+
+// checkRequest checks sig against the string to sign of r, in each
+// spelling clients are known to sign:
+//
+//   - A request to a bucket itself by path ("/bucket") is also taken
+//     signed as "/bucket/": botocore and s3cmd sign every bucket
+//     operation's resource with the slash, as the virtual-hosted form of
+//     the same request ("/" on the bucket's host) is signed.
+//   - The optionalSubresources present are also taken signed: botocore
+//     signs the fixed query of an operation's URI ("?list-type=2" of
+//     ListObjectsV2), which minio-go and s3cmd leave out.
+//
+// Each candidate is compared in constant time; the error reports the
+// first.
+func checkRequest(r *http.Request, query url.Values, bucket, expires, secret, accessKey, sig string) error {
+	p := resourcePath(r, bucket)
+	paths := []string{p}
+	if len(p) > 1 && strings.IndexByte(p[1:], '/') < 0 {
+		paths = append(paths, p+"/")
+	}
+	sets := []func(string) bool{isSubresource}
+	for k := range query {
+		if optionalSubresources[k] {
+			sets = append(sets, isSubresourceOrOptional)
+			break
+		}
+	}
+	var first error
+	for _, signed := range sets {
+		for _, path := range paths {
+			err := check(secret, stringToSign(r.Method, r.Header, query, path, expires, signed), accessKey, sig)
+			if err == nil {
+				return nil
+			}
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	return first
 }
 
 // check compares sig with the signature of sts in constant time.
@@ -270,6 +309,15 @@ var subresources = map[string]bool{
 	"response-content-type": true, "response-expires": true,
 }
 
+// optionalSubresources are query parameters some clients sign and
+// others do not: botocore signs the fixed query of an operation's URI in
+// its model, minio-go and s3cmd do not. A request is taken signed either
+// way.
+var optionalSubresources = map[string]bool{"list-type": true, "attributes": true, "policyStatus": true}
+
+func isSubresource(k string) bool           { return subresources[k] }
+func isSubresourceOrOptional(k string) bool { return subresources[k] || optionalSubresources[k] }
+
 // StringToSign builds the Version 2 string to sign of a request:
 //
 //	Verb \n Content-MD5 \n Content-Type \n Date \n CanonicalizedAmzHeaders CanonicalizedResource
@@ -279,6 +327,12 @@ var subresources = map[string]bool{
 // (query-string authentication). The Date line is empty when x-amz-date
 // is given, which then carries the time.
 func StringToSign(method string, h http.Header, query url.Values, path, expires string) string {
+	return stringToSign(method, h, query, path, expires, isSubresource)
+}
+
+// stringToSign is StringToSign with the query parameters signed reports
+// true for as the signed sub-resources.
+func stringToSign(method string, h http.Header, query url.Values, path, expires string, signed func(string) bool) string {
 	var b strings.Builder
 	b.WriteString(method)
 	b.WriteByte('\n')
@@ -295,7 +349,7 @@ func StringToSign(method string, h http.Header, query url.Values, path, expires 
 	b.WriteByte('\n')
 	writeAmzHeaders(&b, h)
 	b.WriteString(path)
-	writeSubresources(&b, query)
+	writeSubresources(&b, query, signed)
 	return b.String()
 }
 
@@ -327,11 +381,12 @@ func writeAmzHeaders(b *strings.Builder, h http.Header) {
 }
 
 // writeSubresources appends the signed sub-resources, sorted by name, as
-// "?name" or "?name=value" (the decoded value), joined by "&".
-func writeSubresources(b *strings.Builder, query url.Values) {
+// "?name" or "?name=value" (the decoded value), joined by "&": the
+// query parameters signed reports true for.
+func writeSubresources(b *strings.Builder, query url.Values, signed func(string) bool) {
 	var names []string
 	for k := range query {
-		if subresources[k] {
+		if signed(k) {
 			names = append(names, k)
 		}
 	}

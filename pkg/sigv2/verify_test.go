@@ -308,3 +308,61 @@ func wantErr(t *testing.T, err error, code s3err.Code, msg string) {
 		t.Fatalf("message %q, want %q", e.Message, msg)
 	}
 }
+
+// TestVerifyBucketSlash checks that a path-style request to a bucket is
+// taken signed with or without the slash after the bucket's name, as
+// botocore signs "/bucket/" for "PUT /bucket", and that no other path
+// gains one.
+func TestVerifyBucketSlash(t *testing.T) {
+	now := at("Tue, 27 Mar 2007 19:36:42 +0000")
+	v := NewVerifier(Options{Credentials: creds{exampleKey: exampleSecret}, Now: func() time.Time { return now }})
+	for _, tc := range []struct {
+		target, signed string
+		ok             bool
+	}{
+		{target: "/johnsmith", signed: "/johnsmith/", ok: true},
+		{target: "/johnsmith", signed: "/johnsmith", ok: true},
+		{target: "/johnsmith/", signed: "/johnsmith/", ok: true},
+		{target: "/johnsmith/photos", signed: "/johnsmith/photos/"},
+		{target: "/johnsmith?acl", signed: "/johnsmith/?acl", ok: true},
+	} {
+		r := httptest.NewRequest("PUT", tc.target, nil)
+		r.Header.Set("Date", "Tue, 27 Mar 2007 19:36:42 +0000")
+		r.Header.Set("Authorization", "AWS "+exampleKey+":"+Sign(exampleSecret, "PUT\n\n\nTue, 27 Mar 2007 19:36:42 +0000\n"+tc.signed))
+		_, err := v.Verify(r, "")
+		if tc.ok && err != nil {
+			t.Errorf("%s signed as %s: %v", tc.target, tc.signed, err)
+		}
+		if !tc.ok {
+			wantErr(t, err, s3err.SignatureDoesNotMatch, "")
+		}
+	}
+}
+
+// TestVerifyOptionalSubresource checks that ListObjectsV2's list-type is
+// taken signed (botocore) or not (minio-go, s3cmd), and that the list
+// parameters never are.
+func TestVerifyOptionalSubresource(t *testing.T) {
+	now := at("Tue, 27 Mar 2007 19:36:42 +0000")
+	v := NewVerifier(Options{Credentials: creds{exampleKey: exampleSecret}, Now: func() time.Time { return now }})
+	for _, tc := range []struct {
+		signed string
+		ok     bool
+	}{
+		{signed: "/johnsmith?list-type=2", ok: true},
+		{signed: "/johnsmith/?list-type=2", ok: true},
+		{signed: "/johnsmith/", ok: true},
+		{signed: "/johnsmith?list-type=2&prefix=v2/"},
+	} {
+		r := httptest.NewRequest("GET", "/johnsmith?list-type=2&prefix=v2%2F", nil)
+		r.Header.Set("Date", "Tue, 27 Mar 2007 19:36:42 +0000")
+		r.Header.Set("Authorization", "AWS "+exampleKey+":"+Sign(exampleSecret, "GET\n\n\nTue, 27 Mar 2007 19:36:42 +0000\n"+tc.signed))
+		_, err := v.Verify(r, "")
+		if tc.ok && err != nil {
+			t.Errorf("signed as %s: %v", tc.signed, err)
+		}
+		if !tc.ok {
+			wantErr(t, err, s3err.SignatureDoesNotMatch, "")
+		}
+	}
+}
