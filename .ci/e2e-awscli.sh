@@ -344,6 +344,26 @@ step_boto3() {
 	E2E_ENDPOINT=$EP timeout 300 "$PY" "$REPO/.ci/e2e_boto3.py" >"$WORK/boto3.log" 2>&1
 }
 
+# s3cmd signing with Signature Version 2 (--signature-v2): mb, put, ls,
+# get and cmp, del, rb, path-style, from a configuration of its own.
+step_s3cmd_sigv2() {
+	local cfg=$WORK/s3cmd.cfg bucket=e2e-s3cmd-sigv2 hostport=${EP#http://}
+	command -v s3cmd >/dev/null || {
+		echo "s3cmd is not installed (apt-get install s3cmd)"
+		return 1
+	}
+	printf '[default]\naccess_key = %s\nsecret_key = %s\nhost_base = %s\nhost_bucket = %s\nbucket_location = us-east-1\nuse_https = False\nsignature_v2 = True\n' \
+		"$OBJECTGATEWAY_ACCESS_KEY" "$OBJECTGATEWAY_SECRET_KEY" "$hostport" "$hostport" >"$cfg"
+	local s3c=(timeout "$STEP_TIMEOUT" s3cmd -c "$cfg" --signature-v2 --no-progress)
+	"${s3c[@]}" mb "s3://$bucket" &&
+		"${s3c[@]}" put "$DATA/small.bin" "s3://$bucket/v2/small.bin" &&
+		"${s3c[@]}" ls "s3://$bucket/v2/" | grep -q "s3://$bucket/v2/small.bin" &&
+		"${s3c[@]}" get --force "s3://$bucket/v2/small.bin" "$WORK/down/s3cmd-small.bin" &&
+		cmp "$DATA/small.bin" "$WORK/down/s3cmd-small.bin" &&
+		"${s3c[@]}" del "s3://$bucket/v2/small.bin" &&
+		"${s3c[@]}" rb "s3://$bucket"
+}
+
 step_rm_recursive() {
 	aws_ s3 rm --recursive "s3://$BUCKET" &&
 		[[ -z $(aws_ s3 ls --recursive "s3://$BUCKET/") ]] &&
@@ -415,6 +435,7 @@ check "boto3 suite" step_boto3
 if [[ -s "$WORK/boto3.log" ]]; then
 	sed 's/^/     /' "$WORK/boto3.log"
 fi
+check "s3cmd --signature-v2 mb/put/ls/get/del/rb" step_s3cmd_sigv2
 check "rm --recursive" step_rm_recursive
 check "rb" step_rb
 

@@ -248,6 +248,75 @@ def versioning_checks(s3, r):
     r.check("versioning: empty both buckets by version and delete them", empty_and_delete)
 
 
+def sigv2_checks(r, endpoint, key_id, secret):
+    """Signature Version 2 (botocore's signature_version='s3'): put, get,
+    list and a presigned GET fetched with urllib, in a bucket of its own."""
+    import urllib.request
+
+    bucket = "e2e-boto3-sigv2"
+    body = data(21, 4096)
+    v2 = boto3.session.Session().client(
+        "s3",
+        endpoint_url=endpoint,
+        region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"),
+        aws_access_key_id=key_id,
+        aws_secret_access_key=secret,
+        config=Config(signature_version="s3", s3={"addressing_style": "path"}),
+    )
+
+    def put():
+        v2.create_bucket(Bucket=bucket)
+        resp = v2.put_object(Bucket=bucket, Key="v2/hello world.bin", Body=body, Metadata={"signed": "v2"})
+        want = '"%s"' % hashlib.md5(body).hexdigest()
+        expect(resp["ETag"] == want, f"ETag {resp['ETag']} != {want}")
+
+    def get():
+        resp = v2.get_object(Bucket=bucket, Key="v2/hello world.bin")
+        expect(resp["Body"].read() == body, "bytes differ")
+        expect(resp["Metadata"].get("signed") == "v2", f"Metadata {resp['Metadata']}")
+
+    def list_v2():
+        keys = [o["Key"] for o in v2.list_objects_v2(Bucket=bucket, Prefix="v2/").get("Contents", [])]
+        expect(keys == ["v2/hello world.bin"], f"listed {keys}")
+
+    def presigned_get():
+        url = v2.generate_presigned_url(
+            "get_object", Params={"Bucket": bucket, "Key": "v2/hello world.bin"}, ExpiresIn=300
+        )
+        expect("AWSAccessKeyId=" in url and "Signature=" in url, f"not a V2 URL: {url}")
+        with urllib.request.urlopen(url, timeout=60) as resp:
+            expect(resp.status == 200, f"status {resp.status}")
+            expect(resp.read() == body, "bytes differ")
+
+    def bad_secret():
+        bad = boto3.session.Session().client(
+            "s3",
+            endpoint_url=endpoint,
+            region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"),
+            aws_access_key_id=key_id,
+            aws_secret_access_key=secret + "x",
+            config=Config(signature_version="s3", s3={"addressing_style": "path"}, retries={"max_attempts": 1}),
+        )
+        try:
+            bad.head_bucket(Bucket=bucket)
+        except ClientError as exc:
+            _, status = error_code(exc)
+            expect(status == 403, f"status {status}")
+        else:
+            raise AssertionError("a wrong secret was accepted")
+
+    def cleanup():
+        v2.delete_object(Bucket=bucket, Key="v2/hello world.bin")
+        v2.delete_bucket(Bucket=bucket)
+
+    r.check("sigv2 put_object", put)
+    r.check("sigv2 get_object", get)
+    r.check("sigv2 list_objects_v2", list_v2)
+    r.check("sigv2 generate_presigned_url + urllib GET", presigned_get)
+    r.check("sigv2 wrong secret is 403", bad_secret)
+    r.check("sigv2 delete_object, delete_bucket", cleanup)
+
+
 def main():
     endpoint = os.environ.get("E2E_ENDPOINT")
     key_id = os.environ.get("AWS_ACCESS_KEY_ID")
@@ -415,6 +484,7 @@ def main():
     r.check("delete_objects", delete_objects)
     r.check("delete_bucket", delete_bucket)
     versioning_checks(s3, r)
+    sigv2_checks(r, endpoint, key_id, secret)
 
     print(f"e2e-boto3: {r.passed} passed, {r.failed} failed")
     return 0 if r.failed == 0 else 1

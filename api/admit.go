@@ -1,10 +1,12 @@
 package api
 
 import (
+	"encoding/hex"
 	"net/http"
 	"sync/atomic"
 
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/sigv2"
 	"github.com/objectgateway/objectgateway/pkg/sigv4"
 )
 
@@ -88,13 +90,13 @@ func (s *Server) leave(rq *request) {
 	}
 }
 
-// authenticate verifies r's SigV4 signature (header or presigned query;
-// the body is never read) and admits the request to the budget the result
+// authenticate verifies r's signature (SigV4 or, when enabled, SigV2;
+// header or presigned query; the body is never read) and admits the request to the budget the result
 // calls for: the authenticated one for valid credentials, the anonymous
 // one for none or invalid ones, whose error is then answered from that
 // budget. A full budget is SlowDown, whatever the verification said.
 func (s *Server) authenticate(r *http.Request, rq *request) (*sigv4.Auth, error) {
-	auth, err := s.verify.Verify(r)
+	auth, err := s.verifyRequest(r, rq)
 	b := &s.authenticated
 	if err != nil || auth.Anonymous {
 		b = &s.anonymous
@@ -103,4 +105,51 @@ func (s *Server) authenticate(r *http.Request, rq *request) (*sigv4.Auth, error)
 		return nil, aerr
 	}
 	return auth, err
+}
+
+// verifyRequest sends r to the verifier of its signature version. A
+// Version 2 signature yields the same Auth a Version 4 one does, so the
+// principal and every access decision after it are the same; its body
+// is unsigned. Requests sigv2 does not claim, and all of them when SigV2
+// is off, go to the Version 4 verifier, which refuses Version 2 as S3
+// does where only Version 4 is accepted.
+func (s *Server) verifyRequest(r *http.Request, rq *request) (*sigv4.Auth, error) {
+	if s.verifyV2 == nil || !sigv2.Claims(r) {
+		return s.verify.Verify(r)
+	}
+	bucket := ""
+	if rq.virtualHost {
+		// A Version 2 signature covers "/bucket/key" whichever way the
+		// bucket was addressed.
+		bucket = rq.bucket
+	}
+	a, err := s.verifyV2.Verify(r, bucket)
+	if err != nil {
+		return nil, err
+	}
+	ph, err := v2PayloadHash(r.Header.Get("X-Amz-Content-Sha256"))
+	if err != nil {
+		return nil, err
+	}
+	return &sigv4.Auth{AccessKeyID: a.AccessKeyID, Presigned: a.Presigned, PayloadHash: ph}, nil
+}
+
+// v2PayloadHash is the payload mode of a Version 2 request. Version 2
+// signs no body, but an x-amz-content-sha256 digest is signed among the
+// x-amz-* headers and is verified like Version 4's; the unsigned
+// trailer mode needs no signature either. Signed aws-chunked bodies
+// chain Version 4 signatures and cannot follow a Version 2 one.
+func v2PayloadHash(v string) (string, error) {
+	switch {
+	case v == "" || v == sigv4.UnsignedPayload:
+		return sigv4.UnsignedPayload, nil
+	case v == sigv4.StreamingUnsignedTrailer:
+		return v, nil
+	case len(v) == 64:
+		if _, err := hex.DecodeString(v); err == nil {
+			return v, nil
+		}
+	}
+	return "", s3err.Newf(s3err.InvalidRequest, "x-amz-content-sha256 %q needs an AWS4-HMAC-SHA256 signature.", v).
+		With("ArgumentName", "x-amz-content-sha256")
 }

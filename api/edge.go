@@ -43,7 +43,7 @@ func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request, rq *request, 
 		// signatures get the answer they get from the gateway itself.
 		// Subresources and response overrides would be cached under the
 		// object's name; the edge serves plain object reads only.
-		if !strings.HasPrefix(k, "X-Amz-") && k != "x-id" {
+		if !strings.HasPrefix(k, "X-Amz-") && k != "x-id" && !sigv2QueryParam(k) {
 			return s3err.Newf(s3err.NotImplemented, "The edge cache does not serve the %q query parameter.", k)
 		}
 	}
@@ -68,4 +68,10 @@ func edgeAddress(bucket, key string) error {
 		}
 	}
 	return nil
+}
+
+// sigv2QueryParam reports whether k is a parameter of Signature Version 2
+// query authentication, which authenticate has verified (or refused).
+func sigv2QueryParam(k string) bool {
+	return k == "AWSAccessKeyId" || k == "Signature" || k == "Expires"
 }

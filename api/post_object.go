@@ -124,23 +124,52 @@ func postReadError(body *preData, err error) error {
 	return s3err.Wrap(s3err.MalformedPOSTRequest, err)
 }
 
-// postAuth checks the SigV4 signature of a POST upload: x-amz-signature is
-// the hex HMAC-SHA256 of the base64 policy under the signing key of
-// x-amz-credential. It returns the access key id.
-func (s *Server) postAuth(fields map[string]string) (string, error) {
+// postV2Fields are the fields of a Signature Version 2 POST upload's
+// signature, which its policy need not name.
+var postV2Fields = []string{"awsaccesskeyid", "signature"}
+
+// postAuth checks the signature of a POST upload and returns the access
+// key id. A SigV4 upload's x-amz-signature is the hex HMAC-SHA256 of the
+// base64 policy under the signing key of x-amz-credential; a SigV2
+// upload's signature (when Options.SigV2 is set) is the base64 HMAC-SHA1
+// of the policy under the secret of awsaccesskeyid. v2 reports the
+// latter.
+func (s *Server) postAuth(fields map[string]string) (accessKey string, v2 bool, err error) {
 	if _, ok := fields["x-amz-signature"]; !ok {
-		if fields["signature"] != "" || fields["awsaccesskeyid"] != "" {
-			return "", s3err.Newf(s3err.InvalidRequest, "Please use AWS4-HMAC-SHA256.")
+		if fields["signature"] == "" && fields["awsaccesskeyid"] == "" {
+			// No signature: an anonymous upload, which needs a
+			// public-write grant the gateway never gives.
+			return "", false, s3err.New(s3err.AccessDenied)
 		}
-		// No signature: an anonymous upload, which needs a public-write
-		// grant the gateway never gives.
-		return "", s3err.New(s3err.AccessDenied)
+		if s.verifyV2 == nil {
+			return "", false, sigv4.RefuseV2()
+		}
+		if fields["policy"] == "" {
+			return "", false, postPolicyMissing()
+		}
+		ak := fields["awsaccesskeyid"]
+		if ak == "" || fields["signature"] == "" {
+			return "", false, s3err.Newf(s3err.InvalidArgument, "Bucket POST must contain the fields 'AWSAccessKeyId' and 'signature'.").With("ArgumentName", "AWSAccessKeyId")
+		}
+		return ak, true, s.verifyV2.VerifyPolicy(ak, fields["policy"], fields["signature"])
 	}
+	ak, err := s.postAuthV4(fields)
+	return ak, false, err
+}
+
+// postPolicyMissing is S3's answer to a signed POST upload without a
+// policy.
+func postPolicyMissing() error {
+	return s3err.Newf(s3err.InvalidArgument, "Bucket POST must contain a field named 'policy'.  If it is specified, please check the order of the fields.").With("ArgumentName", "policy")
+}
+
+// postAuthV4 checks the SigV4 signature of a POST upload.
+func (s *Server) postAuthV4(fields map[string]string) (string, error) {
 	if alg := fields["x-amz-algorithm"]; alg != "AWS4-HMAC-SHA256" {
 		return "", s3err.Newf(s3err.InvalidArgument, "X-Amz-Algorithm only supports \"AWS4-HMAC-SHA256\"").With("ArgumentName", "x-amz-algorithm").With("ArgumentValue", alg)
 	}
 	if fields["policy"] == "" {
-		return "", s3err.Newf(s3err.InvalidArgument, "Bucket POST must contain a field named 'policy'.  If it is specified, please check the order of the fields.").With("ArgumentName", "policy")
+		return "", postPolicyMissing()
 	}
 	cred := fields["x-amz-credential"]
 	parts := strings.Split(cred, "/")
@@ -231,7 +260,7 @@ type postResponse struct {
 
 // postObject answers PostObject, a browser upload: a multipart/form-data
 // body whose fields carry the key, the metadata, a policy and its SigV4
-// signature, followed by the file.
+// (or SigV2) signature, followed by the file.
 //
 // The request arrives in the anonymous budget: its fields are read
 // (maxPostPreData bytes at most, within Options.PostFieldTimeout) and the
@@ -245,9 +274,11 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if form.file == nil {
 		return s3err.New(s3err.IncorrectNumberOfFilesInPostRequest)
 	}
-	if rq.accessKey, err = s.postAuth(form.fields); err != nil {
+	accessKey, v2, err := s.postAuth(form.fields)
+	if err != nil {
 		return err
 	}
+	rq.accessKey = accessKey
 	if err := s.admit(rq, &s.authenticated); err != nil {
 		return err
 	}
@@ -268,7 +299,11 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 		check[k] = v
 	}
 	check["bucket"] = rq.bucket
-	if err := pol.Check(s.now(), check, "bucket"); err != nil {
+	exempt := []string{"bucket"}
+	if v2 {
+		exempt = append(exempt, postV2Fields...)
+	}
+	if err := pol.Check(s.now(), check, exempt...); err != nil {
 		return err
 	}
 	key, ok := form.fields["key"]

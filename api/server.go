@@ -16,6 +16,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/expect"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/sigv2"
 	"github.com/objectgateway/objectgateway/pkg/sigv4"
 )
 
@@ -27,8 +28,16 @@ type Options struct {
 	// Domain is the base domain of virtual-hosted-style requests
 	// (bucket.Domain). Empty means path-style only.
 	Domain string
-	// Credentials resolve access keys to secrets for SigV4.
+	// Credentials resolve access keys to secrets for SigV4 and, when
+	// SigV2 is set, Signature Version 2.
 	Credentials sigv4.Credentials
+	// SigV2 accepts requests and browser POST uploads signed with
+	// Signature Version 2 (pkg/sigv2); they authenticate the same
+	// principal a Version 4 signature with the same access key does.
+	// False refuses them with S3's answer in the regions that accept only
+	// Version 4 (400 InvalidRequest). cmd/objectgateway sets it unless
+	// --sigv2=false.
+	SigV2 bool
 	// Logger receives one access-log line per request. The zero Logger
 	// writes nothing.
 	Logger zerolog.Logger
@@ -93,7 +102,9 @@ type Server struct {
 	layer  *object.Layer
 	opts   Options
 	verify *sigv4.Verifier
-	now    func() time.Time
+	// verifyV2 is nil unless Options.SigV2 is set.
+	verifyV2 *sigv2.Verifier
+	now      func() time.Time
 	// router is the gorilla/mux route table of the three levels; see
 	// resolve.
 	router *mux.Router
@@ -145,6 +156,9 @@ func New(layer *object.Layer, o Options) *Server {
 	_, _ = rand.Read(seed[:])
 	s.ids.Store(binary.BigEndian.Uint64(seed[:]))
 	s.verify = sigv4.NewVerifier(sigv4.Options{Region: o.Region, Credentials: o.Credentials, Now: o.Now})
+	if o.SigV2 {
+		s.verifyV2 = sigv2.NewVerifier(sigv2.Options{Credentials: o.Credentials, Now: o.Now})
+	}
 	s.router = newRouter(o.Domain)
 	s.bucketCacheControl, s.bucketVersioning = bucketDefaults(layer)
 	return s

@@ -20,6 +20,9 @@ type config struct {
 	logLevel  string
 	logFormat string
 	fsync     bool
+	// sigv2 accepts Signature Version 2 besides Version 4
+	// (api.Options.SigV2).
+	sigv2 bool
 	// multipartExpiry is how long an unfinished multipart upload is kept.
 	multipartExpiry time.Duration
 	adminListen     string
@@ -87,6 +90,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.root, "root", "./data", "data root: one directory per bucket, one file per object")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:9000", "address to serve S3 on")
 	fs.StringVar(&c.region, "region", "us-east-1", "region requests are signed for")
+	fs.BoolVar(&c.sigv2, "sigv2", true, "accept requests, presigned URLs and browser POST uploads signed with Signature Version 2 (HMAC-SHA1, body unsigned) besides Version 4; false: refuse them as S3 regions that accept only Version 4 do")
 	fs.StringVar(&c.domain, "domain", "", "base domain for virtual-hosted-style requests (bucket.DOMAIN); empty: path-style only")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or console")

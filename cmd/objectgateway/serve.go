@@ -163,6 +163,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		Region:               cfg.region,
 		Domain:               cfg.domain,
 		Credentials:          users,
+		SigV2:                cfg.sigv2,
 		Logger:               log,
 		Metrics:              api.NewMetrics(adm.reg),
 		MaxInFlight:          cfg.maxRequests,

@@ -141,7 +141,7 @@ func (v *Verifier) Verify(r *http.Request) (*Auth, error) {
 		}
 		return v.verify(r, pairs, p)
 	case v2Query:
-		return nil, s3err.Newf(s3err.InvalidRequest, "Please use AWS4-HMAC-SHA256.")
+		return nil, RefuseV2()
 	}
 	ph := r.Header.Get("X-Amz-Content-Sha256")
 	if ph == "" {
@@ -156,7 +156,7 @@ func (v *Verifier) parseHeader(r *http.Request, authz string) (authParams, error
 	rest, ok := strings.CutPrefix(authz, algorithm)
 	if !ok || (rest != "" && rest[0] != ' ') {
 		if strings.HasPrefix(authz, "AWS ") {
-			return authParams{}, s3err.Newf(s3err.InvalidRequest, "Please use AWS4-HMAC-SHA256.")
+			return authParams{}, RefuseV2()
 		}
 		return authParams{}, s3err.Newf(s3err.InvalidArgument, "Unsupported Authorization Type")
 	}
@@ -499,6 +499,12 @@ func checkPayloadHash(v string) error {
 		"x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER or a valid sha256 value.").
 		With("ArgumentName", "x-amz-content-sha256").
 		With("ArgumentValue", v)
+}
+
+// RefuseV2 is S3's answer to a request or POST upload signed with
+// Signature Version 2 in a region that accepts only Version 4.
+func RefuseV2() *s3err.Error {
+	return s3err.Newf(s3err.InvalidRequest, "The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.")
 }
 
 func headerMalformed(detail string) *s3err.Error {

@@ -254,7 +254,7 @@ func TestVerifyHeaderErrors(t *testing.T) {
 			after: func(r *http.Request) {
 				r.Header.Set("Authorization", "AWS AKIAIOSFODNN7EXAMPLE:frJIUN8DYpKDtOLCwo//yllqDzg=")
 			},
-			code: s3err.InvalidRequest, msg: "Please use AWS4-HMAC-SHA256."},
+			code: s3err.InvalidRequest, msg: "The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256."},
 		{name: "sigv4a", r: signed("GET", "/b/k", nil), after: replaceAuth("AWS4-HMAC-SHA256", "AWS4-ECDSA-P256-SHA256"),
 			code: s3err.InvalidArgument},
 		{name: "missing signature", r: signed("GET", "/b/k", nil), after: func(r *http.Request) {
@@ -358,7 +358,7 @@ func TestAnonymous(t *testing.T) {
 	}
 	r = httptest.NewRequest("GET", "/b/k?AWSAccessKeyId=AK&Signature=x&Expires=1", nil)
 	_, err = docVerifier().Verify(r)
-	wantCode(t, err, s3err.InvalidRequest, "Please use AWS4-HMAC-SHA256.")
+	wantCode(t, err, s3err.InvalidRequest, "The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.")
 }
 
 func presigned(target string, expires time.Duration) *http.Request {
