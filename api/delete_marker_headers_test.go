@@ -49,3 +49,35 @@ func TestDeleteMarkerHeadersWithHotCache(t *testing.T) {
 			resp.StatusCode, resp.Header.Get("X-Amz-Delete-Marker"), resp.Header.Get("X-Amz-Version-Id"))
 	}
 }
+
+// TestDeleteMarkerLastModifiedIsHTTPDate checks that the 405 answer to a
+// GET or HEAD of a delete marker by id carries Last-Modified as an
+// HTTP-date (RFC 9110, "GMT"), the marker's time as ListObjectVersions
+// shows it, so that clients and caches can parse it.
+func TestDeleteMarkerLastModifiedIsHTTPDate(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	bucket := makeVersionedBucket(t, g, c, "vdate")
+	putBytes(t, c, bucket, "k", []byte("x"))
+	del, err := c.DeleteObject(t.Context(), &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := aws.ToString(del.VersionId)
+	list, err := c.ListObjectVersions(t.Context(), &s3.ListObjectVersionsInput{Bucket: aws.String(bucket)})
+	if err != nil || len(list.DeleteMarkers) != 1 {
+		t.Fatalf("ListObjectVersions: %+v, %v", list, err)
+	}
+	want := aws.ToTime(list.DeleteMarkers[0].LastModified).UTC().Truncate(1e9)
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		resp, _ := g.do(g.rawRequest(method, "/"+bucket+"/k", "versionId="+marker, nil), nil, true)
+		if resp.StatusCode != 405 {
+			t.Errorf("%s of a delete marker by id: %d, want 405", method, resp.StatusCode)
+		}
+		lm := resp.Header.Get("Last-Modified")
+		got, err := http.ParseTime(lm)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("%s of a delete marker by id: Last-Modified %q (%v, %v), want the HTTP-date of %v", method, lm, got, err, want)
+		}
+	}
+}
