@@ -107,6 +107,12 @@ func (s *Server) bucketRecord(rq *request) (object.Bucket, error) {
 	return b, nil
 }
 
+// everyoneReadsVersions reports whether everyone may list a bucket's
+// versions and read one by id. The canned ACL public-read grants READ,
+// which covers them; a policy would need s3:ListBucketVersions or
+// s3:GetObjectVersion, which no policy the gateway accepts grants.
+func everyoneReadsVersions(b object.Bucket) bool { return b.PublicRead }
+
 // serveAnonymous runs a request without credentials if the bucket's
 // policy or canned ACL grants it; anything else is AccessDenied. The cost
 // over a signed request is one read of the bucket record (plus a policy
@@ -125,13 +131,13 @@ func (s *Server) serveAnonymous(w http.ResponseWriter, r *http.Request, rq *requ
 	if err != nil {
 		return s3err.Wrap(s3err.AccessDenied, err)
 	}
-	if op.name == "ListObjectVersions" && !b.PublicRead {
+	if op.name == "ListObjectVersions" && !everyoneReadsVersions(b) {
 		// The canned ACL public-read grants READ, which covers listing
 		// versions; a policy would need s3:ListBucketVersions, which no
 		// accepted policy grants.
 		return s3err.New(s3err.AccessDenied)
 	}
-	if _, byID := rq.queryOf(r)["versionId"]; byID && action == policy.GetObject && !b.PublicRead {
+	if _, byID := rq.queryOf(r)["versionId"]; byID && action == policy.GetObject && !everyoneReadsVersions(b) {
 		// Likewise a read of a version by id needs s3:GetObjectVersion,
 		// which s3:GetObject does not grant: a policy that publishes the
 		// current objects does not publish what was overwritten or

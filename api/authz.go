@@ -85,8 +85,9 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 }
 
 // mayReadSource checks that the caller may read the source object of a
-// copy: it owns the source bucket, or everyone may read the object. A
-// malformed or missing source is left to the handler to report.
+// copy: it owns the source bucket, or everyone may read the object (and,
+// for a source naming a version, the bucket's versions). A malformed or
+// missing source is left to the handler to report.
 func (s *Server) mayReadSource(r *http.Request, rq *request) error {
 	src, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
@@ -100,7 +101,16 @@ func (s *Server) mayReadSource(r *http.Request, rq *request) error {
 		}
 		return err
 	}
-	if s.owns(rq, b) || s.access.policyOf(b).Allows(policy.GetObject, key) {
+	if s.owns(rq, b) {
+		return nil
+	}
+	if src.versionID != "" && !everyoneReadsVersions(b) {
+		// A source naming a version is read as a GET by versionId is:
+		// s3:GetObject on the source does not let the copier read what
+		// was overwritten or deleted (see serveAnonymous).
+		return s3err.New(s3err.AccessDenied)
+	}
+	if s.access.policyOf(b).Allows(policy.GetObject, key) {
 		return nil
 	}
 	return s3err.New(s3err.AccessDenied)

@@ -41,7 +41,9 @@ func (l *Layer) ReadObject(bucket, key string) (*Reader, error) {
 	}
 	rec, err := l.ix.Object(bucket, key)
 	if err != nil {
-		return nil, keyErr(err, bucket, key)
+		// noSuchKey, as OpenObject answers: a key whose latest version is
+		// a delete marker answers with the marker's headers.
+		return nil, l.noSuchKey(bucket, key, err)
 	}
 	if rec.Location == metadata.Directory || !l.hot.Fits(rec.Size) {
 		return l.OpenObject(bucket, key)

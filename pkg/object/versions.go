@@ -99,13 +99,18 @@ func versionErr(key, id string) error {
 	return s3err.New(s3err.NoSuchVersion).With("Key", key).With("VersionId", id)
 }
 
+// httpDate is the layout of an HTTP-date (RFC 9110), net/http's
+// TimeFormat: time.RFC1123 would name the zone "UTC", which HTTP date
+// parsers refuse.
+const httpDate = "Mon, 02 Jan 2006 15:04:05 GMT"
+
 // markerErr is the answer to a request for a delete marker's bytes:
 // 405 MethodNotAllowed by id, with the marker's headers.
 func markerErr(m *Object) error {
 	return s3err.New(s3err.MethodNotAllowed).
 		WithHeader("x-amz-delete-marker", "true").
 		WithHeader("x-amz-version-id", shownID(m)).
-		WithHeader("Last-Modified", m.LastModified.UTC().Format(time.RFC1123))
+		WithHeader("Last-Modified", m.LastModified.UTC().Format(httpDate))
 }
 
 // noSuchKey is NoSuchKey for a key without a current version; when its

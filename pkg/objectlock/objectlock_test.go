@@ -108,6 +108,8 @@ func TestCheckChange(t *testing.T) {
 		{"compliance extended", comp(earlier), comp(later), false, nil},
 		{"compliance same date", comp(earlier), comp(earlier), false, nil},
 		{"compliance shortened", comp(later), comp(earlier), false, denied},
+		{"compliance same date as shown", comp(earlier.Add(456789)), comp(earlier.Truncate(Precision)), false, nil},
+		{"compliance a millisecond shorter than shown", comp(earlier.Add(456789)), comp(earlier.Truncate(Precision).Add(-Precision)), false, denied},
 		{"compliance shortened with bypass", comp(later), comp(earlier), true, denied},
 		{"compliance removed", comp(later), Retention{}, false, denied},
 		{"compliance removed with bypass", comp(later), Retention{}, true, denied},

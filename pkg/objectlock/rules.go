@@ -15,6 +15,10 @@ func errLocked() error {
 	return s3err.Newf(s3err.AccessDenied, lockedMessage)
 }
 
+// Precision is the precision of the retain-until dates S3 shows, in
+// GetObjectRetention and the x-amz-object-lock-retain-until-date header.
+const Precision = time.Millisecond
+
 // CheckChange decides whether PutObjectRetention may replace a version's
 // retention old with new (the zero Retention removes it), as S3 does:
 //
@@ -29,11 +33,17 @@ func errLocked() error {
 // A refused change is AccessDenied with S3's message. CheckChange does
 // not check that new.Until is in the future: the parsers of the request
 // refuse a past date first, as S3 does.
+//
+// The dates are compared at Precision, the precision S3 shows them in: a
+// version's date may hold a fraction of a millisecond (a default
+// retention counts from the version's creation time, and a header may
+// name nanoseconds), and a client that sends back the date
+// GetObjectRetention showed it keeps the retention, not shortens it.
 func CheckChange(old, new Retention, bypassGovernance bool, now time.Time) error {
 	if !old.active(now) {
 		return nil
 	}
-	extends := new.Mode == old.Mode && !new.Until.Before(old.Until)
+	extends := new.Mode == old.Mode && !new.Until.Before(old.Until.Truncate(Precision))
 	switch {
 	case extends:
 		return nil
