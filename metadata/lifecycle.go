@@ -25,6 +25,11 @@ type LifecycleCursor struct {
 	// seen, and when the next one became noncurrent.
 	Newer int
 	Since time.Time
+	// Marker is the id of KeyMarker's latest version when it is a delete
+	// marker, and Kept the number of its other versions the pass kept:
+	// the marker is expired when the key ends with Kept zero.
+	Marker string
+	Kept   int
 	// Examined and Acted count the pass's work so far, for its report.
 	Examined, Acted uint64
 }
@@ -41,6 +46,8 @@ const (
 	tagLcSince         = 8
 	tagLcExamined      = 9
 	tagLcActed         = 10
+	tagLcMarker        = 11
+	tagLcKept          = 12
 )
 
 // lifecycleKey is the cursor's key in the meta bucket.
@@ -66,6 +73,8 @@ func (c *LifecycleCursor) MarshalBinary() ([]byte, error) {
 	e.time(tagLcSince, c.Since)
 	e.uint(tagLcExamined, c.Examined)
 	e.uint(tagLcActed, c.Acted)
+	e.str(tagLcMarker, c.Marker)
+	e.uint(tagLcKept, uint64(c.Kept))
 	return e.b, nil
 }
 
@@ -96,6 +105,10 @@ func (c *LifecycleCursor) UnmarshalBinary(data []byte) error {
 			r.Examined, err = parseUint(p)
 		case tagLcActed:
 			r.Acted, err = parseUint(p)
+		case tagLcMarker:
+			r.Marker = string(p)
+		case tagLcKept:
+			r.Kept, err = parseSmall(p)
 		}
 		return err
 	})

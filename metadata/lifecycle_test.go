@@ -20,7 +20,7 @@ func TestLifecycleCursor(t *testing.T) {
 	want := LifecycleCursor{
 		Started: time.Unix(1700000000, 5).UTC(), Bucket: "b", Phase: 2, Rule: "r",
 		KeyMarker: "k", VersionMarker: "v", Newer: 3, Since: time.Unix(1700000001, 0).UTC(),
-		Examined: 1000, Acted: 7,
+		Examined: 1000, Acted: 7, Marker: "m", Kept: 2,
 	}
 	if err := ix.SetLifecycleCursor(want); err != nil {
 		t.Fatal(err)
