@@ -45,6 +45,7 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	// Current SDKs read the stored size from x-amz-object-size; the
 	// object's record is the truth, whatever the request's framing was.
 	h.Set("X-Amz-Object-Size", itoa(obj.Size))
+	s.setExpiration(h, rq, &obj)
 	if expect.Algorithm != checksum.None {
 		for _, c := range obj.Checksums {
 			if c.Algorithm == expect.Algorithm.String() {
@@ -137,6 +138,7 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	}
 	setObjectHeaders(h, o, r, q, servedChecksums(o, part, part == 0 && status != http.StatusOK))
 	s.setDefaultCacheControl(h, rq)
+	s.setExpiration(h, rq, o)
 	h["Content-Length"] = []string{itoa(length)}
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead || length == 0 {
@@ -316,6 +318,7 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if err != nil {
 		return err
 	}
+	s.setExpiration(w.Header(), rq, &obj)
 	out := copyObjectResult{ETag: `"` + obj.ETag + `"`, LastModified: isoTime(obj.LastModified)}
 	for _, c := range obj.Checksums {
 		out.set(c.Algorithm, c.Value)

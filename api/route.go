@@ -95,6 +95,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"ListObjectVersions", s.listObjectVersions}
 			case "website":
 				return operation{"GetBucketWebsite", s.getBucketWebsite}
+			case "lifecycle":
+				return operation{"GetBucketLifecycleConfiguration", s.getBucketLifecycle}
 			}
 		case http.MethodHead:
 			if sub == "" {
@@ -108,6 +110,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"PutBucketTagging", s.putBucketTagging}
 			case "website":
 				return operation{"PutBucketWebsite", s.putBucketWebsite}
+			case "lifecycle":
+				return operation{"PutBucketLifecycleConfiguration", s.putBucketLifecycle}
 			}
 		case http.MethodDelete:
 			switch sub {
@@ -117,6 +121,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"DeleteBucketTagging", s.deleteBucketTagging}
 			case "website":
 				return operation{"DeleteBucketWebsite", s.deleteBucketWebsite}
+			case "lifecycle":
+				return operation{"DeleteBucketLifecycle", s.deleteBucketLifecycle}
 			}
 		case http.MethodPost:
 			if sub == "delete" {

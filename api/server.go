@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/objectgateway/objectgateway/pkg/expect"
+	"github.com/objectgateway/objectgateway/pkg/lifecycle"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/sigv4"
@@ -65,6 +66,9 @@ type Options struct {
 	// responses of objects stored without one, for edge caches (see
 	// docs/cdn.md). Empty means none: such objects carry no Cache-Control.
 	DefaultCacheControl string
+	// LifecycleDay is the length of a day in lifecycle rules, for the
+	// x-amz-expiration of objects; zero is 24 hours (see pkg/lifecycle).
+	LifecycleDay time.Duration
 	// Edge, when set, is edge mode (see EdgeOptions).
 	Edge *EdgeOptions
 	// DocumentMemory bounds the bytes of request documents (the XML and
@@ -114,6 +118,11 @@ type Server struct {
 	// bucketCacheControl is set when some bucket has a default
 	// Cache-Control; see setDefaultCacheControl.
 	bucketCacheControl bool
+	// lifecycleSet is set when some bucket may have a lifecycle
+	// configuration, and lifecycles caches the parsed ones; see
+	// setExpiration.
+	lifecycleSet atomic.Bool
+	lifecycles   parsedCache[*lifecycle.Configuration]
 	// flights are the requests being served; see Cut.
 	flights flights
 }
@@ -144,6 +153,7 @@ func New(layer *object.Layer, o Options) *Server {
 	s.verify = sigv4.NewVerifier(sigv4.Options{Region: o.Region, Credentials: o.Credentials, Now: o.Now})
 	s.router = newRouter(o.Domain)
 	s.bucketCacheControl = anyBucketCacheControl(layer)
+	s.lifecycleSet.Store(anyBucketLifecycle(layer))
 	return s
 }
 

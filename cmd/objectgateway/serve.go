@@ -162,6 +162,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	handler := api.New(layer, api.Options{
 		Region:               cfg.region,
+		LifecycleDay:         cfg.lifecycleDay,
 		Domain:               cfg.domain,
 		Credentials:          users,
 		Logger:               log,
