@@ -224,7 +224,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	served = true
 	go func() { errc <- srv.Serve(serveLn) }()
 	lc := lcworker.New(lcworker.Options{
-		Layer: layer, Day: cfg.lifecycleDay, DefaultUploadExpiry: cfg.multipartExpiry, Log: log,
+		Layer: layer, Day: cfg.lifecycleDay, DefaultUploadExpiry: cfg.multipartExpiry, Busy: lifecycleBusy, Log: log,
 	})
 	adm.lifecycle(lc.Stats())
 	lcDone := make(chan struct{})
@@ -246,6 +246,11 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	return nil
 }
+
+// lifecycleBusy is the share of a lifecycle pass's time the worker works:
+// a pass over a large bucket then leaves three quarters of the time
+// between its rounds to requests (docs/performance.md, "Lifecycle pass").
+const lifecycleBusy = 0.25
 
 // logLevel reads --log-level: debug, info, warn or error. zerolog's own
 // parser also takes "", numbers, trace, fatal, panic and disabled, which

@@ -26,6 +26,12 @@ type Options struct {
 	// RoundSize is the number of index entries a round examines at most;
 	// zero is 1000.
 	RoundSize int
+	// Busy is the share of a pass's time the worker spends working: after
+	// a round that took t it waits t×(1−Busy)/Busy before the next, so
+	// that a long pass leaves the request path most of the machine. Zero
+	// (or 1 and more) does not wait; tests, which drive rounds
+	// themselves, leave it so.
+	Busy float64
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 	// Log receives a line per pass and the errors of removals.
@@ -79,7 +85,7 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if err := w.pass(ctx); err != nil && ctx.Err() == nil {
+		if err := w.Pass(ctx); err != nil && ctx.Err() == nil {
 			w.o.Log.Error().Err(err).Msg("lifecycle pass")
 		}
 		select {
@@ -90,14 +96,25 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Pass runs rounds until the pass in progress (or a new one) completes.
-func (w *Worker) Pass() error { return w.pass(context.Background()) }
+// Pass runs rounds until the pass in progress (or a new one) completes,
+// or ctx ends (the cursor then keeps the pass's position).
+func (w *Worker) Pass(ctx context.Context) error { return w.pass(ctx) }
 
 func (w *Worker) pass(ctx context.Context) error {
 	for ctx.Err() == nil {
+		start := time.Now()
 		done, err := w.Round()
 		if err != nil || done {
 			return err
+		}
+		if b := w.o.Busy; b > 0 && b < 1 {
+			rest := time.Duration(float64(time.Since(start)) * (1 - b) / b)
+			t := time.NewTimer(rest)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+			case <-t.C:
+			}
 		}
 	}
 	return ctx.Err()

@@ -96,7 +96,7 @@ func (e *env) put(bucket, key, body string, tags []metadata.KV, lock object.Lock
 func (e *env) pass(at time.Time) {
 	e.t.Helper()
 	e.clock.set(at)
-	if err := e.w.Pass(); err != nil {
+	if err := e.w.Pass(e.t.Context()); err != nil {
 		e.t.Fatalf("pass at %v: %v", at, err)
 	}
 }
@@ -393,7 +393,7 @@ func TestExpireResumesAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.open()
-	if err := e.w.Pass(); err != nil {
+	if err := e.w.Pass(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if n := e.w.Stats().Examined.Load(); n != 2 {
