@@ -8,10 +8,6 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
-// maxLifecycleBody bounds a LifecycleConfiguration document: 1,000 rules
-// of the longest IDs, prefixes and tags fit.
-const maxLifecycleBody = 2 << 20
-
 // putBucketLifecycle answers PutBucketLifecycleConfiguration: the
 // document is validated (pkg/lifecycle) and its canonical form replaces
 // the bucket's configuration.
@@ -19,7 +15,7 @@ func (s *Server) putBucketLifecycle(w http.ResponseWriter, r *http.Request, rq *
 	if _, err := s.layer.Bucket(rq.bucket); err != nil {
 		return err
 	}
-	body, err := s.readBody(r, rq, maxLifecycleBody)
+	body, err := s.readBody(r, rq, lifecycle.MaxSize)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
 
@@ -200,5 +201,36 @@ func TestDue(t *testing.T) {
 	}
 	if !r.MarkerDue("p/a") || r.MarkerDue("q/a") {
 		t.Error("MarkerDue ignores the prefix")
+	}
+}
+
+// TestParseLimits checks that a document over MaxSize, with more tokens
+// than any valid one or nested too deep is refused before it is
+// unmarshalled, and that the largest valid document (1,000 rules with
+// every element, ten tags and indentation) fits.
+func TestParseLimits(t *testing.T) {
+	if _, err := Parse(make([]byte, MaxSize+1)); s3err.As(err).Code != s3err.MaxMessageLengthExceeded {
+		t.Errorf("a document over MaxSize: %v", err)
+	}
+	many := doc(string(bytes.Repeat([]byte("<x/>"), maxTokens)))
+	if _, err := Parse(many); s3err.As(err).Code != s3err.MalformedXML {
+		t.Errorf("%d empty elements: %v, want MalformedXML", maxTokens, err)
+	}
+	deep := doc(string(bytes.Repeat([]byte("<x>"), maxDepth+1)) + string(bytes.Repeat([]byte("</x>"), maxDepth+1)))
+	if _, err := Parse(deep); s3err.As(err).Code != s3err.MalformedXML {
+		t.Errorf("nesting %d deep: %v, want MalformedXML", maxDepth+1, err)
+	}
+	var rules bytes.Buffer
+	for i := 0; i < MaxRules; i++ {
+		fmt.Fprintf(&rules, "\n\t<Rule>\n\t\t<ID>rule-%04d</ID>\n\t\t<Filter>\n\t\t\t<And>\n\t\t\t\t<Prefix>logs/</Prefix>\n", i)
+		for j := 0; j < 10; j++ {
+			fmt.Fprintf(&rules, "\t\t\t\t<Tag>\n\t\t\t\t\t<Key>k%d</Key>\n\t\t\t\t\t<Value>v</Value>\n\t\t\t\t</Tag>\n", j)
+		}
+		rules.WriteString("\t\t\t\t<ObjectSizeGreaterThan>1</ObjectSizeGreaterThan>\n\t\t\t\t<ObjectSizeLessThan>9</ObjectSizeLessThan>\n\t\t\t</And>\n\t\t</Filter>\n" +
+			"\t\t<Status>Enabled</Status>\n\t\t<Expiration>\n\t\t\t<Days>1</Days>\n\t\t</Expiration>\n" +
+			"\t\t<NoncurrentVersionExpiration>\n\t\t\t<NoncurrentDays>1</NoncurrentDays>\n\t\t\t<NewerNoncurrentVersions>1</NewerNoncurrentVersions>\n\t\t</NoncurrentVersionExpiration>\n\t</Rule>")
+	}
+	if _, err := Parse(doc(rules.String())); err != nil {
+		t.Errorf("the largest valid document (%d bytes): %v", rules.Len(), err)
 	}
 }

@@ -1,10 +1,12 @@
 package lifecycle
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/xml"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -76,13 +78,65 @@ type abortDoc struct {
 // or a duplicate ID, and InvalidRequest for a rule S3 refuses as a whole
 // (no action, tags with an action that cannot have them) and for
 // transitions, which the gateway's single storage class cannot honour.
-// The body's size is the caller's to bound.
+// A document over MaxSize is MaxMessageLengthExceeded; one with more XML
+// tokens or deeper nesting than any valid one is MalformedXML before it
+// is unmarshalled.
 func Parse(body []byte) (*Configuration, error) {
+	if len(body) > MaxSize {
+		return nil, s3err.New(s3err.MaxMessageLengthExceeded)
+	}
+	if err := checkTokens(body); err != nil {
+		return nil, s3err.Wrap(s3err.MalformedXML, err)
+	}
 	var doc configDoc
 	if err := xml.Unmarshal(body, &doc); err != nil {
 		return nil, s3err.Wrap(s3err.MalformedXML, err)
 	}
 	return doc.config()
+}
+
+// MaxSize bounds a LifecycleConfiguration document: 1,000 rules of the
+// longest IDs, prefixes and a few tags each fit.
+const MaxSize = 2 << 20
+
+// maxTokens and maxDepth bound a document's XML tokens and nesting: a
+// rule with every element, ten tags in its And and indentation has about
+// 250 tokens, so 1,000 of them fit; no valid element nests deeper than 5.
+const (
+	maxTokens = 300 * MaxRules
+	maxDepth  = 16
+)
+
+var (
+	errTokens = errors.New("the document has more XML tokens than any valid lifecycle configuration")
+	errDepth  = errors.New("the document nests deeper than any valid lifecycle configuration")
+)
+
+// checkTokens reads data's tokens once, cheaply (RawToken), and fails
+// when there are more, or they nest deeper, than a valid document has.
+func checkTokens(data []byte) error {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	depth := 0
+	for n := 0; ; n++ {
+		if n == maxTokens {
+			return errTokens
+		}
+		t, err := d.RawToken()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch t.(type) {
+		case xml.StartElement:
+			if depth++; depth > maxDepth {
+				return errDepth
+			}
+		case xml.EndElement:
+			depth--
+		}
+	}
 }
 
 // errMalformed is the cause of a MalformedXML for a document that breaks
