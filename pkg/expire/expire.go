@@ -2,6 +2,7 @@ package expire
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -304,25 +305,71 @@ func (w *Worker) objectsRound(b *object.Bucket, r *lifecycle.Rule, c *metadata.L
 		return false, err
 	}
 	now := w.o.Now()
+	var due []*object.Object
 	for i := range page.Objects {
 		o := &page.Objects[i]
 		w.examined(c, budget)
 		at, ok := r.CurrentExpiry(o.Key, o.Size, tagsOf(o.Tags), o.LastModified, w.o.Day)
 		if ok && !now.Before(at) {
-			w.expireCurrent(b, o, c)
+			due = append(due, o)
 		}
 		c.KeyMarker = o.Key
 	}
+	// The keys of a page are distinct, so their removals are independent:
+	// they run a few at once, sharing the index's group commits instead
+	// of each waiting for its own.
+	errs := make([]error, len(due))
+	w.parallel(len(due), func(i int) {
+		errs[i] = w.removeCurrent(b, due[i])
+	})
+	for i, o := range due {
+		w.acted(b.Name, o.Key, "", errs[i], c, &w.stats.Expired)
+	}
 	return page.Truncated, nil
+}
+
+// removers is the number of removals of one round that run at once.
+const removers = 4
+
+// parallel runs fn(0) … fn(n-1), removers at a time, and returns when all
+// have.
+func (w *Worker) parallel(n int, fn func(i int)) {
+	if n <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for k := 0; k < removers && k < n; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // expireCurrent removes a current version, or in a versioned bucket hides
 // it behind a delete marker, if it is still the version the walk saw.
 func (w *Worker) expireCurrent(b *object.Bucket, o *object.Object, c *metadata.LifecycleCursor) {
+	w.acted(b.Name, o.Key, "", w.removeCurrent(b, o), c, &w.stats.Expired)
+}
+
+// removeCurrent is expireCurrent's removal, without the counting.
+func (w *Worker) removeCurrent(b *object.Bucket, o *object.Object) error {
 	_, err := w.o.Layer.Remove(object.RemoveInput{Bucket: b.Name, Key: o.Key, Conditions: object.Conditions{
 		BucketID: b.ID, IfMatch: o.ETag, IfMatchLastModified: o.LastModified,
 	}})
-	w.acted(b.Name, o.Key, "", err, c, &w.stats.Expired)
+	return err
 }
 
 // acted counts the outcome of one removal.
@@ -431,13 +478,20 @@ func (w *Worker) uploadsRound(b *object.Bucket, cfg *lifecycle.Configuration, c 
 		return false, err
 	}
 	now := w.o.Now()
+	var due []metadata.Upload
 	for _, u := range page.Uploads {
 		w.examined(c, budget)
 		if w.uploadDue(cfg, u.Key, u.Initiated, now) {
-			err := l.AbortMultipartUpload(b.Name, u.Key, u.ID)
-			w.acted(b.Name, u.Key, u.ID, err, c, &w.stats.Aborted)
+			due = append(due, u)
 		}
 		c.KeyMarker, c.VersionMarker = u.Key, u.ID
+	}
+	errs := make([]error, len(due))
+	w.parallel(len(due), func(i int) {
+		errs[i] = l.AbortMultipartUpload(b.Name, due[i].Key, due[i].ID)
+	})
+	for i, u := range due {
+		w.acted(b.Name, u.Key, u.ID, errs[i], c, &w.stats.Aborted)
 	}
 	return page.Truncated, nil
 }
