@@ -248,9 +248,9 @@ func serve(ctx context.Context, args []string, e env) error {
 }
 
 // lifecycleBusy is the share of a lifecycle pass's time the worker works:
-// a pass over a large bucket then leaves three quarters of the time
-// between its rounds to requests (docs/performance.md, "Lifecycle pass").
-const lifecycleBusy = 0.25
+// a pass over a large bucket then leaves half of the time between its
+// rounds to requests (docs/performance.md, "Lifecycle pass").
+const lifecycleBusy = 0.5
 
 // logLevel reads --log-level: debug, info, warn or error. zerolog's own
 // parser also takes "", numbers, trace, fatal, panic and disabled, which
