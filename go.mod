@@ -10,6 +10,7 @@ require (
 	github.com/aws/smithy-go v1.28.9
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/gorilla/mux v1.8.1
+	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/maypok86/otter/v2 v2.4.0
 	github.com/minio/crc64nvme v1.1.1
 	github.com/minio/minio-go/v7 v7.4.1

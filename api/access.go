@@ -131,6 +131,13 @@ func (s *Server) serveAnonymous(w http.ResponseWriter, r *http.Request, rq *requ
 		// accepted policy grants.
 		return s3err.New(s3err.AccessDenied)
 	}
+	if _, byID := rq.queryOf(r)["versionId"]; byID && action == policy.GetObject && !b.PublicRead {
+		// Likewise a read of a version by id needs s3:GetObjectVersion,
+		// which s3:GetObject does not grant: a policy that publishes the
+		// current objects does not publish what was overwritten or
+		// deleted.
+		return s3err.New(s3err.AccessDenied)
+	}
 	p := s.access.policyOf(b)
 	if !p.Allows(action, rq.key) {
 		return s3err.New(s3err.AccessDenied)

@@ -251,14 +251,17 @@ func (s *Server) putBucketACL(w http.ResponseWriter, r *http.Request, rq *reques
 // read the key, AllUsers READ. It fails like HeadObject for a key that
 // does not exist.
 func (s *Server) objectACL(r *http.Request, rq *request) (acl accessControlPolicy, public bool, err error) {
-	if err := checkVersionID(r.URL.Query()); err != nil {
+	id, err := versionParam(rq.queryOf(r))
+	if err != nil {
 		return acl, false, err
 	}
 	b, err := s.bucketRecord(rq)
 	if err != nil {
 		return acl, false, err
 	}
-	if _, err := s.layer.StatObject(rq.bucket, rq.key); err != nil {
+	// Every version has its bucket's access, as the object does: the
+	// version only has to exist.
+	if _, err := s.layer.StatVersion(rq.bucket, rq.key, id); err != nil {
 		return acl, false, err
 	}
 	public = s.access.policyOf(b).Allows(policy.GetObject, rq.key)

@@ -66,7 +66,8 @@ func objectAttributes(h http.Header) (map[string]bool, error) {
 
 // getObjectAttributes answers GetObjectAttributes.
 func (s *Server) getObjectAttributes(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := checkVersionID(r.URL.Query()); err != nil {
+	id, err := versionParam(rq.queryOf(r))
+	if err != nil {
 		return err
 	}
 	want, err := objectAttributes(r.Header)
@@ -88,10 +89,11 @@ func (s *Server) getObjectAttributes(w http.ResponseWriter, r *http.Request, rq 
 		}
 		marker = n
 	}
-	o, err := s.layer.StatObject(rq.bucket, rq.key)
+	o, err := s.layer.StatVersion(rq.bucket, rq.key, id)
 	if err != nil {
 		return err
 	}
+	s.setVersionID(w.Header(), rq, o.VersionID)
 	out := getObjectAttributesResponse{NS: s3NS}
 	if want["ETag"] {
 		out.ETag = o.ETag

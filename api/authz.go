@@ -88,10 +88,11 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 // copy: it owns the source bucket, or everyone may read the object. A
 // malformed or missing source is left to the handler to report.
 func (s *Server) mayReadSource(r *http.Request, rq *request) error {
-	bucket, key, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
+	src, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
 		return nil
 	}
+	bucket, key := src.bucket, src.key
 	b, err := s.layer.Bucket(bucket)
 	if err != nil {
 		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchBucket {

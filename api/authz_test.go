@@ -155,6 +155,24 @@ func authzCases(g *usersGateway) []authzCase {
 			_, err := c.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: b(f), Key: obj})
 			return err
 		}},
+		// The fixture's bucket has no Object Lock: the owner's requests
+		// reach the operation, which answers InvalidRequest for it.
+		{op: "GetObjectRetention", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetObjectRetention(ctx, &s3.GetObjectRetentionInput{Bucket: b(f), Key: obj})
+			return unset(err, "InvalidRequest")
+		}},
+		{op: "PutObjectRetention", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.PutObjectRetention(ctx, &s3.PutObjectRetentionInput{Bucket: b(f), Key: obj, Retention: &types.ObjectLockRetention{}})
+			return unset(err, "InvalidRequest")
+		}},
+		{op: "GetObjectLegalHold", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.GetObjectLegalHold(ctx, &s3.GetObjectLegalHoldInput{Bucket: b(f), Key: obj})
+			return unset(err, "InvalidRequest")
+		}},
+		{op: "PutObjectLegalHold", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.PutObjectLegalHold(ctx, &s3.PutObjectLegalHoldInput{Bucket: b(f), Key: obj, LegalHold: &types.ObjectLockLegalHold{Status: types.ObjectLockLegalHoldStatusOff}})
+			return unset(err, "InvalidRequest")
+		}},
 		{op: "PutObjectAcl", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: b(f), Key: obj, ACL: types.ObjectCannedACLPrivate})
 			return err
@@ -264,6 +282,18 @@ func authzCases(g *usersGateway) []authzCase {
 		{op: "GetBucketVersioning", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: b(f)})
 			return err
+		}},
+		{op: "PutBucketVersioning", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: b(f),
+				VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}})
+			return err
+		}},
+		{op: "PutObjectLockConfiguration", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			// The fixture's bucket is not versioned, so its owner is told
+			// InvalidBucketState; anyone else must be refused before that.
+			_, err := c.PutObjectLockConfiguration(ctx, &s3.PutObjectLockConfigurationInput{Bucket: b(f),
+				ObjectLockConfiguration: &types.ObjectLockConfiguration{ObjectLockEnabled: types.ObjectLockEnabledEnabled}})
+			return unset(err, "InvalidBucketState")
 		}},
 		{op: "ListMultipartUploads", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: b(f)})

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/checksum"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
@@ -120,7 +121,8 @@ func parseLocationConstraint(body []byte) (constraint string, err error) {
 }
 
 func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := checkObjectLockEnabled(r.Header.Values("X-Amz-Bucket-Object-Lock-Enabled")); err != nil {
+	lock, err := parseObjectLockEnabled(r.Header.Values("X-Amz-Bucket-Object-Lock-Enabled"))
+	if err != nil {
 		return err
 	}
 	public, err := bucketCannedACL(r.Header)
@@ -141,7 +143,13 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 			return s3err.Newf(s3err.IllegalLocationConstraintException, "The %s location constraint is incompatible for the region specific endpoint this request was sent to.", c)
 		}
 	}
-	err = s.layer.CreateBucket(object.Bucket{Name: rq.bucket, Owner: rq.accessKey, Region: region, PublicRead: public})
+	nb := object.Bucket{Name: rq.bucket, Owner: rq.accessKey, Region: region, PublicRead: public}
+	if lock {
+		// A bucket made with Object Lock is versioned from the start, and
+		// stays so: S3 refuses to suspend it.
+		nb.Versioning, nb.ObjectLock = metadata.VersioningEnabled, true
+	}
+	err = s.layer.CreateBucket(nb)
 	if err != nil {
 		return err
 	}
@@ -156,24 +164,23 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 	return nil
 }
 
-// checkObjectLockEnabled refuses a CreateBucket that asks for Object Lock,
-// which the gateway does not have, instead of creating a bucket without it.
-// The header is a boolean whose spelling varies by client (boto3 sends
-// "True"), so both values are read without regard to case; "false" asks
-// for nothing and any other value is not a boolean at all.
-func checkObjectLockEnabled(vals []string) error {
+// parseObjectLockEnabled reads x-amz-bucket-object-lock-enabled: whether
+// CreateBucket makes a bucket with Object Lock. The header is a boolean
+// whose spelling varies by client (boto3 sends "True"), so both values
+// are read without regard to case; any other value is not a boolean at
+// all.
+func parseObjectLockEnabled(vals []string) (lock bool, err error) {
 	for _, v := range vals {
 		switch v = strings.TrimSpace(v); {
 		case strings.EqualFold(v, "false"):
 		case strings.EqualFold(v, "true"):
-			return s3err.Newf(s3err.NotImplemented, "Object Lock is not supported.").
-				With("Header", "x-amz-bucket-object-lock-enabled")
+			lock = true
 		default:
-			return s3err.Newf(s3err.InvalidArgument, "x-amz-bucket-object-lock-enabled must be true or false.").
+			return false, s3err.Newf(s3err.InvalidArgument, "x-amz-bucket-object-lock-enabled must be true or false.").
 				With("ArgumentName", "x-amz-bucket-object-lock-enabled").With("ArgumentValue", v)
 		}
 	}
-	return nil
+	return lock, nil
 }
 
 // checkACL accepts the canned object ACLs that describe what the gateway
@@ -233,20 +240,6 @@ func (s *Server) getBucketLocation(w http.ResponseWriter, r *http.Request, rq *r
 		region = ""
 	}
 	return writeXML(w, http.StatusOK, locationConstraint{NS: s3NS, Region: region})
-}
-
-type versioningConfiguration struct {
-	XMLName xml.Name `xml:"VersioningConfiguration"`
-	NS      string   `xml:"xmlns,attr"`
-}
-
-// getBucketVersioning reports the truth: versioning has never been enabled
-// on any bucket of the gateway, which S3 expresses as an empty document.
-func (s *Server) getBucketVersioning(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if _, err := s.layer.Bucket(rq.bucket); err != nil {
-		return err
-	}
-	return writeXML(w, http.StatusOK, versioningConfiguration{NS: s3NS})
 }
 
 // readBody reads a whole small request body, decoded and verified like a

@@ -100,7 +100,6 @@ type unsetConfig struct {
 var unsetConfigs = map[string]unsetConfig{
 	"encryption":        {get: "GetBucketEncryption", del: "DeleteBucketEncryption", missing: s3err.ServerSideEncryptionConfigurationNotFoundError},
 	"replication":       {get: "GetBucketReplication", del: "DeleteBucketReplication", missing: s3err.ReplicationConfigurationNotFoundError},
-	"object-lock":       {get: "GetObjectLockConfiguration", missing: s3err.ObjectLockConfigurationNotFoundError},
 	"ownershipControls": {get: "GetBucketOwnershipControls", del: "DeleteBucketOwnershipControls", missing: s3err.OwnershipControlsNotFoundError},
 	"publicAccessBlock": {get: "GetPublicAccessBlock", del: "DeletePublicAccessBlock", missing: s3err.NoSuchPublicAccessBlockConfiguration},
 	"logging":           {get: "GetBucketLogging", empty: `<BucketLoggingStatus xmlns="` + s3NS + `"></BucketLoggingStatus>`},

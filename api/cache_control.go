@@ -36,18 +36,18 @@ func (s *Server) setDefaultCacheControl(h http.Header, rq *request) {
 	}
 }
 
-// anyBucketCacheControl reports whether some bucket of layer has a
-// default Cache-Control. It answers true when the buckets cannot be read,
-// so that the records are then read per request instead of ignored.
-func anyBucketCacheControl(layer *object.Layer) bool {
+// bucketDefaults reports, in one read of the buckets, whether some bucket
+// of layer has a default Cache-Control and whether some bucket is
+// versioned. It answers true for both when the buckets cannot be read, so
+// that the records are then read per request instead of ignored.
+func bucketDefaults(layer *object.Layer) (cacheControl, versioning bool) {
 	buckets, err := layer.Buckets()
 	if err != nil {
-		return true
+		return true, true
 	}
 	for _, b := range buckets {
-		if b.CacheControl != "" {
-			return true
-		}
+		cacheControl = cacheControl || b.CacheControl != ""
+		versioning = versioning || b.Versioning != ""
 	}
-	return false
+	return cacheControl, versioning
 }

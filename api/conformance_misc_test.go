@@ -119,14 +119,14 @@ func TestConformanceNotImplemented(t *testing.T) {
 	putBytes(t, c, bucket, "k", []byte("v"))
 	ctx := t.Context()
 
-	_, err := c.GetObjectLegalHold(ctx, &s3.GetObjectLegalHoldInput{Bucket: aws.String(bucket), Key: aws.String("k")})
-	wantCode(t, "GetObjectLegalHold", err, 501, "NotImplemented")
+	_, err := c.GetObjectTorrent(ctx, &s3.GetObjectTorrentInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	wantCode(t, "GetObjectTorrent", err, 501, "NotImplemented")
 	_, err = c.GetBucketInventoryConfiguration(ctx, &s3.GetBucketInventoryConfigurationInput{Bucket: aws.String(bucket), Id: aws.String("i")})
 	wantCode(t, "GetBucketInventoryConfiguration", err, 501, "NotImplemented")
 
 	for _, tc := range []struct{ method, path, query string }{
-		{http.MethodPut, "/" + bucket + "/k", "retention"},
-		{http.MethodGet, "/" + bucket + "/k", "legal-hold"},
+		{http.MethodPut, "/" + bucket + "/k", "renameObject"},
+		{http.MethodGet, "/" + bucket + "/k", "torrent"},
 		{http.MethodPut, "/" + bucket, "replication"},
 		{http.MethodGet, "/" + bucket, "analytics"},
 		{http.MethodDelete, "/" + bucket, "object-lock"},

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/xml"
 	"net/http"
+	"strings"
 
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
@@ -25,14 +26,21 @@ type deleteObject struct {
 	ETag, LastModifiedTime, Size string
 }
 
+// deletedEntry is a Deleted element: the version removed (VersionId, as
+// the request named it) and, when the delete wrote a delete marker or
+// removed one, DeleteMarker with the marker's id.
 type deletedEntry struct {
-	Key string `xml:"Key"`
+	Key                   string `xml:"Key"`
+	VersionID             string `xml:"VersionId,omitempty"`
+	DeleteMarker          bool   `xml:"DeleteMarker,omitempty"`
+	DeleteMarkerVersionID string `xml:"DeleteMarkerVersionId,omitempty"`
 }
 
 type deleteErrorEntry struct {
-	Key     string `xml:"Key"`
-	Code    string `xml:"Code"`
-	Message string `xml:"Message"`
+	Key       string `xml:"Key"`
+	VersionID string `xml:"VersionId,omitempty"`
+	Code      string `xml:"Code"`
+	Message   string `xml:"Message"`
 }
 
 type deleteResult struct {
@@ -102,7 +110,11 @@ func parseDeleteObject(x *xmlDoc) (o deleteObject, err error) {
 }
 
 // deleteObjects answers DeleteObjects. The body may carry Content-MD5, any
-// x-amz-checksum-*, or neither; whichever is present is verified.
+// x-amz-checksum-*, or neither; whichever is present is verified. Each
+// entry is one DeleteObject: with a VersionId it removes that version,
+// which Object Lock may refuse (x-amz-bypass-governance-retention lets a
+// GOVERNANCE retention go), and without one in a versioned bucket it
+// writes a delete marker.
 func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *request) error {
 	// The bucket's identity is taken before the body is read: the deletes
 	// apply to the bucket the request was authorized against, or to none.
@@ -120,29 +132,51 @@ func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *reque
 	} else if b.ID != id {
 		return s3err.New(s3err.NoSuchBucket).With("BucketName", rq.bucket)
 	}
+	// Only a caller who owns the bucket (or root) reaches this handler:
+	// everyone else is refused DeleteObjects (see serveAuthorized), so
+	// the bypass header is the owner's to use.
+	bypass := governanceBypass(r.Header)
 	out := deleteResult{NS: s3NS}
 	for _, o := range req.Objects {
-		var err error
-		switch {
-		case o.Key == "":
-			err = s3err.Newf(s3err.InvalidArgument, "Key must not be empty")
-		case o.VersionID != "" && o.VersionID != "null":
-			err = s3err.Newf(s3err.InvalidArgument, "Invalid version id specified")
-		default:
-			var cond object.Conditions
-			if cond, err = deleteConditions(o.ETag, o.Size, o.LastModifiedTime); err == nil {
-				cond.BucketID = id
-				err = s.layer.DeleteObject(rq.bucket, o.Key, cond)
-			}
-		}
+		done, err := s.deleteEntry(rq.bucket, id, o, bypass)
 		if err != nil {
 			e := s3err.As(err)
-			out.Errors = append(out.Errors, deleteErrorEntry{Key: o.Key, Code: e.Code.String(), Message: e.Text()})
+			out.Errors = append(out.Errors, deleteErrorEntry{Key: o.Key, VersionID: o.VersionID, Code: e.Code.String(), Message: e.Text()})
 			continue
 		}
 		if !req.Quiet {
-			out.Deleted = append(out.Deleted, deletedEntry{Key: o.Key})
+			out.Deleted = append(out.Deleted, done)
 		}
 	}
 	return writeXML(w, http.StatusOK, out)
+}
+
+// deleteEntry removes one entry of a DeleteObjects request from the
+// bucket of identity id, and says what it removed as S3 does: the
+// VersionId the entry named, and DeleteMarker with DeleteMarkerVersionId
+// when a delete marker was written or was the version removed.
+func (s *Server) deleteEntry(bucket string, id uint64, o deleteObject, bypass bool) (deletedEntry, error) {
+	if o.Key == "" {
+		return deletedEntry{}, s3err.Newf(s3err.InvalidArgument, "Key must not be empty")
+	}
+	cond, err := deleteConditions(o.ETag, o.Size, o.LastModifiedTime)
+	if err != nil {
+		return deletedEntry{}, err
+	}
+	cond.BucketID = id
+	rm, err := s.layer.Remove(object.RemoveInput{Bucket: bucket, Key: o.Key, VersionID: o.VersionID, Conditions: cond, BypassGovernance: bypass})
+	if err != nil {
+		return deletedEntry{}, err
+	}
+	done := deletedEntry{Key: o.Key, VersionID: o.VersionID}
+	if rm.DeleteMarker {
+		done.DeleteMarker, done.DeleteMarkerVersionID = true, rm.VersionID
+	}
+	return done, nil
+}
+
+// governanceBypass reads x-amz-bypass-governance-retention, a boolean
+// that only "true" (in any case) sets, as S3 reads it.
+func governanceBypass(h http.Header) bool {
+	return strings.EqualFold(strings.TrimSpace(h.Get("X-Amz-Bypass-Governance-Retention")), "true")
 }

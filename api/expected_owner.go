@@ -25,11 +25,11 @@ func (s *Server) checkExpectedOwners(r *http.Request, rq *request) error {
 	if want == "" || r.Header.Get("X-Amz-Copy-Source") == "" {
 		return nil
 	}
-	bucket, _, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
+	src, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
 		return nil
 	}
-	b, err := s.layer.Bucket(bucket)
+	b, err := s.layer.Bucket(src.bucket)
 	if err == nil && !s.ownedBy(b, rq, want) {
 		return s3err.New(s3err.AccessDenied)
 	}

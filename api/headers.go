@@ -108,7 +108,6 @@ func unsupportedWriteHeaders(h http.Header) error {
 		return err
 	}
 	for _, name := range []string{
-		"X-Amz-Object-Lock-Mode", "X-Amz-Object-Lock-Retain-Until-Date", "X-Amz-Object-Lock-Legal-Hold",
 		"X-Amz-Server-Side-Encryption-Customer-Algorithm", "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id",
 	} {
 		if h.Get(name) != "" {

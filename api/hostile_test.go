@@ -8,7 +8,9 @@ package api_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/md5"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -399,7 +401,12 @@ func TestHostileXML(t *testing.T) {
 		fmt.Fprintf(&tags11, "<Tag><Key>k%d</Key><Value>v</Value></Tag>", i)
 	}
 	tags11.WriteString("</TagSet></Tagging>")
+	lockDoc := pad(`<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled></ObjectLockConfiguration>`, 64<<10+1)
+	lockMD5 := md5.Sum(lockDoc)
 	h.run(t, []attack{
+		{name: "PutBucketVersioning billion laughs", method: "PUT", path: "/" + h.bucket, query: "versioning", body: billionLaughs("<VersioningConfiguration><Status>", "</Status></VersioningConfiguration>"), status: 400, code: "MalformedXML"},
+		{name: "PutBucketVersioning over 64 KiB", method: "PUT", path: "/" + h.bucket, query: "versioning", body: pad("<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>", 64<<10+1), status: 400, code: "MaxMessageLengthExceeded"},
+		{name: "PutObjectLockConfiguration over 64 KiB", method: "PUT", path: "/" + h.bucket, query: "object-lock", body: lockDoc, hdr: []string{"Content-MD5", base64.StdEncoding.EncodeToString(lockMD5[:])}, status: 400, code: "MaxMessageLengthExceeded"},
 		{name: "DeleteObjects billion laughs", method: "POST", path: "/" + h.bucket, query: "delete", body: billionLaughs("<Delete><Object><Key>", "</Key></Object></Delete>"), status: 400, code: "MalformedXML"},
 		{name: "DeleteObjects external entity", method: "POST", path: "/" + h.bucket, query: "delete", body: xxe("<Delete><Object><Key>", "</Key></Object></Delete>"), status: 400, code: "MalformedXML"},
 		{name: "DeleteObjects deep nesting", method: "POST", path: "/" + h.bucket, query: "delete", body: deep, status: 400, code: "MalformedXML"},

@@ -27,6 +27,10 @@ const (
 	// 128 + 256 characters as numeric character references take about
 	// 200 KiB.
 	maxBucketTaggingBody = 256 << 10
+	// maxBucketConfigBody bounds a VersioningConfiguration and an
+	// ObjectLockConfiguration, which hold a few short elements: under
+	// 300 bytes as SDKs write them.
+	maxBucketConfigBody = 64 << 10
 	// maxPolicyBody bounds the read of a bucket policy. pkg/policy then
 	// refuses documents over S3's 20 KiB with MalformedPolicy, as S3 does.
 	maxPolicyBody = 64 << 10

@@ -4,52 +4,61 @@ import (
 	"encoding/xml"
 	"net/http"
 
-	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
-// nullVersion is the version id of every object: buckets are never
-// versioned, and S3 names the only version of an object in an unversioned
-// bucket "null".
-const nullVersion = "null"
+// nullVersion is the version id S3 shows for the null version: the only
+// version of an object in a bucket whose versioning was never enabled, and
+// the version a write makes while versioning is suspended.
+const nullVersion = metadata.NullVersion
 
 // listVersionsResult is ListObjectVersions' answer, rendered by
 // appendListVersions.
 type listVersionsResult struct {
-	XMLName             xml.Name       `xml:"ListVersionsResult"`
-	NS                  string         `xml:"xmlns,attr"`
-	Name                string         `xml:"Name"`
-	Prefix              string         `xml:"Prefix"`
-	KeyMarker           string         `xml:"KeyMarker"`
-	VersionIDMarker     string         `xml:"VersionIdMarker"`
-	NextKeyMarker       string         `xml:"NextKeyMarker,omitempty"`
-	NextVersionIDMarker string         `xml:"NextVersionIdMarker,omitempty"`
-	MaxKeys             int            `xml:"MaxKeys"`
-	Delimiter           string         `xml:"Delimiter,omitempty"`
-	IsTruncated         bool           `xml:"IsTruncated"`
-	EncodingType        string         `xml:"EncodingType,omitempty"`
-	Versions            []versionEntry `xml:"Version"`
-	CommonPrefixes      []commonPrefix `xml:"CommonPrefixes"`
+	XMLName             xml.Name `xml:"ListVersionsResult"`
+	NS                  string   `xml:"xmlns,attr"`
+	Name                string   `xml:"Name"`
+	Prefix              string   `xml:"Prefix"`
+	KeyMarker           string   `xml:"KeyMarker"`
+	VersionIDMarker     string   `xml:"VersionIdMarker"`
+	NextKeyMarker       string   `xml:"NextKeyMarker,omitempty"`
+	NextVersionIDMarker string   `xml:"NextVersionIdMarker,omitempty"`
+	MaxKeys             int      `xml:"MaxKeys"`
+	Delimiter           string   `xml:"Delimiter,omitempty"`
+	IsTruncated         bool     `xml:"IsTruncated"`
+	EncodingType        string   `xml:"EncodingType,omitempty"`
+	// Versions are the Version and DeleteMarker elements in the order of
+	// the page (keys ascending, each key's versions newest first), as S3
+	// interleaves them; each entry's XMLName says which it is.
+	Versions       []versionEntry `xml:"Version"`
+	CommonPrefixes []commonPrefix `xml:"CommonPrefixes"`
 }
 
+// versionEntry is a Version (XMLName zero or "Version") or, with XMLName
+// "DeleteMarker", a delete marker, which has no ETag, checksum, Size or
+// StorageClass.
 type versionEntry struct {
+	XMLName           xml.Name
 	Key               string `xml:"Key"`
 	VersionID         string `xml:"VersionId"`
 	IsLatest          bool   `xml:"IsLatest"`
 	LastModified      string `xml:"LastModified"`
-	ETag              string `xml:"ETag"`
+	ETag              string `xml:"ETag,omitempty"`
 	ChecksumAlgorithm string `xml:"ChecksumAlgorithm,omitempty"`
 	ChecksumType      string `xml:"ChecksumType,omitempty"`
-	Size              int64  `xml:"Size"`
+	Size              *int64 `xml:"Size,omitempty"`
 	Owner             owner  `xml:"Owner"`
-	StorageClass      string `xml:"StorageClass"`
+	StorageClass      string `xml:"StorageClass,omitempty"`
 }
 
-// listObjectVersions answers ListObjectVersions as S3 does for a bucket
-// whose versioning was never enabled: each object is its only version,
-// with version id "null", the latest, and there are no delete markers.
-// Paging is by key (key-marker); a version-id-marker other than "null"
-// names no version and is refused.
+// deleteMarkerName is the XMLName of a delete marker's entry.
+var deleteMarkerName = xml.Name{Local: "DeleteMarker"}
+
+// listObjectVersions answers ListObjectVersions: the versions and delete
+// markers of the keys selected, in key order and each key's newest first.
+// In a bucket whose versioning was never enabled every object is its one
+// version, "null" and the latest.
 func (s *Server) listObjectVersions(w http.ResponseWriter, r *http.Request, rq *request) error {
 	q := r.URL.Query()
 	p, err := parseListParams(q)
@@ -57,15 +66,12 @@ func (s *Server) listObjectVersions(w http.ResponseWriter, r *http.Request, rq *
 		return err
 	}
 	keyMarker, versionMarker := q.Get("key-marker"), q.Get("version-id-marker")
-	switch {
-	case versionMarker != "" && keyMarker == "":
-		return s3err.Newf(s3err.InvalidArgument, "A version-id marker cannot be specified without a key marker.").
-			With("ArgumentName", "version-id-marker").With("ArgumentValue", versionMarker)
-	case versionMarker != "" && versionMarker != nullVersion:
-		return s3err.Newf(s3err.InvalidArgument, "Invalid version id specified").
-			With("ArgumentName", "version-id-marker").With("ArgumentValue", versionMarker)
+	if err := checkVersionMarker(keyMarker, versionMarker); err != nil {
+		return err
 	}
-	page, err := s.layer.ListObjects(rq.bucket, object.ListQuery{Prefix: p.prefix, Delimiter: p.delimiter, After: keyMarker, Limit: p.maxKeys, Brief: true})
+	page, err := s.layer.ListVersions(rq.bucket, metadata.VersionQuery{
+		Prefix: p.prefix, Delimiter: p.delimiter, KeyMarker: keyMarker, VersionMarker: versionMarker, Limit: p.maxKeys,
+	})
 	if err != nil {
 		return err
 	}
@@ -78,29 +84,60 @@ func (s *Server) listObjectVersions(w http.ResponseWriter, r *http.Request, rq *
 		out.EncodingType = "url"
 	}
 	if page.Truncated {
-		out.NextKeyMarker = p.encode(page.Last)
-		if n := len(page.Objects); n > 0 && page.Objects[n-1].Key == page.Last {
-			out.NextVersionIDMarker = nullVersion
-		}
+		out.NextKeyMarker = p.encode(page.NextKeyMarker)
+		out.NextVersionIDMarker = page.NextVersionMarker
 	}
 	own := ownerOf(rq.accessKey)
-	out.Versions = make([]versionEntry, 0, len(page.Objects))
-	for i := range page.Objects {
-		o := &page.Objects[i]
-		v := versionEntry{
-			Key: p.encode(o.Key), VersionID: nullVersion, IsLatest: true,
-			LastModified: o.LastModified.UTC().Format("2006-01-02T15:04:05.000Z"),
-			ETag:         `"` + o.ETag + `"`, Size: o.Size, Owner: own, StorageClass: "STANDARD",
+	out.Versions = make([]versionEntry, 0, len(page.Entries))
+	for i := range page.Entries {
+		e := &page.Entries[i]
+		if e.Prefix != "" {
+			out.CommonPrefixes = append(out.CommonPrefixes, commonPrefix{Prefix: p.encode(e.Prefix)})
+			continue
 		}
-		if len(o.Checksums) > 0 {
-			v.ChecksumAlgorithm, v.ChecksumType = o.Checksums[0].Algorithm, o.Checksums[0].Type
-		}
-		out.Versions = append(out.Versions, v)
-	}
-	for _, cp := range page.CommonPrefixes {
-		out.CommonPrefixes = append(out.CommonPrefixes, commonPrefix{Prefix: p.encode(cp)})
+		out.Versions = append(out.Versions, listedVersion(p, e, own))
 	}
 	return writeRenderedXML(w, http.StatusOK, func(b []byte) []byte { return appendListVersions(b, &out) })
+}
+
+// checkVersionMarker refuses the version-id-marker S3 refuses: one
+// without a key-marker, and one that is neither "null" nor a version id
+// the gateway gives.
+func checkVersionMarker(keyMarker, versionMarker string) error {
+	if versionMarker == "" {
+		return nil
+	}
+	if keyMarker == "" {
+		return s3err.Newf(s3err.InvalidArgument, "A version-id marker cannot be specified without a key marker.").
+			With("ArgumentName", "version-id-marker").With("ArgumentValue", versionMarker)
+	}
+	if _, _, ok := metadata.ParseVersionID(versionMarker); !ok && versionMarker != nullVersion {
+		return s3err.Newf(s3err.InvalidArgument, "Invalid version id specified").
+			With("ArgumentName", "version-id-marker").With("ArgumentValue", versionMarker)
+	}
+	return nil
+}
+
+// listedVersion is the entry of version or delete marker e.
+func listedVersion(p listParams, e *metadata.VersionEntry, own owner) versionEntry {
+	id := e.VersionID
+	if id == "" {
+		id = nullVersion
+	}
+	v := versionEntry{
+		Key: p.encode(e.Key), VersionID: id, IsLatest: e.IsLatest,
+		LastModified: isoTime(e.LastModified), Owner: own,
+	}
+	if e.DeleteMarker {
+		v.XMLName = deleteMarkerName
+		return v
+	}
+	size := e.Size
+	v.ETag, v.Size, v.StorageClass = `"`+e.ETag+`"`, &size, "STANDARD"
+	if len(e.Checksums) > 0 {
+		v.ChecksumAlgorithm, v.ChecksumType = e.Checksums[0].Algorithm, e.Checksums[0].Type
+	}
+	return v
 }
 
 // appendListVersions appends out as xml.Marshal renders it, but with
@@ -124,21 +161,27 @@ func appendListVersions(b []byte, out *listVersionsResult) []byte {
 	b = appendElemOmit(b, "EncodingType", out.EncodingType)
 	for i := range out.Versions {
 		v := &out.Versions[i]
-		b = append(b, "<Version>"...)
+		name := "Version"
+		if v.XMLName.Local != "" {
+			name = v.XMLName.Local
+		}
+		b = append(append(append(b, '<'), name...), '>')
 		b = appendElem(b, "Key", v.Key)
 		b = appendElem(b, "VersionId", v.VersionID)
 		b = appendBoolElem(b, "IsLatest", v.IsLatest)
 		b = appendElem(b, "LastModified", v.LastModified)
-		b = appendElem(b, "ETag", v.ETag)
+		b = appendElemOmit(b, "ETag", v.ETag)
 		b = appendElemOmit(b, "ChecksumAlgorithm", v.ChecksumAlgorithm)
 		b = appendElemOmit(b, "ChecksumType", v.ChecksumType)
-		b = appendIntElem(b, "Size", v.Size)
+		if v.Size != nil {
+			b = appendIntElem(b, "Size", *v.Size)
+		}
 		b = append(b, "<Owner>"...)
 		b = appendElem(b, "ID", v.Owner.ID)
 		b = appendElem(b, "DisplayName", v.Owner.DisplayName)
 		b = append(b, "</Owner>"...)
-		b = appendElem(b, "StorageClass", v.StorageClass)
-		b = append(b, "</Version>"...)
+		b = appendElemOmit(b, "StorageClass", v.StorageClass)
+		b = append(append(append(b, "</"...), name...), '>')
 	}
 	for _, cp := range out.CommonPrefixes {
 		b = appendElem(append(b, "<CommonPrefixes>"...), "Prefix", cp.Prefix)

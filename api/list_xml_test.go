@@ -188,8 +188,13 @@ func checkListXML(t testing.TB, keys []string, prefix, delim, accessKey string, 
 		Delimiter: p.encode(delim), IsTruncated: page.Truncated, EncodingType: v1.EncodingType}
 	entries, prefixes := refEntries(p, &page, true, accessKey)
 	for _, e := range entries {
-		vs.Versions = append(vs.Versions, versionEntry{Key: e.Key, VersionID: "null", IsLatest: true, LastModified: e.LastModified,
-			ETag: e.ETag, ChecksumAlgorithm: e.ChecksumAlgorithm, ChecksumType: e.ChecksumType, Size: e.Size, Owner: *e.Owner, StorageClass: e.StorageClass})
+		// Each key gets a delete marker before its version, so that the
+		// renderer is checked on interleaved Version and DeleteMarker
+		// elements.
+		vs.Versions = append(vs.Versions, versionEntry{XMLName: deleteMarkerName, Key: e.Key, VersionID: "00000000000000000000000001", IsLatest: true,
+			LastModified: e.LastModified, Owner: *e.Owner})
+		vs.Versions = append(vs.Versions, versionEntry{Key: e.Key, VersionID: "null", LastModified: e.LastModified,
+			ETag: e.ETag, ChecksumAlgorithm: e.ChecksumAlgorithm, ChecksumType: e.ChecksumType, Size: &e.Size, Owner: *e.Owner, StorageClass: e.StorageClass})
 	}
 	vs.CommonPrefixes = prefixes
 	ref, err := xml.Marshal(vs)

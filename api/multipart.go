@@ -95,7 +95,11 @@ func (s *Server) createMultipartUpload(w http.ResponseWriter, r *http.Request, r
 	if err != nil {
 		return err
 	}
-	in := object.CreateUploadInput{Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, Owner: rq.accessKey, Headers: hdrs, Tags: tags, Type: r.Header.Get("X-Amz-Checksum-Type")}
+	lock, err := s.uploadLock(r.Header)
+	if err != nil {
+		return err
+	}
+	in := object.CreateUploadInput{Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, Owner: rq.accessKey, Headers: hdrs, Tags: tags, Type: r.Header.Get("X-Amz-Checksum-Type"), Lock: lock}
 	if v := r.Header.Get("X-Amz-Checksum-Algorithm"); v != "" {
 		alg, ok := checksum.ParseAlgorithm(v)
 		if !ok {
@@ -169,22 +173,28 @@ func (s *Server) uploadPartCopy(w http.ResponseWriter, r *http.Request, rq *requ
 	if err := checkCustomerKeyHeaders(r.Header); err != nil {
 		return err
 	}
-	srcBucket, srcKey, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
+	src, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
 		return err
 	}
-	in := object.CopyPartInput{Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, UploadID: q.Get("uploadId"), Number: n, SrcBucket: srcBucket, SrcKey: srcKey}
+	in := object.CopyPartInput{
+		Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, UploadID: q.Get("uploadId"), Number: n,
+		SrcBucket: src.bucket, SrcKey: src.key, SrcVersionID: src.versionID,
+	}
 	if v := r.Header.Get("X-Amz-Copy-Source-Range"); v != "" {
 		in.Range = func(size int64) (int64, int64, error) { return copySourceRange(v, size) }
 	}
 	cond := copySourceConditions(r.Header)
-	in.Check = func(src *object.Object) error {
-		return precondition.CheckCopySource(cond, src.ETag, src.LastModified)
+	var copied object.Object
+	in.Check = func(o *object.Object) error {
+		copied = *o
+		return precondition.CheckCopySource(cond, o.ETag, o.LastModified)
 	}
 	p, err := s.layer.UploadPartCopy(in)
 	if err != nil {
-		return err
+		return src.refusal(err)
 	}
+	s.setCopySourceVersionID(w.Header(), src, &copied)
 	out := copyPartResult{ETag: `"` + p.ETag + `"`, LastModified: isoTime(p.LastModified)}
 	out.set(p.Checksum.Algorithm, p.Checksum.Value)
 	return writeXML(w, http.StatusOK, out)
@@ -347,6 +357,8 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	if c.err != nil {
 		return c.err
 	}
+	// S3 names the version made in the header only, not in the document.
+	s.setVersionID(w.Header(), rq, c.o.VersionID)
 	return writeXML(w, http.StatusOK, completeResult(r, rq, c.o))
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/byterange"
 	"github.com/objectgateway/objectgateway/pkg/checksum"
 	"github.com/objectgateway/objectgateway/pkg/object"
@@ -25,8 +26,15 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if err != nil {
 		return err
 	}
+	lock, err := s.uploadLock(r.Header)
+	if err != nil {
+		return err
+	}
 	body, size, expect, err := sizedPayload(r, rq.auth)
 	if err != nil {
+		return err
+	}
+	if err := requireIntegrity(r.Header, expect); err != nil {
 		return err
 	}
 	if size > object.MaxPutSize {
@@ -35,12 +43,13 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	cond.BucketID = s.bucketID(rq)
 	obj, err := s.layer.PutObject(object.PutInput{
 		Bucket: rq.bucket, Key: rq.key, Body: body, Size: size, Expect: expect, Headers: hdrs, Tags: tags, Conditions: cond,
-		Chown: s.fileOwner(rq),
+		Chown: s.fileOwner(rq), Lock: lock,
 	})
 	if err != nil {
 		return err
 	}
 	h := w.Header()
+	s.setVersionID(h, rq, obj.VersionID)
 	h.Set("ETag", `"`+obj.ETag+`"`)
 	// Current SDKs read the stored size from x-amz-object-size; the
 	// object's record is the truth, whatever the request's framing was.
@@ -61,23 +70,30 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 // getObject answers GetObject and HeadObject.
 func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) error {
 	q := rq.queryOf(r)
-	if err := checkVersionID(q); err != nil {
+	id, err := versionParam(q)
+	if err != nil {
 		return err
 	}
 	if err := checkReadEncryptionHeaders(r.Header); err != nil {
 		return err
 	}
 	var rd *object.Reader
-	var err error
-	if r.Method == http.MethodHead {
+	switch {
+	case r.Method == http.MethodHead:
 		// A HEAD needs the record, checked against the file by a stat;
 		// opening the file would buy nothing (StatObject).
 		var o object.Object
-		if o, err = s.layer.StatObject(rq.bucket, rq.key); err != nil {
+		if o, err = s.layer.StatVersion(rq.bucket, rq.key, id); err != nil {
 			return err
 		}
 		rd = &object.Reader{Object: o}
-	} else {
+	case id != "":
+		if rd, err = s.layer.OpenVersion(rq.bucket, rq.key, id); err != nil {
+			return err
+		}
+		defer rd.Close()
+	default:
+		// The current version goes through the hot-object cache.
 		if rd, err = s.layer.ReadObject(rq.bucket, rq.key); err != nil {
 			return err
 		}
@@ -137,8 +153,14 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 		}
 	}
 	setObjectHeaders(h, o, r, q, servedChecksums(o, part, part == 0 && status != http.StatusOK))
+	s.setVersionID(h, rq, o.VersionID)
+	setLockHeaders(h, o)
 	s.setDefaultCacheControl(h, rq)
-	s.setExpiration(h, rq, o)
+	if id == "" {
+		// Rules expire current versions: a version read by id gets no
+		// x-amz-expiration, even when it is the current one.
+		s.setExpiration(h, rq, o)
+	}
 	h["Content-Length"] = []string{itoa(length)}
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead || length == 0 {
@@ -227,17 +249,13 @@ func preconditionHeaders(h http.Header) precondition.Headers {
 	}
 }
 
-// checkVersionID accepts the one version an unversioned bucket has: "null".
-func checkVersionID(q url.Values) error {
-	if v, ok := q["versionId"]; ok && (len(v) == 0 || v[0] != "null") {
-		return s3err.Newf(s3err.InvalidArgument, "Invalid version id specified").With("ArgumentName", "versionId")
-	}
-	return nil
-}
-
-// deleteObject answers DeleteObject: 204 whether or not the key existed.
+// deleteObject answers DeleteObject: 204 whether or not the key or the
+// version existed. In a versioned bucket it answers with the version
+// removed or the delete marker written, and x-amz-delete-marker when that
+// version is a marker.
 func (s *Server) deleteObject(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := checkVersionID(r.URL.Query()); err != nil {
+	id, err := versionParam(rq.queryOf(r))
+	if err != nil {
 		return err
 	}
 	cond, err := deleteConditions(r.Header.Get("If-Match"), r.Header.Get("X-Amz-If-Match-Size"), r.Header.Get("X-Amz-If-Match-Last-Modified-Time"))
@@ -245,8 +263,18 @@ func (s *Server) deleteObject(w http.ResponseWriter, r *http.Request, rq *reques
 		return err
 	}
 	cond.BucketID = s.bucketID(rq)
-	if err := s.layer.DeleteObject(rq.bucket, rq.key, cond); err != nil {
+	out, err := s.layer.Remove(object.RemoveInput{
+		Bucket: rq.bucket, Key: rq.key, VersionID: id, Conditions: cond, BypassGovernance: bypassGovernance(r.Header),
+	})
+	if err != nil {
 		return err
+	}
+	h := w.Header()
+	if out.VersionID != "" {
+		h[headerVersionID] = []string{out.VersionID}
+	}
+	if out.DeleteMarker {
+		h["X-Amz-Delete-Marker"] = []string{"true"}
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -262,7 +290,7 @@ type copyObjectResult struct {
 
 // copyObject answers CopyObject.
 func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request) error {
-	srcBucket, srcKey, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
+	src, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
 		return err
 	}
@@ -273,8 +301,15 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if err != nil {
 		return err
 	}
+	lock, err := s.uploadLock(r.Header)
+	if err != nil {
+		return err
+	}
 	dstCond.BucketID = s.bucketID(rq)
-	in := object.CopyInput{SrcBucket: srcBucket, SrcKey: srcKey, DstBucket: rq.bucket, DstKey: rq.key, Chown: s.fileOwner(rq), Conditions: dstCond}
+	in := object.CopyInput{
+		SrcBucket: src.bucket, SrcKey: src.key, SrcVersionID: src.versionID, DstBucket: rq.bucket, DstKey: rq.key,
+		Chown: s.fileOwner(rq), Conditions: dstCond, Lock: lock,
+	}
 	switch d := r.Header.Get("X-Amz-Metadata-Directive"); d {
 	case "", "COPY":
 		if in.Headers.WebsiteRedirect, err = websiteRedirect(r.Header); err != nil {
@@ -311,14 +346,19 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 		IfModifiedSince:   r.Header.Get("X-Amz-Copy-Source-If-Modified-Since"),
 		IfUnmodifiedSince: r.Header.Get("X-Amz-Copy-Source-If-Unmodified-Since"),
 	}
-	in.Check = func(src *object.Object) error {
-		return precondition.CheckCopySource(cond, src.ETag, src.LastModified)
+	var copied object.Object
+	in.Check = func(o *object.Object) error {
+		copied = *o
+		return precondition.CheckCopySource(cond, o.ETag, o.LastModified)
 	}
 	obj, err := s.layer.CopyObject(in)
 	if err != nil {
-		return err
+		return src.refusal(err)
 	}
-	s.setExpiration(w.Header(), rq, &obj)
+	h := w.Header()
+	s.setCopySourceVersionID(h, src, &copied)
+	s.setVersionID(h, rq, obj.VersionID)
+	s.setExpiration(h, rq, &obj)
 	out := copyObjectResult{ETag: `"` + obj.ETag + `"`, LastModified: isoTime(obj.LastModified)}
 	for _, c := range obj.Checksums {
 		out.set(c.Algorithm, c.Value)
@@ -327,24 +367,64 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	return writeXML(w, http.StatusOK, out)
 }
 
+// copySource is the object x-amz-copy-source names.
+type copySource struct {
+	bucket, key string
+	// versionID is the version asked for with ?versionId=, "" for the
+	// current one.
+	versionID string
+}
+
 // parseCopySource splits x-amz-copy-source ("bucket/key" or "/bucket/key",
-// URL-encoded, optionally with ?versionId=null).
-func parseCopySource(v string) (bucket, key string, err error) {
+// URL-encoded, optionally with ?versionId=ID). The layer checks the id.
+func parseCopySource(v string) (copySource, error) {
+	var src copySource
 	if i := strings.Index(v, "?"); i >= 0 {
 		q, perr := url.ParseQuery(v[i+1:])
-		if perr != nil || checkVersionID(q) != nil {
-			return "", "", s3err.Newf(s3err.InvalidArgument, "Invalid version id specified")
+		if perr != nil {
+			return src, s3err.Newf(s3err.InvalidArgument, "Invalid version id specified").With("ArgumentName", "versionId")
 		}
+		id, err := versionParam(q)
+		if err != nil {
+			return src, err
+		}
+		src.versionID = id
 		v = v[:i]
 	}
 	dec, derr := url.PathUnescape(v)
 	if derr != nil {
-		return "", "", s3err.Newf(s3err.InvalidArgument, "Invalid copy source encoding.")
+		return src, s3err.Newf(s3err.InvalidArgument, "Invalid copy source encoding.")
 	}
 	dec = strings.TrimPrefix(dec, "/")
 	i := strings.Index(dec, "/")
 	if i <= 0 || i == len(dec)-1 {
-		return "", "", s3err.Newf(s3err.InvalidArgument, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey.").With("ArgumentName", "x-amz-copy-source")
+		return src, s3err.Newf(s3err.InvalidArgument, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey.").With("ArgumentName", "x-amz-copy-source")
 	}
-	return dec[:i], dec[i+1:], nil
+	src.bucket, src.key = dec[:i], dec[i+1:]
+	return src, nil
+}
+
+// refusal is S3's answer to a copy whose source could not be read: a
+// delete marker named by version id is InvalidRequest, where a GET of it
+// is MethodNotAllowed.
+func (src copySource) refusal(err error) error {
+	if c, ok := s3err.CodeOf(err); ok && c == s3err.MethodNotAllowed && src.versionID != "" {
+		return s3err.Newf(s3err.InvalidRequest, "The source of a copy request may not specifically refer to a delete marker by version id.")
+	}
+	return err
+}
+
+// setCopySourceVersionID sets x-amz-copy-source-version-id to the version
+// a copy read when the source bucket is versioned: the id of the record
+// the copy checked, or "null".
+func (s *Server) setCopySourceVersionID(h http.Header, src copySource, copied *object.Object) {
+	id := copied.VersionID
+	if id == "" {
+		st, err := s.layer.BucketState(src.bucket)
+		if err != nil || !st.Versioned() {
+			return
+		}
+		id = metadata.NullVersion
+	}
+	h["X-Amz-Copy-Source-Version-Id"] = []string{id}
 }

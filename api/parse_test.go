@@ -51,16 +51,22 @@ func TestParseCopySource(t *testing.T) {
 		{"b/a%20b%2Bc", "b", "a b+c", true},
 		{"b/%C3%A9", "b", "é", true},
 		{"b/k?versionId=null", "b", "k", true},
-		{"b/k?versionId=abc", "", "", false},
+		{"b/k?versionId=abc", "b", "k", true}, // the layer checks the id
+		{"b/k?versionId=", "", "", false},
 		{"b", "", "", false},
 		{"b/", "", "", false},
 		{"/k", "", "", false},
 		{"b/%zz", "", "", false},
 	}
 	for _, c := range cases {
-		b, k, err := parseCopySource(c.in)
-		if (err == nil) != c.ok || b != c.bucket || k != c.key {
-			t.Errorf("parseCopySource(%q) = %q, %q, %v", c.in, b, k, err)
+		src, err := parseCopySource(c.in)
+		if (err == nil) != c.ok || src.bucket != c.bucket || src.key != c.key {
+			t.Errorf("parseCopySource(%q) = %q, %q, %v", c.in, src.bucket, src.key, err)
+		}
+	}
+	for in, want := range map[string]string{"b/k": "", "b/k?versionId=null": "null", "/b/d/k?versionId=0123456789ABCDEFGHIJKLMNOP": "0123456789ABCDEFGHIJKLMNOP"} {
+		if src, err := parseCopySource(in); err != nil || src.versionID != want {
+			t.Errorf("parseCopySource(%q): version %q, %v; want %q", in, src.versionID, err, want)
 		}
 	}
 }

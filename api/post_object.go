@@ -300,18 +300,25 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 			return err
 		}
 	}
+	// The lock fields are covered by the signed policy like any other,
+	// so unlike PutObject's headers they need no Content-MD5 of their own.
+	lock, err := s.uploadLock(ph)
+	if err != nil {
+		return err
+	}
 	lim := &sizeLimit{r: form.file, max: object.MaxPutSize}
 	if lo, hi, ok := pol.Range(); ok {
 		lim.min, lim.max = lo, min(hi, object.MaxPutSize)
 	}
 	obj, err := s.layer.PutObject(object.PutInput{Bucket: rq.bucket, Key: key, Body: lim, Size: -1, Headers: hdrs, Tags: tags, Chown: s.fileOwner(rq),
-		Conditions: object.Conditions{BucketID: s.bucketID(rq)}})
+		Conditions: object.Conditions{BucketID: s.bucketID(rq)}, Lock: lock})
 	if err != nil {
 		return err
 	}
 	etag := `"` + obj.ETag + `"`
 	loc := objectURL(r, rq, key)
 	h := w.Header()
+	s.setVersionID(h, rq, obj.VersionID)
 	h.Set("ETag", etag)
 	h.Set("Location", loc)
 

@@ -2,42 +2,54 @@ package api_test
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
-// TestCreateBucketObjectLockHeader checks that CreateBucket refuses Object
-// Lock in every spelling of true that clients send (boto3 sends "True"),
-// creates no bucket then, and accepts "false" in any case.
+// TestCreateBucketObjectLockHeader checks that CreateBucket makes a
+// bucket with Object Lock (and versioning Enabled) for every spelling of
+// true that clients send (boto3 sends "True"), one without for false in
+// any case, and refuses any other value, creating no bucket then.
 func TestCreateBucketObjectLockHeader(t *testing.T) {
 	g := startHostile(t)
-	for _, tc := range []struct {
-		value  string
-		status int
-		code   string
+	for i, tc := range []struct {
+		value string
+		lock  bool
 	}{
-		{"true", 501, "NotImplemented"},
-		{"True", 501, "NotImplemented"},
-		{"TRUE", 501, "NotImplemented"},
-		{" tRuE ", 501, "NotImplemented"},
-		{"yes", 400, "InvalidArgument"},
-		{"1", 400, "InvalidArgument"},
+		{"true", true}, {"True", true}, {"TRUE", true}, {" tRuE ", true},
+		{"false", false}, {"False", false}, {"FALSE", false},
 	} {
-		r := g.send(http.MethodPut, "/locked", "", nil, "X-Amz-Bucket-Object-Lock-Enabled", tc.value)
-		g.want(r, tc.status, tc.code)
-		g.want(g.send(http.MethodHead, "/locked", "", nil), 404)
+		bucket := "lockhdr-" + strconv.Itoa(i)
+		g.want(g.send(http.MethodPut, "/"+bucket, "", nil, "X-Amz-Bucket-Object-Lock-Enabled", tc.value), 200)
+		r := g.send(http.MethodGet, "/"+bucket, "object-lock", nil)
+		if tc.lock {
+			g.want(r, 200)
+		} else {
+			g.want(r, 404, "ObjectLockConfigurationNotFoundError")
+		}
+		if v := strings.Contains(string(g.send(http.MethodGet, "/"+bucket, "versioning", nil).body), "<Status>Enabled</Status>"); v != tc.lock {
+			t.Errorf("x-amz-bucket-object-lock-enabled %q: versioning Enabled %v, want %v", tc.value, v, tc.lock)
+		}
 	}
-	for i, v := range []string{"false", "False", "FALSE"} {
-		bucket := []string{"unlocked-a", "unlocked-b", "unlocked-c"}[i]
-		g.want(g.send(http.MethodPut, "/"+bucket, "", nil, "X-Amz-Bucket-Object-Lock-Enabled", v), 200)
+	for _, v := range []string{"yes", "1"} {
+		g.want(g.send(http.MethodPut, "/locked", "", nil, "X-Amz-Bucket-Object-Lock-Enabled", v), 400, "InvalidArgument")
+		g.want(g.send(http.MethodHead, "/locked", "", nil), 404)
 	}
 
 	_, err := g.sdk(sdkModes[0]).CreateBucket(t.Context(), &s3.CreateBucketInput{
 		Bucket: aws.String("locked-sdk"), ObjectLockEnabledForBucket: aws.Bool(true),
 	})
-	wantCode(t, "CreateBucket(ObjectLockEnabledForBucket)", err, 501, "NotImplemented")
+	if err != nil {
+		t.Fatalf("CreateBucket(ObjectLockEnabledForBucket): %v", err)
+	}
+	out, err := g.sdk(sdkModes[0]).GetObjectLockConfiguration(t.Context(), &s3.GetObjectLockConfigurationInput{Bucket: aws.String("locked-sdk")})
+	if err != nil || out.ObjectLockConfiguration.ObjectLockEnabled != "Enabled" {
+		t.Errorf("GetObjectLockConfiguration of a bucket made with Object Lock: %+v, %v", out, err)
+	}
 }
 
 // TestEncryptionHeadersRefused checks S3's answers to encryption headers

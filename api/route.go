@@ -97,6 +97,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"GetBucketWebsite", s.getBucketWebsite}
 			case "lifecycle":
 				return operation{"GetBucketLifecycleConfiguration", s.getBucketLifecycle}
+			case "object-lock":
+				return operation{"GetObjectLockConfiguration", s.getObjectLockConfiguration}
 			}
 		case http.MethodHead:
 			if sub == "" {
@@ -112,6 +114,10 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"PutBucketWebsite", s.putBucketWebsite}
 			case "lifecycle":
 				return operation{"PutBucketLifecycleConfiguration", s.putBucketLifecycle}
+			case "versioning":
+				return operation{"PutBucketVersioning", s.putBucketVersioning}
+			case "object-lock":
+				return operation{"PutObjectLockConfiguration", s.putObjectLockConfiguration}
 			}
 		case http.MethodDelete:
 			switch sub {
@@ -143,6 +149,10 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"GetObjectAttributes", s.getObjectAttributes}
 			case "acl":
 				return operation{"GetObjectAcl", s.getObjectACL}
+			case "retention":
+				return operation{"GetObjectRetention", s.getObjectRetention}
+			case "legal-hold":
+				return operation{"GetObjectLegalHold", s.getObjectLegalHold}
 			}
 			if sub == "" || sub == "partNumber" || sub == "versionId" {
 				return operation{"GetObject", s.getObject}
@@ -163,6 +173,10 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"PutObjectTagging", s.putObjectTagging}
 			case "acl":
 				return operation{"PutObjectAcl", s.putObjectACL}
+			case "retention":
+				return operation{"PutObjectRetention", s.putObjectRetention}
+			case "legal-hold":
+				return operation{"PutObjectLegalHold", s.putObjectLegalHold}
 			}
 			if sub == "" {
 				if h.Get("X-Amz-Copy-Source") != "" {

@@ -123,6 +123,9 @@ type Server struct {
 	// setExpiration.
 	lifecycleSet atomic.Bool
 	lifecycles   parsedCache[*lifecycle.Configuration]
+	// bucketVersioning is set when some bucket was versioned when the
+	// server started; see versioned.
+	bucketVersioning bool
 	// flights are the requests being served; see Cut.
 	flights flights
 }
@@ -152,7 +155,7 @@ func New(layer *object.Layer, o Options) *Server {
 	s.ids.Store(binary.BigEndian.Uint64(seed[:]))
 	s.verify = sigv4.NewVerifier(sigv4.Options{Region: o.Region, Credentials: o.Credentials, Now: o.Now})
 	s.router = newRouter(o.Domain)
-	s.bucketCacheControl = anyBucketCacheControl(layer)
+	s.bucketCacheControl, s.bucketVersioning = bucketDefaults(layer)
 	s.lifecycleSet.Store(anyBucketLifecycle(layer))
 	return s
 }

@@ -165,23 +165,26 @@ func sortKVs(kvs []metadata.KV) {
 
 // getObjectTagging answers GetObjectTagging.
 func (s *Server) getObjectTagging(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := checkVersionID(r.URL.Query()); err != nil {
+	id, err := versionParam(rq.queryOf(r))
+	if err != nil {
 		return err
 	}
-	tags, err := s.layer.ObjectTagging(rq.bucket, rq.key)
+	o, err := s.layer.StatVersion(rq.bucket, rq.key, id)
 	if err != nil {
 		return err
 	}
 	out := tagging{NS: s3NS, TagSet: []tagXML{}}
-	for _, t := range tags {
+	for _, t := range o.Tags {
 		out.TagSet = append(out.TagSet, tagXML{t.Key, t.Value})
 	}
+	s.setVersionID(w.Header(), rq, o.VersionID)
 	return writeXML(w, http.StatusOK, out)
 }
 
 // putObjectTagging answers PutObjectTagging.
 func (s *Server) putObjectTagging(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := checkVersionID(r.URL.Query()); err != nil {
+	id, err := versionParam(rq.queryOf(r))
+	if err != nil {
 		return err
 	}
 	body, err := s.readBody(r, rq, maxTaggingBody)
@@ -192,21 +195,26 @@ func (s *Server) putObjectTagging(w http.ResponseWriter, r *http.Request, rq *re
 	if err != nil {
 		return err
 	}
-	if err := s.layer.PutObjectTagging(rq.bucket, rq.key, tags, object.Conditions{BucketID: s.bucketID(rq)}); err != nil {
+	o, err := s.layer.PutVersionTagging(rq.bucket, rq.key, id, tags, object.Conditions{BucketID: s.bucketID(rq)})
+	if err != nil {
 		return err
 	}
+	s.setVersionID(w.Header(), rq, o.VersionID)
 	w.WriteHeader(http.StatusOK)
 	return nil
 }
 
 // deleteObjectTagging answers DeleteObjectTagging.
 func (s *Server) deleteObjectTagging(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := checkVersionID(r.URL.Query()); err != nil {
+	id, err := versionParam(rq.queryOf(r))
+	if err != nil {
 		return err
 	}
-	if err := s.layer.PutObjectTagging(rq.bucket, rq.key, nil, object.Conditions{BucketID: s.bucketID(rq)}); err != nil {
+	o, err := s.layer.PutVersionTagging(rq.bucket, rq.key, id, nil, object.Conditions{BucketID: s.bucketID(rq)})
+	if err != nil {
 		return err
 	}
+	s.setVersionID(w.Header(), rq, o.VersionID)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

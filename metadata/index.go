@@ -3,6 +3,8 @@ package metadata
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -144,7 +146,24 @@ func Open(path string, o Options) (*Index, error) {
 		db.Close()
 		return nil, fmt.Errorf("metadata: open %s: %w", path, err)
 	}
+	if !o.NoSync {
+		// bbolt fsyncs the file but not its directory: a new index's name
+		// is durable only once the directory is.
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("metadata: open %s: %w", path, err)
+		}
+	}
 	return &Index{db: db}, nil
+}
+
+// syncDir fsyncs a directory.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
 }
 
 // Close closes the index file. It waits for transactions in progress;

@@ -126,6 +126,19 @@ func (fs *FS) init() error {
 			return err
 		}
 	}
+	// The directories just made must survive a power cut with their
+	// names: each is fsynced, then the one that holds it, up to the
+	// root's parent (the root itself may be new).
+	for _, d := range []string{stagingDir, shadowDir, multipartDir, versionsDir, StateDir, "."} {
+		if err := fs.syncDir(fs.root, d); err != nil {
+			return err
+		}
+	}
+	if !fs.noSync {
+		if err := syncPath(filepath.Dir(fs.path)); err != nil {
+			return err
+		}
+	}
 	var err error
 	fs.staging, err = fs.root.OpenFile(stagingDir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
@@ -318,6 +331,15 @@ func (fs *FS) syncDir(r *os.Root, rel string) error {
 		return nil
 	}
 	d, err := openDir(r, rel)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
+}
+
+// syncPath fsyncs the directory at an absolute path outside the root.
+func syncPath(dir string) error {
+	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}

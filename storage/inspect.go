@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 )
 
-// This file gives fsck a view of the state directory: staging leftovers
-// and the shadow area, which the request path never enumerates.
+// This file gives fsck a view of the state directory: staging leftovers,
+// the shadow area and the versions area, which the request path never
+// enumerates.
 
 // OpenInspect opens the store like Open but leaves StateDir/staging as it
 // is, so that a checker can report leftover temp files before anything
@@ -52,6 +55,14 @@ func OpenInspect(root string) (*FS, error) {
 		}
 	}
 	fs.prefix = fmt.Sprintf("up-inspect-%d-", os.Getpid())
+	// A checker's repairs remove files of locked versions too, which
+	// needs the immutable flag cleared first: the probe tells whether it
+	// can be. The probe's temp file is removed before a checker lists the
+	// staging area.
+	if err := fs.probeImmutable(); err != nil {
+		fs.Close()
+		return nil, err
+	}
 	return fs, nil
 }
 
@@ -161,4 +172,100 @@ func (fs *FS) RemoveShadowFile(bucket, name string) error {
 // index does not know.
 func (fs *FS) RemoveShadowBucket(bucket string) error {
 	return fs.removeShadow(bucket)
+}
+
+// VersionBuckets returns the bucket names that have a directory in the
+// versions area, sorted.
+func (fs *FS) VersionBuckets() ([]string, error) {
+	d, err := openDir(fs.root, versionsDir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	slices.Sort(names)
+	return names, err
+}
+
+// VersionFiles calls fn with the name of every entry in a bucket's
+// versions area: "<hex SHA-256 of the key>.<version id>", as VersionName
+// gives it. An entry whose name is not of that shape, or that sits under
+// the wrong fan-out directory, is passed as "<fan-out>/<name>", so a
+// checker can report it.
+func (fs *FS) VersionFiles(bucket string, fn func(name string) error) error {
+	if !validBucket(bucket) {
+		return &os.PathError{Op: "versions", Path: bucket, Err: syscall.EINVAL}
+	}
+	top, err := openDir(fs.root, versionsBucketDir(bucket))
+	if err != nil {
+		return fs.mapErr(err)
+	}
+	defer top.Close()
+	fans, err := top.Readdirnames(-1)
+	if err != nil {
+		return err
+	}
+	slices.Sort(fans)
+	for _, fan := range fans {
+		d, err := openBelow(top, fan)
+		if err != nil {
+			return err
+		}
+		names, err := d.Readdirnames(-1)
+		d.Close()
+		if err != nil {
+			return err
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			if !validVersionName(n) || n[:2] != fan {
+				n = fan + "/" + n
+			}
+			if err := fn(n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validVersionName reports whether name is of the shape VersionPath gives
+// a version's file.
+func validVersionName(name string) bool {
+	h, vid, ok := strings.Cut(name, ".")
+	return ok && validShadowName(h) && validVersionID(vid)
+}
+
+// VersionName returns the name VersionFiles reports for the file of
+// version vid of bucket/key ("" for the null version).
+func VersionName(bucket, key, vid string) (string, error) {
+	p, err := VersionPath(bucket, key, vid)
+	if err != nil {
+		return "", err
+	}
+	return path.Base(p), nil
+}
+
+// RemoveVersionFile removes one entry of a bucket's versions area, named
+// as VersionFiles reported it, clearing its immutable flag first when it
+// bears one (as RemoveVersion does), and fsyncs its directory.
+func (fs *FS) RemoveVersionFile(bucket, name string) error {
+	if !validBucket(bucket) {
+		return &os.PathError{Op: "remove", Path: bucket, Err: syscall.EINVAL}
+	}
+	rel := name
+	if validVersionName(name) {
+		rel = name[:2] + "/" + name
+	}
+	if strings.Count(rel, "/") != 1 || strings.Contains(rel, "..") {
+		return &os.PathError{Op: "remove", Path: name, Err: syscall.EINVAL}
+	}
+	return fs.removeVersionFile(versionsBucketDir(bucket) + "/" + rel)
+}
+
+// RemoveVersionBucket removes the versions directory of a bucket, once
+// RemoveVersionFile removed its files; a directory that still holds a
+// file is left as it is.
+func (fs *FS) RemoveVersionBucket(bucket string) error {
+	return fs.removeVersionsDir(bucket)
 }

@@ -100,6 +100,11 @@ func (fs *FS) RemoveVersion(bucket, key, vid string) error {
 	if err != nil {
 		return err
 	}
+	return fs.removeVersionFile(p)
+}
+
+// removeVersionFile is RemoveVersion of the file p, relative to the root.
+func (fs *FS) removeVersionFile(p string) error {
 	d, err := openDir(fs.root, path.Dir(p))
 	if err != nil {
 		return fs.mapErr(err)

@@ -33,8 +33,8 @@ func fsckCmd(args []string, e env) error {
 	for _, p := range rep.Problems {
 		fmt.Fprintln(e.stdout, p)
 	}
-	fmt.Fprintf(e.stdout, "checked %d records, %d files, %d shadow files, %d uploads (%d entries skipped) in %s: %d problems, %d remaining\n",
-		rep.Records, rep.Files, rep.ShadowFiles, rep.Uploads, rep.Skipped, rep.Elapsed.Round(1e6), len(rep.Problems), rep.Unrepaired())
+	fmt.Fprintf(e.stdout, "checked %d records, %d files, %d shadow files, %d noncurrent versions, %d version files, %d uploads (%d entries skipped) in %s: %d problems, %d remaining\n",
+		rep.Records, rep.Files, rep.ShadowFiles, rep.Versions, rep.VersionFiles, rep.Uploads, rep.Skipped, rep.Elapsed.Round(1e6), len(rep.Problems), rep.Unrepaired())
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,9 @@ func (l *Layer) CreateBucket(b Bucket) error {
 		}
 		return mapErr(err)
 	}
+	if b.Versioning != "" {
+		l.versioningSet.Store(true)
+	}
 	l.bucketCreated(b.Name)
 	return nil
 }

@@ -9,7 +9,7 @@ import "github.com/objectgateway/objectgateway/metadata"
 // the request was authorized against), and fn's error, with nothing
 // changed, when fn fails. fn cannot change the name or the ID.
 func (l *Layer) UpdateBucket(name string, id uint64, fn func(*Bucket) error) error {
-	var cacheControl bool
+	var cacheControl, versioning bool
 	err := l.ix.UpdateBucket(name, func(b *Bucket) error {
 		if id != 0 && b.ID != id {
 			return metadata.ErrNoSuchBucket
@@ -18,6 +18,7 @@ func (l *Layer) UpdateBucket(name string, id uint64, fn func(*Bucket) error) err
 			return err
 		}
 		cacheControl = b.CacheControl != ""
+		versioning = b.Versioning != ""
 		return nil
 	})
 	if err != nil {
@@ -26,7 +27,19 @@ func (l *Layer) UpdateBucket(name string, id uint64, fn func(*Bucket) error) err
 	if cacheControl {
 		l.cacheControlSet.Store(true)
 	}
+	if versioning {
+		l.versioningSet.Store(true)
+	}
 	return nil
+}
+
+// BucketVersioningSet reports whether CreateBucket or UpdateBucket has
+// given some bucket a versioning state since the layer was opened. A
+// server that answers its unversioned buckets without reading their state
+// (none was versioned at start-up) asks it, so that a bucket versioned
+// while the gateway serves is answered as one from the next request on.
+func (l *Layer) BucketVersioningSet() bool {
+	return l.versioningSet.Load()
 }
 
 // BucketCacheControlSet reports whether UpdateBucket has given some

@@ -48,12 +48,35 @@ const (
 	// Unreadable is an entry fsck could not examine (permissions, a link
 	// leaving its bucket, I/O errors). Reported only.
 	Unreadable ProblemKind = "unreadable"
+	// InterruptedMove is a versioned key whose current file is missing or
+	// replaced while the current record's file is in the versions area: a
+	// move between the two that a crash cut short (versions.go).
+	// Repairable: the move is finished as the next read would finish it.
+	InterruptedMove ProblemKind = "interrupted-move"
+	// MissingVersion is a noncurrent version's record whose file is not
+	// in the versions area. Repairable: the record is dropped, unless the
+	// version is under retention or legal hold, whose records fsck never
+	// drops (the problem then stays, reported as kept).
+	MissingVersion ProblemKind = "missing-version"
+	// ChangedVersion is a noncurrent version whose file's size or inode
+	// differ from its record. Reported only: the bytes are not the
+	// version's, and fsck cannot tell whose they are.
+	ChangedVersion ProblemKind = "changed-version"
+	// OrphanVersion is a file in the versions area that no record names:
+	// a version whose record is gone, or a link a write left before its
+	// rename. Repairable: it is removed, its immutable flag cleared first.
+	OrphanVersion ProblemKind = "orphan-version"
+	// VersionOrder is a key whose versions break an invariant of the
+	// index: a delete marker or version newer than the current version,
+	// or more than one null version. Reported only.
+	VersionOrder ProblemKind = "version-order"
 )
 
 // repairable reports whether Fsck with Repair fixes problems of kind k.
 func (k ProblemKind) repairable() bool {
 	switch k {
-	case MissingFile, ChangedFile, StagingLeftover, OrphanParts, OrphanShadow:
+	case MissingFile, ChangedFile, StagingLeftover, OrphanParts, OrphanShadow,
+		InterruptedMove, MissingVersion, OrphanVersion:
 		return true
 	}
 	return false
@@ -102,8 +125,11 @@ type FsckOptions struct {
 // FsckReport is what Fsck found.
 type FsckReport struct {
 	Problems []Problem
-	// Records, Files, Uploads and ShadowFiles count what was examined.
+	// Records, Files, Uploads and ShadowFiles count what was examined;
+	// Versions counts the noncurrent versions and delete markers, and
+	// VersionFiles the files in the versions area.
 	Records, Files, Uploads, ShadowFiles int64
+	Versions, VersionFiles               int64
 	// Skipped counts entries under buckets that cannot be objects
 	// (symbolic links leaving their bucket or to directories, FIFOs).
 	Skipped int64
@@ -159,9 +185,11 @@ func OpenExclusive(o Options) (*Layer, error) {
 // Fsck checks the index against the files and the state directory:
 // records whose file is missing or changed, files no record describes,
 // leftover staging files, part directories of uploads that do not exist,
-// part records whose file is missing, shadow files no record points at.
-// Without Repair it changes nothing; with it, it fixes what it safely can
-// and reports the rest. It never deletes a file under a bucket.
+// part records whose file is missing, shadow files no record points at,
+// and in versioned buckets the versions (fsck_versions.go). Without Repair
+// it changes nothing; with it, it fixes what it safely can and reports
+// the rest. It never deletes a file under a bucket, nor the record of a
+// version under retention or legal hold.
 //
 // Fsck must run without a gateway serving the same root (OpenExclusive
 // ensures it): staging files of uploads in flight would look like
@@ -169,7 +197,7 @@ func OpenExclusive(o Options) (*Layer, error) {
 func (l *Layer) Fsck(o FsckOptions) (FsckReport, error) {
 	start := time.Now()
 	f := fsck{l: l, o: o}
-	steps := []func() error{f.staging, f.buckets, f.shadow, f.multipart}
+	steps := []func() error{f.staging, f.buckets, f.shadow, f.versionArea, f.multipart}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return f.rep, err
@@ -186,6 +214,23 @@ type fsck struct {
 	// shadowed holds, per bucket, the shadow names of records stored in
 	// the shadow area; nil for a bucket the index does not know.
 	shadowed map[string]map[string]bool
+	// vnames holds, per versioned bucket, what the records say of the
+	// files in its versions area (fsck_versions.go).
+	vnames map[string]*versionNames
+	// pending are the repairs that move files into a bucket, run once its
+	// walk is over so that the walk never meets a file twice.
+	pending []pendingFix
+}
+
+// pendingFix is a problem whose repair waits for the end of a walk.
+type pendingFix struct {
+	p      Problem
+	repair func() error
+}
+
+// fixLater is fix, run when the current bucket's walk is over.
+func (f *fsck) fixLater(p Problem, repair func() error) {
+	f.pending = append(f.pending, pendingFix{p, repair})
 }
 
 func (f *fsck) add(p Problem) {
@@ -237,6 +282,7 @@ func (f *fsck) buckets() error {
 	}
 	indexed := map[string]bool{}
 	f.shadowed = map[string]map[string]bool{}
+	f.vnames = map[string]*versionNames{}
 	for _, b := range known {
 		indexed[b.Name] = true
 		f.shadowed[b.Name] = map[string]bool{}
@@ -257,10 +303,19 @@ func (f *fsck) buckets() error {
 }
 
 func (f *fsck) bucket(bucket string) error {
+	st, err := f.l.ix.BucketState(bucket)
+	if err != nil {
+		return err
+	}
 	// Entries the walk does not yield (links that leave the bucket or
 	// point at directories, FIFOs) are not objects and not problems.
 	skip := func(string, error) { f.rep.Skipped++ }
-	return f.l.mergeBucket(bucket, skip, func(key string, rec *Object, fi *storage.FileInfo) error {
+	var names *versionNames
+	if st.Versioned() {
+		names = newVersionNames()
+		f.vnames[bucket] = names
+	}
+	err = f.l.mergeBucket(bucket, skip, func(key string, rec *Object, fi *storage.FileInfo) error {
 		if fi != nil {
 			f.rep.Files++
 		}
@@ -274,9 +329,13 @@ func (f *fsck) bucket(bucket string) error {
 		}
 		cur := fi
 		if rec.Location != metadata.Natural || fi == nil {
-			st, err := f.l.fs.Stat(bucket, key, toStorage(rec.Location))
+			fi, err := f.l.fs.Stat(bucket, key, toStorage(rec.Location))
 			switch {
 			case errors.Is(err, storage.ErrNotFound):
+				if names != nil {
+					f.missingCurrent(bucket, key, rec, names)
+					return nil
+				}
 				p := Problem{Kind: MissingFile, Bucket: bucket, Key: key, Detail: "the record's " + toStorage(rec.Location).String() + " file is missing"}
 				f.fix(p, func() error { return f.l.ix.DeleteObject(bucket, key) })
 				return nil
@@ -284,9 +343,12 @@ func (f *fsck) bucket(bucket string) error {
 				f.add(Problem{Kind: Unreadable, Bucket: bucket, Key: key, Detail: err.Error()})
 				return nil
 			}
-			cur = &st
+			cur = &fi
 		}
 		if rec.Location == metadata.Directory || matches(rec, *cur) {
+			return nil
+		}
+		if names != nil && f.interruptedMove(bucket, key, rec, names, false) {
 			return nil
 		}
 		p := Problem{Kind: ChangedFile, Bucket: bucket, Key: key,
@@ -296,6 +358,18 @@ func (f *fsck) bucket(bucket string) error {
 		f.fix(p, func() error { _, err := f.l.refresh(bucket, key, fi2); return err })
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	pending := f.pending
+	f.pending = nil
+	for _, pf := range pending {
+		f.fix(pf.p, pf.repair)
+	}
+	if names != nil {
+		return f.versions(bucket, names)
+	}
+	return nil
 }
 
 func (f *fsck) shadow() error {

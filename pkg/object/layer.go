@@ -67,11 +67,15 @@ type Layer struct {
 	// staged and it is about to fence its bucket and commit.
 	beforeCommit func()
 	// failStore, when set by a test, is asked before each commit's index
-	// write, after the rename, and fails the write with its error.
+	// write, after the rename (for a delete marker, after the current
+	// file left the key's path), and fails the write with its error.
 	failStore func(rec Object) error
 	// cacheControlSet is set once UpdateBucket gives a bucket a default
 	// Cache-Control (BucketCacheControlSet).
 	cacheControlSet atomic.Bool
+	// versioningSet is set once CreateBucket or UpdateBucket gives a
+	// bucket a versioning state (BucketVersioningSet).
+	versioningSet atomic.Bool
 	// gates coordinate the writers of each upload's region with its
 	// completion and abort (multipart_region.go).
 	gates regionGates

@@ -29,7 +29,13 @@ import (
 //   - a delete that writes a marker: the current file is renamed into the
 //     versions area (storage.FS.Demote); then one index transaction demotes
 //     the record and adds the marker. A crash in between leaves a record
-//     whose file is in the versions area: recoverCurrent moves it back.
+//     whose file is in the versions area: recoverCurrent moves it back. In
+//     a suspended bucket the marker replaces a current null version: its
+//     file is moved the same way, and removed from the versions area only
+//     once the index no longer names it, so a crash before the commit
+//     leaves the null version current (never a record without a file,
+//     which a read would drop, making an older version current), and one
+//     after it an orphan file that fsck removes.
 //   - a version becoming current again (its successor or marker deleted by
 //     id): one index transaction promotes its record, then its file is
 //     renamed back to the key's path (storage.FS.Restore). A crash in
@@ -355,15 +361,21 @@ func (l *Layer) writeMarker(st metadata.BucketState, in RemoveInput) (Removed, e
 	}
 	enabled := st.Versioning == metadata.VersioningEnabled
 	demote := has && (enabled || cur.VersionID != "")
+	// moved is the error of the file's move alone: a key without a
+	// current version (none yet, or a marker on top) has no file to move,
+	// and still gets its marker, as in S3.
+	var moved error
 	switch {
 	case demote:
-		err = l.fs.Demote(bucket, key, toStorage(cur.Location), versionName(&cur), locked(&cur))
+		moved = l.fs.Demote(bucket, key, toStorage(cur.Location), versionName(&cur), locked(&cur))
 	case has:
-		// A suspended bucket's null version is replaced by the marker.
-		err = l.fs.Remove(bucket, key, toStorage(cur.Location))
+		// A suspended bucket's null version is replaced by the marker. Its
+		// file leaves the key's path the same way, and goes only once the
+		// index no longer names it (below).
+		moved = l.fs.Demote(bucket, key, toStorage(cur.Location), versionName(&cur), locked(&cur))
 	}
-	if err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return Removed{}, mapErr(err)
+	if moved != nil && !errors.Is(moved, storage.ErrNotFound) {
+		return Removed{}, mapErr(moved)
 	}
 	var marker Object
 	var dropped []Object
@@ -397,15 +409,25 @@ func (l *Layer) writeMarker(st metadata.BucketState, in RemoveInput) (Removed, e
 		if enabled {
 			marker.VersionID = id
 		}
+		if l.failStore != nil {
+			if err := l.failStore(marker); err != nil {
+				return err
+			}
+		}
 		return v.PutNoncurrent(marker)
 	})
 	if err != nil {
-		if demote {
+		if has && moved == nil && cur.Location != metadata.Directory {
 			// The index still holds the version as current: its file goes
 			// back to the key's path.
 			_, _, _ = l.fs.Restore(bucket, key, versionName(&cur), locked(&cur))
 		}
 		return Removed{}, keyErr(err, bucket, key)
+	}
+	if has && !demote && moved == nil {
+		replaced := cur
+		replaced.Location = demoted(cur.Location)
+		dropped = append(dropped, replaced)
 	}
 	l.removeDropped(bucket, key, dropped)
 	return Removed{VersionID: shownID(&marker), DeleteMarker: true}, nil
