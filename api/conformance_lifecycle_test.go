@@ -190,3 +190,36 @@ func TestConformanceExpirationHeader(t *testing.T) {
 		t.Errorf("HeadObject after DeleteBucketLifecycle: x-amz-expiration %q, %v", aws.ToString(head.Expiration), err)
 	}
 }
+
+// TestConformanceExpirationHeaderVersioned checks x-amz-expiration in a
+// versioned bucket: on the current version, not on a version read by id.
+func TestConformanceExpirationHeaderVersioned(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := makeBucket(t, c, "lcexpv")
+	b := aws.String(bucket)
+	if _, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: b,
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: b,
+		LifecycleConfiguration: &types.BucketLifecycleConfiguration{Rules: []types.LifecycleRule{
+			{ID: aws.String("r"), Status: types.ExpirationStatusEnabled, Filter: &types.LifecycleRuleFilter{Prefix: aws.String("")},
+				Expiration: &types.LifecycleExpiration{Days: aws.Int32(2)}, NoncurrentVersionExpiration: &types.NoncurrentVersionExpiration{NoncurrentDays: aws.Int32(1)}},
+		}}}); err != nil {
+		t.Fatal(err)
+	}
+	out := putBytes(t, c, bucket, "k", []byte("x"))
+	if got := aws.ToString(out.Expiration); !strings.HasSuffix(got, `rule-id="r"`) || aws.ToString(out.VersionId) == "" {
+		t.Errorf("PutObject: x-amz-expiration %q, version %q", got, aws.ToString(out.VersionId))
+	}
+	head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: b, Key: aws.String("k")})
+	if err != nil || !strings.HasSuffix(aws.ToString(head.Expiration), `rule-id="r"`) {
+		t.Errorf("HeadObject: x-amz-expiration %q, %v", aws.ToString(head.Expiration), err)
+	}
+	byID, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: b, Key: aws.String("k"), VersionId: out.VersionId})
+	if err != nil || byID.Expiration != nil {
+		t.Errorf("HeadObject by version id: x-amz-expiration %q, %v; want none", aws.ToString(byID.Expiration), err)
+	}
+}

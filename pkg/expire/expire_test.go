@@ -406,3 +406,30 @@ func TestExpireResumesAfterRestart(t *testing.T) {
 		t.Errorf("cursor after the pass = %+v, want none", c)
 	}
 }
+
+func TestExpireSuspendedBucket(t *testing.T) {
+	// A bucket versioned then suspended: the expired current version is
+	// hidden by a null delete marker (which, as in S3, replaces the null
+	// version written before versioning), and noncurrent versions still
+	// expire.
+	e := newEnv(t, Options{})
+	e.bucket("bkt", object.Bucket{})
+	e.put("bkt", "k", "one", nil, object.Lock{})
+	if err := e.l.SetVersioning("bkt", 0, metadata.VersioningEnabled); err != nil {
+		t.Fatal(err)
+	}
+	v2 := e.put("bkt", "k", "two", nil, object.Lock{})
+	if err := e.l.SetVersioning("bkt", 0, metadata.VersioningSuspended); err != nil {
+		t.Fatal(err)
+	}
+	e.rules("bkt", `<Rule><ID>all</ID><Filter/>`+days1+`<NoncurrentVersionExpiration><NoncurrentDays>5</NoncurrentDays></NoncurrentVersionExpiration></Rule>`)
+	e.pass(t0.Add(2 * time.Hour))
+	got := e.versions("bkt", "k")
+	if len(got) != 2 || got[0] != "marker" || got[1] != v2.VersionID {
+		t.Fatalf("versions = %v, want a null marker over %s", got, v2.VersionID)
+	}
+	e.pass(t0.Add(10 * time.Hour))
+	if got := e.versions("bkt", "k"); len(got) != 1 || got[0] != "marker" {
+		t.Fatalf("versions after NoncurrentDays = %v, want the marker alone", got)
+	}
+}
