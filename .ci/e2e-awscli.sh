@@ -3,9 +3,10 @@
 # (Debian's awscli, /usr/bin/aws) and then with boto3 (.ci/e2e_boto3.py).
 #
 # It builds ./cmd/objectgateway (or uses $E2E_BIN when set), starts it on a
-# free loopback port over a temporary root, runs each step, prints one line
-# per check and a final "e2e-awscli: N passed, M failed" line, and exits
-# non-zero if any check failed. Every external command is bounded by a
+# free loopback port over a temporary root (under $TMPDIR, which
+# pkg/testfs/onfs points at the filesystem under test), runs each step,
+# prints one line per check and a final "e2e-awscli: N passed, M failed"
+# line, and exits non-zero if any check failed. Every external command is bounded by a
 # timeout; the gateway and temporary directories are removed on exit.
 #
 # The main flows then run again over HTTPS against a second gateway started
@@ -15,6 +16,7 @@
 # Usage: bash .ci/e2e-awscli.sh
 #   E2E_BIN=path   use this gateway binary instead of building one
 #   E2E_READY_TIMEOUT=s  seconds to wait for the first HTTP answer (10)
+#   E2E_TLS=0      skip the HTTPS rerun (the filesystem matrix sets it)
 #   GO=path        the go command to build with (default: go on PATH, else
 #                  /usr/local/go/bin/go)
 set -euo pipefail
@@ -410,6 +412,112 @@ fi
 check "rm --recursive" step_rm_recursive
 check "rb" step_rb
 
+# summary prints the gateways' logs when a check failed and the final
+# line, and exits with the run's status.
+summary() {
+	if ((failed > 0)); then
+		echo "--- gateway log (last 50 lines) ---"
+		tail -n 50 "$WORK/gateway.log"
+		if [[ -f "$WORK/tls-gateway.log" ]]; then
+			echo "--- TLS gateway log (last 50 lines) ---"
+			tail -n 50 "$WORK/tls-gateway.log"
+		fi
+		if [[ -f "$WORK/lc-gateway.log" ]]; then
+			echo "--- lifecycle gateway log (last 50 lines) ---"
+			tail -n 50 "$WORK/lc-gateway.log"
+		fi
+	fi
+	echo "e2e-awscli: $passed passed, $failed failed"
+	((failed == 0))
+	exit
+}
+
+# Lifecycle rules acting, with the test knobs: a third gateway on its own
+# root where a lifecycle day lasts 2 s and the worker starts a pass every
+# second, so that a rule of Days 1 acts within a few seconds. The flow puts
+# a configuration with the CLI, reads it back, sees x-amz-expiration on a
+# matching object, and polls (bounded, 60 s) until the object under the
+# rule's prefix and an abandoned upload are gone while the others stay.
+lifecycle_flow() {
+	local root port ep bucket=e2e-lifecycle
+	root=$WORK/lc-root
+	port=$(freeport)
+	ep=http://127.0.0.1:$port
+	mkdir -p "$root"
+	"$BIN" serve --root "$root" --listen "127.0.0.1:$port" --lifecycle-day 2s --lifecycle-interval 1s >"$WORK/lc-gateway.log" 2>&1 &
+	LC_PID=$!
+	local ready="" deadline=$((SECONDS + READY_TIMEOUT)) code
+	while ((SECONDS < deadline)); do
+		kill -0 "$LC_PID" 2>/dev/null || break
+		code=$(curl -s -o /dev/null --max-time 1 -w '%{http_code}' "$ep/" || true)
+		if [[ -n "$code" && "$code" != "000" ]]; then
+			ready=1
+			break
+		fi
+		sleep 0.1
+	done
+	[[ -n "$ready" ]] || { tail -n 50 "$WORK/lc-gateway.log" >&2; die "the lifecycle gateway did not answer on $ep within ${READY_TIMEOUT}s"; }
+	aws_lc() { timeout "$STEP_TIMEOUT" "$AWS" --endpoint-url "$ep" "$@"; }
+
+	step_lc_put_get() {
+		local out
+		aws_lc s3 mb "s3://$bucket" &&
+			aws_lc s3 cp "$DATA/small.bin" "s3://$bucket/expire/a.bin" &&
+			aws_lc s3 cp "$DATA/small.bin" "s3://$bucket/keep/b.bin" &&
+			aws_lc s3api create-multipart-upload --bucket "$bucket" --key up/abandoned.bin >/dev/null &&
+			aws_lc s3api put-bucket-lifecycle-configuration --bucket "$bucket" --lifecycle-configuration '{"Rules": [
+				{"ID": "expire-tmp", "Status": "Enabled", "Filter": {"Prefix": "expire/"}, "Expiration": {"Days": 1}},
+				{"ID": "abort-uploads", "Status": "Enabled", "Filter": {"Prefix": "up/"}, "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}}]}' &&
+			out=$(aws_lc s3api get-bucket-lifecycle-configuration --bucket "$bucket") &&
+			echo "$out" &&
+			grep -q '"ID": "expire-tmp"' <<<"$out" &&
+			grep -q '"DaysAfterInitiation": 1' <<<"$out" &&
+			out=$(aws_lc s3api head-object --bucket "$bucket" --key keep/b.bin) &&
+			! grep -q '"Expiration"' <<<"$out"
+	}
+
+	step_lc_refusal() {
+		local out
+		if out=$(aws_lc s3api put-bucket-lifecycle-configuration --bucket "$bucket" --lifecycle-configuration \
+			'{"Rules": [{"ID": "t", "Status": "Enabled", "Filter": {"Prefix": ""}, "Transitions": [{"Days": 30, "StorageClass": "GLACIER"}]}]}' 2>&1); then
+			echo "a Transition was accepted"
+			return 1
+		fi
+		echo "$out" && grep -q InvalidRequest <<<"$out"
+	}
+
+	step_lc_acts() {
+		local gone="" deadline=$((SECONDS + 60)) uploads
+		while ((SECONDS < deadline)); do
+			uploads=$(aws_lc s3api list-multipart-uploads --bucket "$bucket" --query 'length(Uploads || `[]`)' --output text) || return 1
+			if ! aws_lc s3api head-object --bucket "$bucket" --key expire/a.bin >/dev/null 2>&1 && [[ $uploads == 0 ]]; then
+				gone=1
+				break
+			fi
+			sleep 1
+		done
+		[[ -n "$gone" ]] || { echo "expire/a.bin or the upload still there after 60 s"; return 1; }
+		[[ ! -e "$root/$bucket/expire/a.bin" ]] &&
+			aws_lc s3api head-object --bucket "$bucket" --key keep/b.bin >/dev/null &&
+			[[ -e "$root/$bucket/keep/b.bin" ]] &&
+			grep -q 'lifecycle pass complete' "$WORK/lc-gateway.log"
+	}
+
+	check "lifecycle: put-bucket-lifecycle-configuration and get it back" step_lc_put_get
+	check "lifecycle: a Transition is refused with InvalidRequest" step_lc_refusal
+	check "lifecycle: with --lifecycle-day 2s a Days 1 rule expires its prefix and aborts the upload, others stay" step_lc_acts
+	stop_gw "$LC_PID"
+	LC_PID=""
+}
+lifecycle_flow
+
+# With E2E_TLS=0 the run ends here: the filesystem matrix runs the script
+# once per filesystem, and the HTTPS flows differ from the plain ones
+# only in transport, which the default run covers.
+if [[ "${E2E_TLS:-1}" == 0 ]]; then
+	summary
+fi
+
 # The same flows over HTTPS: a second gateway on its own root with a
 # self-signed certificate, which the CLI trusts with --ca-bundle.
 TLS_ROOT=$WORK/tls-root
@@ -498,92 +606,4 @@ check "https: presign + curl --cacert and cmp" step_tls_presign
 check "https: refused without --ca-bundle, plain HTTP answered 400" step_tls_refusals
 check "https: rm --recursive and rb" step_tls_rm_rb
 
-# Lifecycle rules acting, with the test knobs: a third gateway on its own
-# root where a lifecycle day lasts 2 s and the worker starts a pass every
-# second, so that a rule of Days 1 acts within a few seconds. The flow puts
-# a configuration with the CLI, reads it back, sees x-amz-expiration on a
-# matching object, and polls (bounded, 60 s) until the object under the
-# rule's prefix and an abandoned upload are gone while the others stay.
-lifecycle_flow() {
-	local root port ep bucket=e2e-lifecycle
-	root=$WORK/lc-root
-	port=$(freeport)
-	ep=http://127.0.0.1:$port
-	mkdir -p "$root"
-	"$BIN" serve --root "$root" --listen "127.0.0.1:$port" --lifecycle-day 2s --lifecycle-interval 1s >"$WORK/lc-gateway.log" 2>&1 &
-	LC_PID=$!
-	local ready="" deadline=$((SECONDS + READY_TIMEOUT)) code
-	while ((SECONDS < deadline)); do
-		kill -0 "$LC_PID" 2>/dev/null || break
-		code=$(curl -s -o /dev/null --max-time 1 -w '%{http_code}' "$ep/" || true)
-		if [[ -n "$code" && "$code" != "000" ]]; then
-			ready=1
-			break
-		fi
-		sleep 0.1
-	done
-	[[ -n "$ready" ]] || { tail -n 50 "$WORK/lc-gateway.log" >&2; die "the lifecycle gateway did not answer on $ep within ${READY_TIMEOUT}s"; }
-	aws_lc() { timeout "$STEP_TIMEOUT" "$AWS" --endpoint-url "$ep" "$@"; }
-
-	step_lc_put_get() {
-		local out
-		aws_lc s3 mb "s3://$bucket" &&
-			aws_lc s3 cp "$DATA/small.bin" "s3://$bucket/expire/a.bin" &&
-			aws_lc s3 cp "$DATA/small.bin" "s3://$bucket/keep/b.bin" &&
-			aws_lc s3api create-multipart-upload --bucket "$bucket" --key up/abandoned.bin >/dev/null &&
-			aws_lc s3api put-bucket-lifecycle-configuration --bucket "$bucket" --lifecycle-configuration '{"Rules": [
-				{"ID": "expire-tmp", "Status": "Enabled", "Filter": {"Prefix": "expire/"}, "Expiration": {"Days": 1}},
-				{"ID": "abort-uploads", "Status": "Enabled", "Filter": {"Prefix": "up/"}, "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}}]}' &&
-			out=$(aws_lc s3api get-bucket-lifecycle-configuration --bucket "$bucket") &&
-			echo "$out" &&
-			grep -q '"ID": "expire-tmp"' <<<"$out" &&
-			grep -q '"DaysAfterInitiation": 1' <<<"$out" &&
-			out=$(aws_lc s3api head-object --bucket "$bucket" --key keep/b.bin) &&
-			! grep -q '"Expiration"' <<<"$out"
-	}
-
-	step_lc_refusal() {
-		local out
-		if out=$(aws_lc s3api put-bucket-lifecycle-configuration --bucket "$bucket" --lifecycle-configuration \
-			'{"Rules": [{"ID": "t", "Status": "Enabled", "Filter": {"Prefix": ""}, "Transitions": [{"Days": 30, "StorageClass": "GLACIER"}]}]}' 2>&1); then
-			echo "a Transition was accepted"
-			return 1
-		fi
-		echo "$out" && grep -q InvalidRequest <<<"$out"
-	}
-
-	step_lc_acts() {
-		local gone="" deadline=$((SECONDS + 60)) uploads
-		while ((SECONDS < deadline)); do
-			uploads=$(aws_lc s3api list-multipart-uploads --bucket "$bucket" --query 'length(Uploads || `[]`)' --output text) || return 1
-			if ! aws_lc s3api head-object --bucket "$bucket" --key expire/a.bin >/dev/null 2>&1 && [[ $uploads == 0 ]]; then
-				gone=1
-				break
-			fi
-			sleep 1
-		done
-		[[ -n "$gone" ]] || { echo "expire/a.bin or the upload still there after 60 s"; return 1; }
-		[[ ! -e "$root/$bucket/expire/a.bin" ]] &&
-			aws_lc s3api head-object --bucket "$bucket" --key keep/b.bin >/dev/null &&
-			[[ -e "$root/$bucket/keep/b.bin" ]] &&
-			grep -q 'lifecycle pass complete' "$WORK/lc-gateway.log"
-	}
-
-	check "lifecycle: put-bucket-lifecycle-configuration and get it back" step_lc_put_get
-	check "lifecycle: a Transition is refused with InvalidRequest" step_lc_refusal
-	check "lifecycle: with --lifecycle-day 2s a Days 1 rule expires its prefix and aborts the upload, others stay" step_lc_acts
-	stop_gw "$LC_PID"
-	LC_PID=""
-}
-lifecycle_flow
-
-if ((failed > 0)); then
-	echo "--- gateway log (last 50 lines) ---"
-	tail -n 50 "$WORK/gateway.log"
-	echo "--- TLS gateway log (last 50 lines) ---"
-	tail -n 50 "$WORK/tls-gateway.log"
-	echo "--- lifecycle gateway log (last 50 lines) ---"
-	tail -n 50 "$WORK/lc-gateway.log"
-fi
-echo "e2e-awscli: $passed passed, $failed failed"
-((failed == 0))
+summary

@@ -20,7 +20,14 @@ import (
 // invariant that no upload leaked a staging file, then closes the store.
 func newTestFS(t testing.TB, o Options) (*FS, string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "root")
+	return newTestFSIn(t, t.TempDir(), o)
+}
+
+// newTestFSIn is newTestFS with the store's root made in parent, a
+// directory on the filesystem the test needs (testfs.Dir).
+func newTestFSIn(t testing.TB, parent string, o Options) (*FS, string) {
+	t.Helper()
+	dir := filepath.Join(parent, "root")
 	fs, err := Open(dir, o)
 	if err != nil {
 		t.Fatal(err)

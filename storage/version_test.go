@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/objectgateway/objectgateway/pkg/testfs"
 )
 
 // versionFile returns the absolute path of VersionPath(bucket, key, vid).
@@ -353,6 +355,7 @@ func TestBucketVersionsDir(t *testing.T) {
 
 // clearFlagsAtCleanup clears the immutable flag of every regular file
 // under dir when the test ends, so that the temp directory can be removed.
+// On a filesystem without file flags (ramfs) there is none to clear.
 func clearFlagsAtCleanup(t *testing.T, dir string) {
 	t.Cleanup(func() {
 		filepath.WalkDir(dir, func(p string, d iofs.DirEntry, err error) error {
@@ -360,7 +363,11 @@ func clearFlagsAtCleanup(t *testing.T, dir string) {
 				return nil
 			}
 			if f, err := os.Open(p); err == nil {
-				if err := setImmutable(f, false); err != nil {
+				err := setImmutable(f, false)
+				if errors.Is(err, syscall.ENOTTY) || errors.Is(err, syscall.EOPNOTSUPP) {
+					err = nil
+				}
+				if err != nil {
 					t.Errorf("clear the immutable flag of %s: %v", p, err)
 				}
 				f.Close()
@@ -386,6 +393,43 @@ func flagOf(t *testing.T, p string) bool {
 		t.Fatal(err)
 	}
 	return on
+}
+
+// TestImmutableUnsupportedFilesystem opens a store on a filesystem without
+// file flags (ramfs): ImmutableSupport says so and why, SetImmutable
+// returns ErrImmutableUnsupported, and publishing, demoting, restoring
+// and removing a version told to be immutable work without the flag.
+func TestImmutableUnsupportedFilesystem(t *testing.T) {
+	fs, dir := newTestFSIn(t, testfs.Dir(t, testfs.Ramfs), Options{})
+	clearFlagsAtCleanup(t, dir)
+	if ok, why := fs.ImmutableSupport(); ok || !strings.Contains(why, "does not support") {
+		t.Fatalf("ImmutableSupport on ramfs = %v, %q; want false, the filesystem does not support it", ok, why)
+	}
+	mustBucket(t, fs, "b")
+	put(t, fs, "b", "k", []byte("v1"), Natural)
+	if err := fs.SetImmutable("b", "k", Natural, "", true); !errors.Is(err, ErrImmutableUnsupported) {
+		t.Fatalf("SetImmutable on ramfs: %v, want ErrImmutableUnsupported", err)
+	}
+	prior := Prior{Location: Natural, Exists: true, Demote: true, Version: "v1", Immutable: true}
+	u, _, err := publish(t, fs, "b", "k", []byte("v2"), prior)
+	if err != nil {
+		t.Fatalf("Publish with an immutable demotion: %v", err)
+	}
+	if err := u.Keep(); err != nil {
+		t.Fatalf("Keep: %v", err)
+	}
+	wantVersion(t, fs, "b", "k", "v1", "v1")
+	if err := fs.Demote("b", "k", Natural, "v2", true); err != nil {
+		t.Fatalf("Demote with the immutable flag: %v", err)
+	}
+	loc, _, err := fs.Restore("b", "k", "v1", true)
+	if err != nil {
+		t.Fatalf("Restore with the immutable flag: %v", err)
+	}
+	wantBody(t, fs, "b", "k", loc, "v1")
+	if err := fs.RemoveVersion("b", "k", "v2"); err != nil {
+		t.Fatalf("RemoveVersion: %v", err)
+	}
 }
 
 // TestImmutableIgnoredWithoutSupport checks that the immutable arguments

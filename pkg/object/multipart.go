@@ -351,7 +351,7 @@ func (l *Layer) UploadPartCopy(in CopyPartInput) (Part, error) {
 	if err != nil {
 		return Part{}, err
 	}
-	src, err := l.OpenVersion(in.SrcBucket, in.SrcKey, in.SrcVersionID)
+	src, err := l.openCopySource(in.SrcBucket, in.SrcKey, in.SrcVersionID)
 	if err != nil {
 		return Part{}, err
 	}

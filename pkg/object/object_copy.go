@@ -63,7 +63,7 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		return Object{}, err
 	}
 	in.Conditions.BucketID = id
-	src, err := l.OpenVersion(in.SrcBucket, in.SrcKey, in.SrcVersionID)
+	src, err := l.openCopySource(in.SrcBucket, in.SrcKey, in.SrcVersionID)
 	if err != nil {
 		return Object{}, err
 	}
@@ -183,4 +183,16 @@ func (l *Layer) replaceHeaders(bucket string, src, rec Object, cond Conditions) 
 		return Object{}, keyErr(err, bucket, src.Key)
 	}
 	return out, nil
+}
+
+// openCopySource opens the source of a CopyObject or UploadPartCopy
+// (OpenVersion). A version id that names a delete marker is S3's
+// InvalidRequest: a copy may not name a marker as its source. The
+// marker's headers describe the source, not the copy, and are not sent.
+func (l *Layer) openCopySource(bucket, key, id string) (*Reader, error) {
+	r, err := l.OpenVersion(bucket, key, id)
+	if id != "" && err != nil && s3err.As(err).Code == s3err.MethodNotAllowed {
+		return nil, s3err.Newf(s3err.InvalidRequest, "The source of a copy request may not specifically refer to a delete marker by version id.")
+	}
+	return r, err
 }

@@ -160,25 +160,31 @@ func (l *Layer) reopen(bucket, key string, err error) (*Reader, error) {
 // file is gone behind the gateway's back (the caller holds the key's
 // lock): the newest noncurrent version, if it is not a delete marker,
 // becomes current again, as when the version is deleted by id, and
-// vanished returns nil; otherwise it returns NoSuchKey.
+// vanished returns nil; otherwise it returns NoSuchKey. A promoted
+// version whose file is gone too goes the same way, so the read finds the
+// newest version that still has its bytes; every round drops one record.
 func (l *Layer) vanished(bucket, key string) error {
-	var promoted *Object
-	err := l.ix.EditVersions(bucket, key, func(v *metadata.Versions) error {
-		promoted = nil
-		if err := v.DropCurrent(); err != nil {
+	for {
+		var promoted *Object
+		err := l.ix.EditVersions(bucket, key, func(v *metadata.Versions) error {
+			promoted = nil
+			if err := v.DropCurrent(); err != nil {
+				return err
+			}
+			var err error
+			promoted, err = promote(v)
+			return err
+		})
+		if err != nil {
+			return keyErr(err, bucket, key)
+		}
+		if promoted == nil {
+			return l.noSuchKey(bucket, key, metadata.ErrNoSuchKey)
+		}
+		if err := l.restore(bucket, key, promoted); !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
-		var err error
-		promoted, err = promote(v)
-		return err
-	})
-	if err != nil {
-		return keyErr(err, bucket, key)
 	}
-	if promoted != nil {
-		return l.restore(bucket, key, promoted)
-	}
-	return l.noSuchKey(bucket, key, metadata.ErrNoSuchKey)
 }
 
 func matches(rec *Object, fi storage.FileInfo) bool {
@@ -194,14 +200,7 @@ func matches(rec *Object, fi storage.FileInfo) bool {
 func (l *Layer) refresh(bucket, key string, fi storage.FileInfo) (Object, error) {
 	var rec Object
 	err := l.ix.UpdateObject(bucket, key, func(o *Object) error {
-		o.Size = fi.Size
-		o.FileMtime = fi.Mtime
-		o.FileInode = fi.Inode
-		o.LastModified = time.Unix(0, fi.Mtime).UTC()
-		o.ETag = FileETag(fi)
-		o.Checksums = nil
-		o.PartsCount = 0
-		o.Parts = nil
+		describeFile(o, fi)
 		rec = *o
 		return nil
 	})
@@ -209,6 +208,19 @@ func (l *Layer) refresh(bucket, key string, fi storage.FileInfo) (Object, error)
 		return Object{}, keyErr(err, bucket, key)
 	}
 	return rec, nil
+}
+
+// describeFile makes o describe fi, bytes the gateway did not write
+// (refresh).
+func describeFile(o *Object, fi storage.FileInfo) {
+	o.Size = fi.Size
+	o.FileMtime = fi.Mtime
+	o.FileInode = fi.Inode
+	o.LastModified = time.Unix(0, fi.Mtime).UTC()
+	o.ETag = FileETag(fi)
+	o.Checksums = nil
+	o.PartsCount = 0
+	o.Parts = nil
 }
 
 // FileETag is the ETag of bytes the gateway did not hash itself: a digest

@@ -203,6 +203,14 @@ type publish struct {
 	// in a versioned bucket (a multipart completion's); nil commits it
 	// with EditVersions.
 	storeVersion func(key string, edit func(v *metadata.Versions) (Object, error)) error
+	// vanished is set by commit when the version the write replaces has
+	// no file any more (removed behind the gateway's back): it is dropped
+	// instead of kept as a noncurrent version without bytes.
+	vanished bool
+	// changed is set by commit when the file of the version the write
+	// replaces was replaced behind the gateway's back: the version keeps
+	// those bytes, so its record describes them, as a read would have.
+	changed *storage.FileInfo
 }
 
 // commit publishes a finished upload under rec.Key: it fences the bucket
@@ -246,6 +254,15 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 			// The current version stays, as a noncurrent one: its file
 			// is linked into the versions area before the rename.
 			prior.Demote, prior.Version, prior.Immutable = true, versionName(&old), locked(&old)
+			if old.Location != metadata.Directory {
+				fi, ok := l.fs.Identify(bucket, rec.Key, prior.Location)
+				switch {
+				case !ok:
+					p.vanished = true
+				case !matches(&old, fi):
+					p.changed = &fi
+				}
+			}
 		}
 	case errors.Is(err, metadata.ErrNoSuchKey):
 		if err := cond.check(nil); err != nil {
@@ -293,6 +310,12 @@ func (l *Layer) storeVersioned(bucket string, p publish, st metadata.BucketState
 		}
 	}
 	edit := newVersion(st, rec, dropped)
+	switch {
+	case p.vanished:
+		edit = withoutCurrent(edit)
+	case p.changed != nil:
+		edit = withCurrentFile(*p.changed, edit)
+	}
 	if p.storeVersion != nil {
 		return p.storeVersion(rec.Key, edit)
 	}
@@ -300,6 +323,36 @@ func (l *Layer) storeVersioned(bucket string, p publish, st metadata.BucketState
 		_, err := edit(v)
 		return err
 	})
+}
+
+// withoutCurrent runs edit once the key's current record is dropped: the
+// record of a version whose file is gone, which edit must not keep.
+func withoutCurrent(edit func(v *metadata.Versions) (Object, error)) func(v *metadata.Versions) (Object, error) {
+	return func(v *metadata.Versions) (Object, error) {
+		if err := v.DropCurrent(); err != nil {
+			return Object{}, err
+		}
+		return edit(v)
+	}
+}
+
+// withCurrentFile runs edit once the key's current record describes fi,
+// the file found at the key's path, which edit keeps as a noncurrent
+// version.
+func withCurrentFile(fi storage.FileInfo, edit func(v *metadata.Versions) (Object, error)) func(v *metadata.Versions) (Object, error) {
+	return func(v *metadata.Versions) (Object, error) {
+		cur, ok, err := v.Current()
+		if err != nil {
+			return Object{}, err
+		}
+		if ok {
+			describeFile(&cur, fi)
+			if err := v.SetCurrent(cur); err != nil {
+				return Object{}, err
+			}
+		}
+		return edit(v)
+	}
 }
 
 // store writes a commit's index record with p.store, unless a test's

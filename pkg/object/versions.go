@@ -361,6 +361,15 @@ func (l *Layer) writeMarker(st metadata.BucketState, in RemoveInput) (Removed, e
 	}
 	enabled := st.Versioning == metadata.VersioningEnabled
 	demote := has && (enabled || cur.VersionID != "")
+	// found is the current file as it is when a demotion keeps bytes
+	// replaced behind the gateway's back: the noncurrent version
+	// describes them as a read would (refresh).
+	var found *storage.FileInfo
+	if demote && cur.Location != metadata.Directory {
+		if fi, ok := l.fs.Identify(bucket, key, toStorage(cur.Location)); ok && !matches(&cur, fi) {
+			found = &fi
+		}
+	}
 	// moved is the error of the file's move alone: a key without a
 	// current version (none yet, or a marker on top) has no file to move,
 	// and still gets its marker, as in S3.
@@ -377,6 +386,13 @@ func (l *Layer) writeMarker(st metadata.BucketState, in RemoveInput) (Removed, e
 	if moved != nil && !errors.Is(moved, storage.ErrNotFound) {
 		return Removed{}, mapErr(moved)
 	}
+	if demote && moved != nil && cur.Location != metadata.Directory {
+		// The current file was removed behind the gateway's back: its
+		// version has no bytes to keep and goes, as a read would drop it
+		// (vanished), instead of staying as a noncurrent version no GET
+		// can serve.
+		demote = false
+	}
 	var marker Object
 	var dropped []Object
 	err = l.ix.EditVersions(bucket, key, func(v *metadata.Versions) error {
@@ -387,6 +403,9 @@ func (l *Layer) writeMarker(st metadata.BucketState, in RemoveInput) (Removed, e
 		}
 		if ok {
 			if demote {
+				if found != nil {
+					describeFile(&c, *found)
+				}
 				c.Location = demoted(c.Location)
 				if err := v.PutNoncurrent(c); err != nil {
 					return err
@@ -499,7 +518,10 @@ func (l *Layer) removeVersion(in RemoveInput) (Removed, error) {
 		_ = l.fs.RemoveVersion(bucket, key, versionName(&target))
 	}
 	if promoted != nil {
-		if err := l.restore(bucket, key, promoted); err != nil {
+		// A promoted version whose file is gone behind the gateway's
+		// back does not undo the delete: the next read drops it
+		// (vanished).
+		if err := l.restore(bucket, key, promoted); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return Removed{}, err
 		}
 	}
@@ -542,29 +564,59 @@ func (l *Layer) OpenVersion(bucket, key, id string) (*Reader, error) {
 	}
 	if current {
 		r, err := l.OpenObject(bucket, key)
-		if err != nil {
-			return nil, err
+		if err == nil && r.VersionID == o.VersionID {
+			return r, nil
 		}
-		if r.VersionID != o.VersionID {
-			// Another version became current meanwhile: the one asked
-			// for is noncurrent now, or gone.
+		if err == nil {
 			r.Close()
-			return l.openNoncurrent(bucket, key, id)
 		}
-		return r, nil
+	} else {
+		r, err := l.openNoncurrentRecord(bucket, key, o)
+		if err == nil || s3err.As(err).Code != s3err.NoSuchVersion {
+			return r, err
+		}
 	}
-	return l.openNoncurrentRecord(bucket, key, o)
+	// The version moved between current and noncurrent while it was
+	// opened without the key's lock (a delete marker written or removed,
+	// a successor deleted by id), which made it look missing: it is
+	// opened again under the lock, when no move is under way.
+	return l.openVersionLocked(bucket, key, id)
 }
 
-func (l *Layer) openNoncurrent(bucket, key, id string) (*Reader, error) {
+// openVersionLocked is OpenVersion under the key's lock. A current
+// version whose file disagrees with its record is left to OpenObject,
+// which takes the lock itself to bring the two back together.
+func (l *Layer) openVersionLocked(bucket, key, id string) (*Reader, error) {
+	unlock := l.locks.lock(bucket, key)
 	o, current, err := l.Version(bucket, key, id)
+	if err != nil || !current || o.Location == metadata.Directory {
+		defer unlock()
+		switch {
+		case err != nil:
+			return nil, err
+		case !current:
+			return l.openNoncurrentRecord(bucket, key, o)
+		}
+		return &Reader{Object: o}, nil
+	}
+	f, fi, err := l.fs.Open(bucket, key, toStorage(o.Location))
+	if err == nil && matches(&o, fi) {
+		unlock()
+		return &Reader{Object: o, File: f}, nil
+	}
+	if err == nil {
+		f.Close()
+	}
+	unlock()
+	r, err := l.OpenObject(bucket, key)
 	if err != nil {
 		return nil, err
 	}
-	if current {
+	if r.VersionID != o.VersionID {
+		r.Close()
 		return nil, versionErr(key, id)
 	}
-	return l.openNoncurrentRecord(bucket, key, o)
+	return r, nil
 }
 
 // openNoncurrentRecord opens the file of a noncurrent version.
@@ -616,8 +668,31 @@ func (l *Layer) StatVersion(bucket, key, id string) (Object, error) {
 	}
 	if o.Location == metadata.Noncurrent {
 		if _, ok := l.fs.IdentifyVersion(bucket, key, versionName(&o)); !ok {
-			return Object{}, versionErr(key, shownID(&o))
+			// The version may have become current meanwhile, its file
+			// moved back to the key's path: decided again under the
+			// key's lock.
+			return l.statVersionLocked(bucket, key, id)
 		}
+	}
+	return o, nil
+}
+
+// statVersionLocked is StatVersion under the key's lock, when no move of
+// the key's files is under way.
+func (l *Layer) statVersionLocked(bucket, key, id string) (Object, error) {
+	unlock := l.locks.lock(bucket, key)
+	defer unlock()
+	o, current, err := l.Version(bucket, key, id)
+	switch {
+	case err != nil:
+		return Object{}, err
+	case o.DeleteMarker:
+		return Object{}, markerErr(&o)
+	case current || o.Location != metadata.Noncurrent:
+		return o, nil
+	}
+	if _, ok := l.fs.IdentifyVersion(bucket, key, versionName(&o)); !ok {
+		return Object{}, versionErr(key, shownID(&o))
 	}
 	return o, nil
 }
@@ -857,10 +932,12 @@ func (l *Layer) recoverCurrent(bucket, key string, rec *Object, missing bool) (b
 	}
 	if missing {
 		// A delete that moved the file away did not commit, or a
-		// promotion did and its move did not happen: the file goes back.
-		_, _, err := l.fs.Restore(bucket, key, versionName(rec), locked(rec))
-		if err != nil {
-			return false, mapErr(err)
+		// promotion did and its move did not happen: the file goes back,
+		// and the record says where it landed, which is the shadow path
+		// for a key the natural path cannot hold (a promotion records the
+		// natural path until its move).
+		if err := l.restore(bucket, key, rec); err != nil {
+			return false, err
 		}
 		return true, nil
 	}
