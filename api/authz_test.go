@@ -193,6 +193,12 @@ func authzCases(g *usersGateway) []authzCase {
 			_, err := c.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: b(f)})
 			return unset(err, "NoSuchLifecycleConfiguration")
 		}},
+		{op: "PutBucketLifecycleConfiguration", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: b(f), LifecycleConfiguration: &types.BucketLifecycleConfiguration{
+				Rules: []types.LifecycleRule{{ID: aws.String("r"), Status: types.ExpirationStatusEnabled, Filter: &types.LifecycleRuleFilter{Prefix: aws.String("tmp/")}, Expiration: &types.LifecycleExpiration{Days: aws.Int32(1)}}},
+			}})
+			return err
+		}},
 		{op: "DeleteBucketLifecycle", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.DeleteBucketLifecycle(ctx, &s3.DeleteBucketLifecycleInput{Bucket: b(f)})
 			return err

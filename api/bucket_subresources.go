@@ -87,7 +87,7 @@ func queryKVs(q url.Values) []metadata.KV {
 }
 
 // unsetConfig is a bucket subresource the gateway has no way to configure
-// (lifecycle, replication, …): reading it answers what S3
+// (replication, encryption, …): reading it answers what S3
 // answers for a bucket where it was never set, and deleting it succeeds,
 // as there is nothing to delete. Setting it stays NotImplemented.
 type unsetConfig struct {
@@ -98,7 +98,6 @@ type unsetConfig struct {
 
 // unsetConfigs are keyed by subresource.
 var unsetConfigs = map[string]unsetConfig{
-	"lifecycle":         {get: "GetBucketLifecycleConfiguration", del: "DeleteBucketLifecycle", missing: s3err.NoSuchLifecycleConfiguration},
 	"encryption":        {get: "GetBucketEncryption", del: "DeleteBucketEncryption", missing: s3err.ServerSideEncryptionConfigurationNotFoundError},
 	"replication":       {get: "GetBucketReplication", del: "DeleteBucketReplication", missing: s3err.ReplicationConfigurationNotFoundError},
 	"ownershipControls": {get: "GetBucketOwnershipControls", del: "DeleteBucketOwnershipControls", missing: s3err.OwnershipControlsNotFoundError},

@@ -341,12 +341,6 @@ func TestConformanceBucketTaggingAndUnsetConfigurations(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	_, err = c.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: b,
-		LifecycleConfiguration: &types.BucketLifecycleConfiguration{Rules: []types.LifecycleRule{{
-			ID: aws.String("r"), Status: types.ExpirationStatusEnabled, Filter: &types.LifecycleRuleFilter{Prefix: aws.String("")},
-			Expiration: &types.LifecycleExpiration{Days: aws.Int32(1)},
-		}}}})
-	wantCode(t, "PutBucketLifecycleConfiguration", err, 501, "NotImplemented")
 	_, err = c.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String("no-such-bucket-bcfg")})
 	wantCode(t, "GetBucketLifecycleConfiguration(no such bucket)", err, 404, "NoSuchBucket")
 }

@@ -125,7 +125,6 @@ func TestConformanceNotImplemented(t *testing.T) {
 	wantCode(t, "GetBucketInventoryConfiguration", err, 501, "NotImplemented")
 
 	for _, tc := range []struct{ method, path, query string }{
-		{http.MethodPut, "/" + bucket, "lifecycle"},
 		{http.MethodPut, "/" + bucket + "/k", "renameObject"},
 		{http.MethodGet, "/" + bucket + "/k", "torrent"},
 		{http.MethodPut, "/" + bucket, "replication"},

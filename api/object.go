@@ -54,6 +54,7 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	// Current SDKs read the stored size from x-amz-object-size; the
 	// object's record is the truth, whatever the request's framing was.
 	h.Set("X-Amz-Object-Size", itoa(obj.Size))
+	s.setExpiration(h, rq, &obj)
 	if expect.Algorithm != checksum.None {
 		for _, c := range obj.Checksums {
 			if c.Algorithm == expect.Algorithm.String() {
@@ -155,6 +156,11 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	s.setVersionID(h, rq, o.VersionID)
 	setLockHeaders(h, o)
 	s.setDefaultCacheControl(h, rq)
+	if id == "" {
+		// Rules expire current versions: a version read by id gets no
+		// x-amz-expiration, even when it is the current one.
+		s.setExpiration(h, rq, o)
+	}
 	h["Content-Length"] = []string{itoa(length)}
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead || length == 0 {
@@ -352,6 +358,7 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	h := w.Header()
 	s.setCopySourceVersionID(h, src, &copied)
 	s.setVersionID(h, rq, obj.VersionID)
+	s.setExpiration(h, rq, &obj)
 	out := copyObjectResult{ETag: `"` + obj.ETag + `"`, LastModified: isoTime(obj.LastModified)}
 	for _, c := range obj.Checksums {
 		out.set(c.Algorithm, c.Value)

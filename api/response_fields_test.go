@@ -307,7 +307,7 @@ func TestRefusalsAlikeForEveryCaller(t *testing.T) {
 		{"PATCH", "/" + f.bucket + "/obj", "", http.StatusMethodNotAllowed, "MethodNotAllowed", "OBJECT"},
 		{"PATCH", "/" + f.bucket, "", http.StatusMethodNotAllowed, "MethodNotAllowed", "BUCKET"},
 		{"DELETE", "/", "", http.StatusMethodNotAllowed, "MethodNotAllowed", "SERVICE"},
-		{"PUT", "/" + f.bucket, "lifecycle", http.StatusNotImplemented, "NotImplemented", ""},
+		{"PUT", "/" + f.bucket, "replication", http.StatusNotImplemented, "NotImplemented", ""},
 	} {
 		for _, caller := range []string{"root", "bob", "anonymous"} {
 			req := g.rawRequest(tc.method, tc.path, tc.query, nil)

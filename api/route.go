@@ -95,6 +95,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"ListObjectVersions", s.listObjectVersions}
 			case "website":
 				return operation{"GetBucketWebsite", s.getBucketWebsite}
+			case "lifecycle":
+				return operation{"GetBucketLifecycleConfiguration", s.getBucketLifecycle}
 			case "object-lock":
 				return operation{"GetObjectLockConfiguration", s.getObjectLockConfiguration}
 			}
@@ -110,6 +112,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"PutBucketTagging", s.putBucketTagging}
 			case "website":
 				return operation{"PutBucketWebsite", s.putBucketWebsite}
+			case "lifecycle":
+				return operation{"PutBucketLifecycleConfiguration", s.putBucketLifecycle}
 			case "versioning":
 				return operation{"PutBucketVersioning", s.putBucketVersioning}
 			case "object-lock":
@@ -123,6 +127,8 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 				return operation{"DeleteBucketTagging", s.deleteBucketTagging}
 			case "website":
 				return operation{"DeleteBucketWebsite", s.deleteBucketWebsite}
+			case "lifecycle":
+				return operation{"DeleteBucketLifecycle", s.deleteBucketLifecycle}
 			}
 		case http.MethodPost:
 			if sub == "delete" {

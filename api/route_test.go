@@ -28,7 +28,7 @@ func TestRoute(t *testing.T) {
 		{"GET", levelBucket, "location", false, "GetBucketLocation"},
 		{"GET", levelBucket, "versioning", false, "GetBucketVersioning"},
 		{"GET", levelBucket, "lifecycle", false, "GetBucketLifecycleConfiguration"},
-		{"PUT", levelBucket, "lifecycle", false, "NotImplemented"},
+		{"PUT", levelBucket, "lifecycle", false, "PutBucketLifecycleConfiguration"},
 		{"DELETE", levelBucket, "lifecycle", false, "DeleteBucketLifecycle"},
 		{"DELETE", levelBucket, "object-lock", false, "NotImplemented"},
 		{"GET", levelBucket, "requestPayment", false, "GetBucketRequestPayment"},

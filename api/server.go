@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/objectgateway/objectgateway/pkg/expect"
+	"github.com/objectgateway/objectgateway/pkg/lifecycle"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/sigv2"
@@ -74,6 +75,9 @@ type Options struct {
 	// responses of objects stored without one, for edge caches (see
 	// docs/cdn.md). Empty means none: such objects carry no Cache-Control.
 	DefaultCacheControl string
+	// LifecycleDay is the length of a day in lifecycle rules, for the
+	// x-amz-expiration of objects; zero is 24 hours (see pkg/lifecycle).
+	LifecycleDay time.Duration
 	// Edge, when set, is edge mode (see EdgeOptions).
 	Edge *EdgeOptions
 	// DocumentMemory bounds the bytes of request documents (the XML and
@@ -125,6 +129,11 @@ type Server struct {
 	// bucketCacheControl is set when some bucket has a default
 	// Cache-Control; see setDefaultCacheControl.
 	bucketCacheControl bool
+	// lifecycleSet is set when some bucket may have a lifecycle
+	// configuration, and lifecycles caches the parsed ones; see
+	// setExpiration.
+	lifecycleSet atomic.Bool
+	lifecycles   parsedCache[*lifecycle.Configuration]
 	// bucketVersioning is set when some bucket was versioned when the
 	// server started; see versioned.
 	bucketVersioning bool
@@ -161,6 +170,7 @@ func New(layer *object.Layer, o Options) *Server {
 	}
 	s.router = newRouter(o.Domain)
 	s.bucketCacheControl, s.bucketVersioning = bucketDefaults(layer)
+	s.lifecycleSet.Store(anyBucketLifecycle(layer))
 	return s
 }
 

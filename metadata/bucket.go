@@ -53,6 +53,10 @@ type Bucket struct {
 	LockMode  string
 	LockDays  int
 	LockYears int
+	// Lifecycle is the bucket's lifecycle configuration (S3 XML, the
+	// canonical form PutBucketLifecycleConfiguration stored), or "" for
+	// none.
+	Lifecycle string
 }
 
 // The versioning states of a bucket (Bucket.Versioning).

@@ -76,6 +76,11 @@ func FuzzBucketRecord(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(versioned)
+	withLifecycle, err := (&Bucket{ID: 8, Lifecycle: "<LifecycleConfiguration/>"}).MarshalBinary()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(withLifecycle)
 	f.Add([]byte{1})
 	f.Add([]byte{1, 1, 3, 0x80, 0x80, 0x01}) // time without nanoseconds
 	f.Fuzz(func(t *testing.T, data []byte) {

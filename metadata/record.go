@@ -95,6 +95,8 @@ const (
 	tagBktLockMode  = 13
 	tagBktLockDays  = 14
 	tagBktLockYears = 15
+	// tagBktLifecycle is the bucket's lifecycle configuration.
+	tagBktLifecycle = 16
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -300,6 +302,7 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	e.str(tagBktLockMode, b.LockMode)
 	e.uint(tagBktLockDays, uint64(b.LockDays))
 	e.uint(tagBktLockYears, uint64(b.LockYears))
+	e.str(tagBktLifecycle, b.Lifecycle)
 	return e.b, nil
 }
 
@@ -347,6 +350,8 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.LockDays, err = parseSmall(p)
 		case tagBktLockYears:
 			r.LockYears, err = parseSmall(p)
+		case tagBktLifecycle:
+			r.Lifecycle = string(p)
 		}
 		return err
 	})

@@ -23,10 +23,16 @@ type config struct {
 	// sigv2 accepts Signature Version 2 besides Version 4
 	// (api.Options.SigV2).
 	sigv2 bool
-	// multipartExpiry is how long an unfinished multipart upload is kept.
+	// multipartExpiry is how long an unfinished multipart upload is kept
+	// when no AbortIncompleteMultipartUpload rule of its bucket matches it.
 	multipartExpiry time.Duration
-	adminListen     string
-	pprof           bool
+	// lifecycleDay is the length of a lifecycle rule's day and
+	// lifecycleInterval how often the lifecycle worker starts a pass;
+	// tests shorten both (pkg/expire).
+	lifecycleDay      time.Duration
+	lifecycleInterval time.Duration
+	adminListen       string
+	pprof             bool
 	// websiteListen is the website endpoint's address ("": off) and
 	// websiteDomain the base domain of its hosts (website.go).
 	websiteListen string
@@ -95,7 +101,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or console")
 	fs.BoolVar(&c.fsync, "fsync", true, "fsync data, directories and the index before acknowledging a write (false: faster, writes may be lost on power failure)")
-	fs.DurationVar(&c.multipartExpiry, "multipart-expiry", 7*24*time.Hour, "remove multipart uploads not completed within this time, with their parts")
+	fs.DurationVar(&c.multipartExpiry, "multipart-expiry", 7*24*time.Hour, "remove multipart uploads not completed within this time, with their parts, unless a lifecycle rule (AbortIncompleteMultipartUpload) of their bucket matches them")
+	fs.DurationVar(&c.lifecycleDay, "lifecycle-day", 24*time.Hour, "length of a day in lifecycle rules; shorter only for tests and compatibility suites (a rule of Days 1 then acts within two such days)")
+	fs.DurationVar(&c.lifecycleInterval, "lifecycle-interval", time.Hour, "how often the lifecycle worker starts a pass over the buckets' rules and abandoned uploads")
 	fs.StringVar(&c.adminListen, "admin-listen", "", "address of the admin listener (/metrics, /healthz, /readyz); empty: off")
 	fs.BoolVar(&c.pprof, "pprof", false, "serve /debug/pprof/ on the admin listener")
 	fs.StringVar(&c.websiteListen, "website-listen", "", "address of the website endpoint: buckets' static sites (PutBucketWebsite), anonymous GET and HEAD; empty: off")
@@ -165,6 +173,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	}
 	if c.multipartExpiry <= 0 {
 		return c, fmt.Errorf("--multipart-expiry must be positive")
+	}
+	if c.lifecycleDay <= 0 || c.lifecycleInterval <= 0 {
+		return c, fmt.Errorf("--lifecycle-day and --lifecycle-interval must be positive")
 	}
 	if !validHeaderValue(c.defaultCacheControl) {
 		return c, fmt.Errorf("--default-cache-control %q is not a header value", c.defaultCacheControl)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/objectgateway/objectgateway/api"
 	"github.com/objectgateway/objectgateway/pkg/expect"
+	lcworker "github.com/objectgateway/objectgateway/pkg/expire"
 	"github.com/objectgateway/objectgateway/pkg/hotcache"
 	"github.com/objectgateway/objectgateway/pkg/object"
 )
@@ -161,6 +162,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	handler := api.New(layer, api.Options{
 		Region:               cfg.region,
+		LifecycleDay:         cfg.lifecycleDay,
 		Domain:               cfg.domain,
 		Credentials:          users,
 		SigV2:                cfg.sigv2,
@@ -222,12 +224,16 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	served = true
 	go func() { errc <- srv.Serve(serveLn) }()
-	sweepDone := make(chan struct{})
+	lc := lcworker.New(lcworker.Options{
+		Layer: layer, Day: cfg.lifecycleDay, DefaultUploadExpiry: cfg.multipartExpiry, Busy: lifecycleBusy, Log: log,
+	})
+	adm.lifecycle(lc.Stats())
+	lcDone := make(chan struct{})
 	go func() {
-		defer close(sweepDone)
-		sweepUploads(ctx, layer, cfg.multipartExpiry, log)
+		defer close(lcDone)
+		lc.Run(ctx, cfg.lifecycleInterval)
 	}()
-	defer func() { <-sweepDone }()
+	defer func() { <-lcDone }()
 	select {
 	case err := <-errc:
 		return err
@@ -241,6 +247,11 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	return nil
 }
+
+// lifecycleBusy is the share of a lifecycle pass's time the worker works:
+// a pass over a large bucket then leaves half of the time between its
+// rounds to requests (docs/performance.md, "Lifecycle pass").
+const lifecycleBusy = 0.5
 
 // logLevel reads --log-level: debug, info, warn or error. zerolog's own
 // parser also takes "", numbers, trace, fatal, panic and disabled, which
@@ -269,27 +280,4 @@ func newLogger(cfg config, stderr io.Writer) (zerolog.Logger, error) {
 		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.RFC3339, NoColor: !isTerminal(stderr)}
 	}
 	return zerolog.New(out).Level(level).With().Timestamp().Logger(), nil
-}
-
-// sweepInterval is how often abandoned multipart uploads are looked for.
-const sweepInterval = time.Hour
-
-// sweepUploads removes multipart uploads older than expiry, at start and
-// then every sweepInterval, until ctx ends.
-func sweepUploads(ctx context.Context, layer *object.Layer, expiry time.Duration, log zerolog.Logger) {
-	t := time.NewTicker(sweepInterval)
-	defer t.Stop()
-	for {
-		n, err := layer.SweepUploads(expiry)
-		if err != nil {
-			log.Error().Err(err).Msg("sweeping abandoned multipart uploads")
-		} else if n > 0 {
-			log.Info().Int("aborted", n).Dur("expiry", expiry).Msg("removed abandoned multipart uploads")
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

@@ -806,21 +806,26 @@ func (l *Layer) SweepUploads(maxAge time.Duration) (int, error) {
 			return n, err
 		}
 	}
-	// A part directory without an upload record is garbage: records are
-	// created before any part is written and removed before the parts
-	// are, so only a crash (or a lost race with an abort) leaves one.
+	return n, l.RemoveOrphanParts()
+}
+
+// RemoveOrphanParts removes the part directories whose upload no longer
+// exists. A part directory without an upload record is garbage: records
+// are created before any part is written and removed before the parts
+// are, so only a crash (or a lost race with an abort) leaves one.
+func (l *Layer) RemoveOrphanParts() error {
 	ids, err := l.fs.PartDirs()
 	if err != nil {
-		return n, mapErr(err)
+		return mapErr(err)
 	}
 	for _, id := range ids {
 		if !l.ix.UploadExists(id) {
 			if err := l.fs.RemoveParts(id); err != nil {
-				return n, mapErr(err)
+				return mapErr(err)
 			}
 		}
 	}
-	return n, nil
+	return nil
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

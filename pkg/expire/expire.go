@@ -1,0 +1,514 @@
+package expire
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/lifecycle"
+	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+)
+
+// Options configures a Worker.
+type Options struct {
+	// Layer is the object layer the worker reads and removes through.
+	Layer *object.Layer
+	// Day is the length of a lifecycle day; zero is 24 hours. Tests and
+	// compatibility suites shorten it (--lifecycle-day).
+	Day time.Duration
+	// DefaultUploadExpiry is how long an upload no rule matches is kept;
+	// zero keeps it until a rule matches.
+	DefaultUploadExpiry time.Duration
+	// RoundSize is the number of index entries a round examines at most;
+	// zero is 1000.
+	RoundSize int
+	// Busy is the share of a pass's time the worker spends working: after
+	// a round that took t it waits t×(1−Busy)/Busy before the next, so
+	// that a long pass leaves the request path most of the machine. Zero
+	// (or 1 and more) does not wait; tests, which drive rounds
+	// themselves, leave it so.
+	Busy float64
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	// Log receives a line per pass and the errors of removals.
+	Log zerolog.Logger
+}
+
+// Stats are the worker's counters since it started, for the metrics.
+type Stats struct {
+	Examined, Expired, Aborted, Locked, Errors atomic.Uint64
+	// LastPass is the Unix time the last complete pass ended (0 before
+	// the first), LastPassNanos its duration.
+	LastPass, LastPassNanos atomic.Int64
+}
+
+// Worker applies lifecycle rules. Its methods must not be called
+// concurrently: one goroutine runs it.
+type Worker struct {
+	o     Options
+	stats Stats
+}
+
+// New returns a worker with o's defaults filled in.
+func New(o Options) *Worker {
+	if o.Day <= 0 {
+		o.Day = 24 * time.Hour
+	}
+	if o.RoundSize <= 0 {
+		o.RoundSize = 1000
+	}
+	if o.RoundSize > 1000 {
+		o.RoundSize = 1000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Worker{o: o}
+}
+
+// Stats returns the worker's counters.
+func (w *Worker) Stats() *Stats { return &w.stats }
+
+// The phases of a bucket's walk (metadata.LifecycleCursor.Phase).
+const (
+	phaseRules   = 0 // the rules' listings, one rule after another
+	phaseUploads = 1 // the bucket's multipart uploads
+)
+
+// Run starts a pass at once and then every interval, until ctx ends; a
+// pass interrupted by ctx is resumed by the next Run from its cursor.
+func (w *Worker) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if err := w.Pass(ctx); err != nil && ctx.Err() == nil {
+			w.o.Log.Error().Err(err).Msg("lifecycle pass")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Pass runs rounds until the pass in progress (or a new one) completes,
+// or ctx ends (the cursor then keeps the pass's position).
+func (w *Worker) Pass(ctx context.Context) error { return w.pass(ctx) }
+
+func (w *Worker) pass(ctx context.Context) error {
+	for ctx.Err() == nil {
+		start := time.Now()
+		done, err := w.Round()
+		if err != nil || done {
+			return err
+		}
+		if b := w.o.Busy; b > 0 && b < 1 {
+			rest := time.Duration(float64(time.Since(start)) * (1 - b) / b)
+			t := time.NewTimer(rest)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+			case <-t.C:
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// Round does one bounded round of the pass in progress, starting one if
+// none is, and stores the cursor. done is true when the round ended the
+// pass.
+func (w *Worker) Round() (done bool, err error) {
+	l := w.o.Layer
+	c, err := l.LifecycleCursor()
+	if err != nil {
+		return false, err
+	}
+	if c.Started.IsZero() {
+		c = metadata.LifecycleCursor{Started: w.o.Now()}
+	}
+	budget := w.o.RoundSize
+	for budget > 0 {
+		b, ok, err := w.bucketAt(c.Bucket)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			w.finish(c)
+			return true, l.SetLifecycleCursor(metadata.LifecycleCursor{})
+		}
+		if b.Name != c.Bucket {
+			c = metadata.LifecycleCursor{Started: c.Started, Bucket: b.Name, Examined: c.Examined, Acted: c.Acted}
+		}
+		next, err := w.bucketRound(&b, &c, &budget)
+		if err != nil {
+			return false, err
+		}
+		if next {
+			// The bucket is done: the next round starts with the
+			// following one.
+			c = metadata.LifecycleCursor{Started: c.Started, Bucket: b.Name + "\x00", Examined: c.Examined, Acted: c.Acted}
+		}
+	}
+	return false, l.SetLifecycleCursor(c)
+}
+
+// finish reports a completed pass.
+func (w *Worker) finish(c metadata.LifecycleCursor) {
+	now := w.o.Now()
+	d := now.Sub(c.Started)
+	w.stats.LastPass.Store(now.Unix())
+	w.stats.LastPassNanos.Store(int64(d))
+	// The orphaned part directories are the sweep's other half; an error
+	// is only logged, as the next pass retries it.
+	if err := w.o.Layer.RemoveOrphanParts(); err != nil {
+		w.o.Log.Error().Err(err).Msg("lifecycle: removing orphaned upload parts")
+	}
+	w.o.Log.Info().Uint64("examined", c.Examined).Uint64("acted", c.Acted).Dur("duration", d).Msg("lifecycle pass complete")
+}
+
+// bucketAt returns the first bucket whose name is name or after it.
+func (w *Worker) bucketAt(name string) (object.Bucket, bool, error) {
+	bs, err := w.o.Layer.Buckets()
+	if err != nil {
+		return object.Bucket{}, false, err
+	}
+	for _, b := range bs {
+		if b.Name >= name {
+			return b, true, nil
+		}
+	}
+	return object.Bucket{}, false, nil
+}
+
+// bucketRound spends up to *budget examinations on bucket b from cursor
+// c. next is true when the bucket's walk is complete.
+func (w *Worker) bucketRound(b *object.Bucket, c *metadata.LifecycleCursor, budget *int) (next bool, err error) {
+	var cfg *lifecycle.Configuration
+	if b.Lifecycle != "" {
+		if cfg, err = lifecycle.Parse([]byte(b.Lifecycle)); err != nil {
+			// The stored document was validated when it was put; one
+			// that no longer parses is skipped, not fatal to the pass.
+			w.o.Log.Error().Err(err).Str("bucket", b.Name).Msg("lifecycle: stored configuration does not parse")
+			cfg = nil
+		}
+	}
+	for *budget > 0 {
+		switch c.Phase {
+		case phaseRules:
+			r := nextRule(cfg, c.Rule, b.Versioned())
+			if r == nil {
+				*c = metadata.LifecycleCursor{Started: c.Started, Bucket: c.Bucket, Phase: phaseUploads, Examined: c.Examined, Acted: c.Acted}
+				continue
+			}
+			if r.ID != c.Rule {
+				*c = metadata.LifecycleCursor{Started: c.Started, Bucket: c.Bucket, Rule: r.ID, Examined: c.Examined, Acted: c.Acted}
+			}
+			var more bool
+			if b.Versioned() {
+				more, err = w.versionsRound(b, r, c, budget)
+			} else {
+				more, err = w.objectsRound(b, r, c, budget)
+			}
+			if err != nil {
+				return false, err
+			}
+			if !more {
+				// The rule's walk is done; ruleAfter finds the next one.
+				*c = metadata.LifecycleCursor{Started: c.Started, Bucket: c.Bucket, Rule: r.ID + doneSuffix, Examined: c.Examined, Acted: c.Acted}
+			}
+		default:
+			more, err := w.uploadsRound(b, cfg, c, budget)
+			if err != nil || !more {
+				return err == nil, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// doneSuffix marks a cursor's Rule as the rule whose walk just ended.
+const doneSuffix = "\x00done"
+
+// nextRule returns the rule the cursor's Rule names (or, when it says
+// that rule is done, the rule after it) among the rules that need a walk
+// of the bucket's listing, or nil when none is left. A rule no longer in
+// the configuration (it was replaced during the pass) restarts the walk
+// at the first rule.
+func nextRule(cfg *lifecycle.Configuration, at string, versioned bool) *lifecycle.Rule {
+	if cfg == nil {
+		return nil
+	}
+	id, done := at, false
+	if len(at) > len(doneSuffix) && at[len(at)-len(doneSuffix):] == doneSuffix {
+		id, done = at[:len(at)-len(doneSuffix)], true
+	}
+	start := 0
+	if id != "" {
+		for i := range cfg.Rules {
+			if cfg.Rules[i].ID == id {
+				start = i
+				if done {
+					start = i + 1
+				}
+				break
+			}
+		}
+	}
+	for i := start; i < len(cfg.Rules); i++ {
+		if walks(&cfg.Rules[i], versioned) {
+			return &cfg.Rules[i]
+		}
+	}
+	return nil
+}
+
+// walks reports whether the rule needs a walk of the bucket's listing:
+// it is enabled and expires current versions, or, in a versioned bucket,
+// noncurrent versions or delete markers.
+func walks(r *lifecycle.Rule, versioned bool) bool {
+	if !r.Enabled {
+		return false
+	}
+	e := r.Expiration
+	if e.Days > 0 || !e.Date.IsZero() {
+		return true
+	}
+	return versioned && (e.ExpiredObjectDeleteMarker || !r.NoncurrentVersionExpiration.IsZero())
+}
+
+// tagsOf is a lifecycle.TagLookup over a record's tags.
+func tagsOf(kvs []metadata.KV) lifecycle.TagLookup {
+	return func(k string) (string, bool) {
+		for _, kv := range kvs {
+			if kv.Key == k {
+				return kv.Value, true
+			}
+		}
+		return "", false
+	}
+}
+
+// objectsRound walks an unversioned bucket's keys under the rule's
+// prefix, removing those it expires. more is false when the walk ended.
+func (w *Worker) objectsRound(b *object.Bucket, r *lifecycle.Rule, c *metadata.LifecycleCursor, budget *int) (more bool, err error) {
+	page, err := w.o.Layer.ListObjects(b.Name, object.ListQuery{
+		Prefix: r.Filter.Prefix, After: c.KeyMarker, Limit: *budget, Brief: !r.NeedsTags(),
+	})
+	if err != nil {
+		return false, err
+	}
+	now := w.o.Now()
+	var due []*object.Object
+	for i := range page.Objects {
+		o := &page.Objects[i]
+		w.examined(c, budget)
+		at, ok := r.CurrentExpiry(o.Key, o.Size, tagsOf(o.Tags), o.LastModified, w.o.Day)
+		if ok && !now.Before(at) {
+			due = append(due, o)
+		}
+		c.KeyMarker = o.Key
+	}
+	// The keys of a page are distinct, so their removals are independent:
+	// they run a few at once, sharing the index's group commits instead
+	// of each waiting for its own.
+	errs := make([]error, len(due))
+	w.parallel(len(due), func(i int) {
+		errs[i] = w.removeCurrent(b, due[i])
+	})
+	for i, o := range due {
+		w.acted(b.Name, o.Key, "", errs[i], c, &w.stats.Expired)
+	}
+	return page.Truncated, nil
+}
+
+// removers is the number of removals of one round that run at once.
+const removers = 4
+
+// parallel runs fn(0) … fn(n-1), removers at a time, and returns when all
+// have.
+func (w *Worker) parallel(n int, fn func(i int)) {
+	if n <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for k := 0; k < removers && k < n; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// expireCurrent removes a current version, or in a versioned bucket hides
+// it behind a delete marker, if it is still the version the walk saw.
+func (w *Worker) expireCurrent(b *object.Bucket, o *object.Object, c *metadata.LifecycleCursor) {
+	w.acted(b.Name, o.Key, "", w.removeCurrent(b, o), c, &w.stats.Expired)
+}
+
+// removeCurrent is expireCurrent's removal, without the counting.
+func (w *Worker) removeCurrent(b *object.Bucket, o *object.Object) error {
+	_, err := w.o.Layer.Remove(object.RemoveInput{Bucket: b.Name, Key: o.Key, Conditions: object.Conditions{
+		BucketID: b.ID, IfMatch: o.ETag, IfMatchLastModified: o.LastModified,
+	}})
+	return err
+}
+
+// acted counts the outcome of one removal.
+func (w *Worker) acted(bucket, key, version string, err error, c *metadata.LifecycleCursor, done *atomic.Uint64) {
+	if err == nil {
+		done.Add(1)
+		c.Acted++
+		return
+	}
+	switch s3err.As(err).Code {
+	case s3err.AccessDenied:
+		// Object Lock refused: the version stays until its lock ends.
+		w.stats.Locked.Add(1)
+	case s3err.PreconditionFailed, s3err.NoSuchKey, s3err.NoSuchVersion, s3err.NoSuchUpload, s3err.NoSuchBucket:
+		// The version changed or went since the walk saw it.
+	default:
+		w.stats.Errors.Add(1)
+		w.o.Log.Error().Err(err).Str("bucket", bucket).Str("key", key).Str("versionId", version).Msg("lifecycle: removal failed")
+	}
+}
+
+func (w *Worker) examined(c *metadata.LifecycleCursor, budget *int) {
+	*budget--
+	c.Examined++
+	w.stats.Examined.Add(1)
+}
+
+// versionsRound walks a versioned bucket's versions under the rule's
+// prefix, key by key, newest first. The cursor carries the state of the
+// key the walk is in: the noncurrent versions seen (Newer), when the next
+// one became noncurrent (Since: the previous version's last-modified
+// time), and, when the key's latest version is a delete marker, its id
+// and how many of the key's other versions stay (Marker, Kept).
+func (w *Worker) versionsRound(b *object.Bucket, r *lifecycle.Rule, c *metadata.LifecycleCursor, budget *int) (more bool, err error) {
+	l := w.o.Layer
+	page, err := l.ListVersions(b.Name, metadata.VersionQuery{
+		Prefix: r.Filter.Prefix, KeyMarker: c.KeyMarker, VersionMarker: c.VersionMarker, Limit: *budget,
+	})
+	if err != nil {
+		return false, err
+	}
+	now := w.o.Now()
+	for i := range page.Entries {
+		e := &page.Entries[i]
+		if e.Prefix != "" {
+			continue
+		}
+		w.examined(c, budget)
+		if e.Key != c.KeyMarker || e.IsLatest {
+			w.endKey(b, r, c)
+			c.Newer, c.Since, c.Marker, c.Kept = 0, time.Time{}, "", 0
+		}
+		id := e.VersionID
+		if id == "" {
+			id = metadata.NullVersion
+		}
+		switch {
+		case e.IsLatest && e.DeleteMarker:
+			c.Marker = id
+		case e.IsLatest:
+			at, ok := r.CurrentExpiry(e.Key, e.Size, tagsOf(e.Tags), e.LastModified, w.o.Day)
+			if ok && !now.Before(at) {
+				w.expireCurrent(b, &e.Object, c)
+			}
+		default:
+			removed := false
+			if r.NoncurrentDue(e.Key, e.Size, tagsOf(e.Tags), c.Since, c.Newer, now, w.o.Day) {
+				_, err := l.Remove(object.RemoveInput{Bucket: b.Name, Key: e.Key, VersionID: id, Conditions: object.Conditions{BucketID: b.ID}})
+				w.acted(b.Name, e.Key, id, err, c, &w.stats.Expired)
+				removed = err == nil
+			}
+			if !e.DeleteMarker {
+				c.Newer++
+			}
+			if !removed {
+				c.Kept++
+			}
+		}
+		c.Since = e.LastModified
+		c.KeyMarker, c.VersionMarker = e.Key, id
+	}
+	if !page.Truncated {
+		w.endKey(b, r, c)
+	}
+	return page.Truncated, nil
+}
+
+// endKey ends the walk of the cursor's key: a delete marker that is its
+// latest version and that no version stays behind is expired, if the
+// rule says so.
+func (w *Worker) endKey(b *object.Bucket, r *lifecycle.Rule, c *metadata.LifecycleCursor) {
+	if c.Marker == "" || c.Kept > 0 || !r.MarkerDue(c.KeyMarker) {
+		return
+	}
+	_, err := w.o.Layer.Remove(object.RemoveInput{Bucket: b.Name, Key: c.KeyMarker, VersionID: c.Marker, Conditions: object.Conditions{BucketID: b.ID}})
+	w.acted(b.Name, c.KeyMarker, c.Marker, err, c, &w.stats.Expired)
+	c.Marker = ""
+}
+
+// uploadsRound walks the bucket's uploads, aborting those a rule (or the
+// default expiry) says are abandoned. more is false when the walk ended.
+func (w *Worker) uploadsRound(b *object.Bucket, cfg *lifecycle.Configuration, c *metadata.LifecycleCursor, budget *int) (more bool, err error) {
+	l := w.o.Layer
+	page, err := l.ListUploads(b.Name, metadata.UploadQuery{KeyMarker: c.KeyMarker, UploadIDMarker: c.VersionMarker, Limit: *budget})
+	if err != nil {
+		return false, err
+	}
+	now := w.o.Now()
+	var due []metadata.Upload
+	for _, u := range page.Uploads {
+		w.examined(c, budget)
+		if w.uploadDue(cfg, u.Key, u.Initiated, now) {
+			due = append(due, u)
+		}
+		c.KeyMarker, c.VersionMarker = u.Key, u.ID
+	}
+	errs := make([]error, len(due))
+	w.parallel(len(due), func(i int) {
+		errs[i] = l.AbortMultipartUpload(b.Name, due[i].Key, due[i].ID)
+	})
+	for i, u := range due {
+		w.acted(b.Name, u.Key, u.ID, errs[i], c, &w.stats.Aborted)
+	}
+	return page.Truncated, nil
+}
+
+// uploadDue reports whether an upload of key initiated then is to be
+// aborted now: when a rule matches it, as soon as any matching rule says
+// so; otherwise after the default expiry.
+func (w *Worker) uploadDue(cfg *lifecycle.Configuration, key string, initiated, now time.Time) bool {
+	matched := false
+	if cfg != nil {
+		for i := range cfg.Rules {
+			applies, due := cfg.Rules[i].AbortDue(key, initiated, now, w.o.Day)
+			if due {
+				return true
+			}
+			matched = matched || applies
+		}
+	}
+	return !matched && w.o.DefaultUploadExpiry > 0 && !now.Before(initiated.Add(w.o.DefaultUploadExpiry))
+}
