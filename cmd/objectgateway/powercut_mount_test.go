@@ -26,6 +26,7 @@ import (
 //	fail <op> <nth> <errno> <path or ->  → "ok" or "err <message>"
 //	calls <op>              → "ok <count>"
 //	pending                 → "ok <count>"
+//	clear                   → "ok" once the rules not fired are dropped
 //	close                   → "ok" once unmounted, then the child exits
 //
 // The child's first line is "ready <mount point>" or
@@ -143,6 +144,14 @@ func (m *pcMount) Pending() int {
 	return int(m.count("pending"))
 }
 
+// Clear drops the fault rules that have not fired.
+func (m *pcMount) Clear() {
+	m.t.Helper()
+	if _, err := m.do("clear"); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
 func (m *pcMount) count(cmd string) int64 {
 	m.t.Helper()
 	s, err := m.do(cmd)
@@ -206,6 +215,9 @@ func TestPowerCutMountChild(t *testing.T) {
 			reply(strconv.FormatInt(f.Calls(powercut.Op(w[1])), 10), nil)
 		case "pending":
 			reply(strconv.Itoa(f.Pending()), nil)
+		case "clear":
+			f.Clear()
+			reply("", nil)
 		case "close":
 			reply("", f.Close())
 			return

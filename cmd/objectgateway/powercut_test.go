@@ -67,9 +67,11 @@ func TestPowerCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
+	cuts := 0
 	for round := 1; round <= rounds && !t.Failed(); round++ {
 		h.load(rng, powerCutLoad(rng))
 		m.Cut()
+		cuts++
 		h.checkFsckAfterKill(round)
 		h.start()
 		h.verify(round)
@@ -77,7 +79,7 @@ func TestPowerCut(t *testing.T) {
 	h.stop(syscall.SIGTERM)
 	h.checkFinal()
 	t.Logf("power-cut harness: %d cuts, %d acknowledged operations, %d operations in flight at a cut, %d key states verified, %d lost acknowledged writes",
-		rounds, h.acked, h.inflightAtKill, h.verified, h.lost)
+		cuts, h.acked, h.inflightAtKill, h.verified, h.lost)
 	t.Logf("power-cut artifacts fsck found right after the cuts (before start-up and reads reconciled them): %v", h.artifacts)
 	if h.lost != 0 {
 		t.Fatalf("%d acknowledged writes were lost", h.lost)
@@ -109,19 +111,21 @@ func TestPowerCutVersioned(t *testing.T) {
 	}
 	must(t, l.Close())
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 4))
+	cuts := 0
 	for round := 1; round <= rounds && !t.Failed(); round++ {
 		if round == rounds/2+1 {
 			h.suspend()
 		}
 		h.load(rng, powerCutLoad(rng))
 		m.Cut()
+		cuts++
 		h.checkFsck(round, object.FsckOptions{})
 		h.verify(round)
 		h.checkFsck(round, object.FsckOptions{Repair: true})
 		h.checkClean(round)
 	}
 	t.Logf("versioned power-cut harness: %d cuts, %d acknowledged operations, %d operations in flight at a cut, %d versions verified by id",
-		rounds, h.acked, h.inflight, h.verified)
+		cuts, h.acked, h.inflight, h.verified)
 	t.Logf("versioned power-cut artifacts fsck found right after the cuts: %v", h.artifacts)
 }
 
