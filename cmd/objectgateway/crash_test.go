@@ -105,6 +105,7 @@ type crashHarness struct {
 
 	child  *exec.Cmd
 	client *s3.Client
+	addr   string // the running gateway's listening address
 }
 
 func crashRounds(t *testing.T) int {
@@ -209,7 +210,13 @@ func (h *crashHarness) start() {
 		t.Fatalf("the gateway did not start:\n%s", strings.Join(logged, "\n"))
 	}
 	go io.Copy(io.Discard, stderr)
-	h.client = s3.NewFromConfig(aws.Config{
+	h.addr = addr
+	h.client = crashClient(addr)
+}
+
+// crashClient is an S3 client of the gateway at addr that never retries.
+func crashClient(addr string) *s3.Client {
+	return s3.NewFromConfig(aws.Config{
 		Region:      "us-east-1",
 		Credentials: awscreds.NewStaticCredentialsProvider(crashAccess, crashSecret, ""),
 		HTTPClient:  &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}},

@@ -89,14 +89,18 @@ func TestPowerCut(t *testing.T) {
 // TestPowerCutVersioned is TestCrashVersioned with a power cut after every
 // kill: versioned PUTs, delete markers, deletes by version id, copies from
 // versions and multipart completions on an Enabled and a Suspended
-// bucket, by the object layer in a child process.
+// bucket, sent over HTTP to the gateway binary by a child process; the
+// gateway and the child are killed together.
 func TestPowerCutVersioned(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the power-cut harness kills a child process many times")
 	}
 	m := mountPowerCut(t)
 	rounds := powerCutRounds(t, 5)
-	h := &crashVHarness{t: t, root: filepath.Join(m.path, "root"), keys: map[[2]string]*crashVKey{}, artifacts: map[object.ProblemKind]int{}}
+	root := filepath.Join(m.path, "root")
+	h := &crashVHarness{t: t, root: root, keys: map[[2]string]*crashVKey{}, artifacts: map[object.ProblemKind]int{},
+		gateway: newCrashHarness(t, buildGateway(t), root)}
+	defer h.gateway.stop(syscall.SIGKILL)
 	for w := range crashVWorkers {
 		for i := range crashVKeys {
 			b, k := crashVKeyName(w, i)
