@@ -53,8 +53,10 @@ import (
 //     fsck finds nothing at all.
 //
 // The HTTP layer adds nothing to what a kill can leave on disk, so the
-// child drives the object layer directly. OBJECTGATEWAY_CRASH_ROUNDS sets
-// the number of kill rounds (default 5).
+// child drives the object layer directly; the power-cut harness
+// (TestPowerCutVersioned) runs the same child against the gateway binary
+// over HTTP instead. OBJECTGATEWAY_CRASH_ROUNDS sets the number of kill
+// rounds (default 5).
 
 const (
 	crashVWorkers = 4
@@ -522,7 +524,7 @@ func (h *crashVHarness) load(rng *rand.Rand, d time.Duration) {
 		k := h.keys[[2]string{line.Bucket, line.Key}]
 		switch {
 		case line.Err != "":
-			if !h.gateway.killed.Load() {
+			if h.gateway == nil || !h.gateway.killed.Load() {
 				t.Errorf("the gateway refused an operation: %s", line.Err)
 			}
 		case k == nil:
