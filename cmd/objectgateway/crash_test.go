@@ -35,9 +35,8 @@ import (
 
 // The crash harness (issue 4, acceptance 3). A gateway child process is
 // driven by concurrent PUT, overwrite, DELETE, multipart, CopyObject and
-// DeleteObjects load and killed
-// with SIGKILL at a random moment, many times over one root. After each
-// kill:
+// DeleteObjects load and killed with SIGKILL at a random moment, many
+// times over one root. After each kill:
 //
 //   - fsck (report only, before the restart) may find staging leftovers and
 //     orphaned part directories, which start-up clears, and records out of
@@ -297,11 +296,11 @@ func (h *crashHarness) worker(w int, rng *rand.Rand) int {
 		case op < 9:
 			v, err = h.multipart(ctx, rng, name, k)
 		case op < 10:
-			src := h.keys[crashKeyName(w, rng.IntN(crashKeysPerWorker))]
-			if src == k || src.acked.absent {
+			srcName := crashKeyName(w, rng.IntN(crashKeysPerWorker))
+			if src := h.keys[srcName]; src == k || src.acked.absent {
 				continue
 			}
-			v, err = h.copy(ctx, name, k, src, w)
+			v, err = h.copyObject(ctx, name, srcName)
 		default:
 			names, err := h.deleteObjects(ctx, rng, w)
 			if err != nil {
@@ -327,15 +326,11 @@ func (h *crashHarness) worker(w int, rng *rand.Rand) int {
 	}
 }
 
-// copy copies src, a key of worker w with an acknowledged version, onto
-// k (name) with CopyObject and returns the version it acknowledged.
-func (h *crashHarness) copy(ctx context.Context, name string, k, src *crashKey, w int) (crashVersion, error) {
-	var srcName string
-	for i := range crashKeysPerWorker {
-		if h.keys[crashKeyName(w, i)] == src {
-			srcName = crashKeyName(w, i)
-		}
-	}
+// copyObject copies srcName, a key of the same worker with an
+// acknowledged version, onto name with CopyObject and returns the version
+// it acknowledged.
+func (h *crashHarness) copyObject(ctx context.Context, name, srcName string) (crashVersion, error) {
+	k, src := h.keys[name], h.keys[srcName]
 	v := src.acked
 	k.seen[v.md5] = true
 	k.inflight = &v
