@@ -246,11 +246,16 @@ func (s *Server) bucketID(rq *request) uint64 {
 		return object.NoBucket
 	}
 	id, err := s.layer.BucketID(rq.bucket)
-	if err != nil {
-		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchBucket {
-			rq.bktMissing = true
-		}
+	if c, ok := s3err.CodeOf(err); err != nil && ok && c == s3err.NoSuchBucket {
+		rq.bktMissing = true
 		return object.NoBucket
+	}
+	if err != nil {
+		// A record that could not be read (the index stopped after a
+		// failed commit, an I/O error) is not a missing bucket: zero
+		// makes the layer read the record itself and answer that error
+		// rather than NoSuchBucket.
+		return 0
 	}
 	rq.bktID = id
 	return id

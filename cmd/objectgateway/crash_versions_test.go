@@ -53,13 +53,18 @@ import (
 //     fsck finds nothing at all.
 //
 // The HTTP layer adds nothing to what a kill can leave on disk, so the
-// child drives the object layer directly. OBJECTGATEWAY_CRASH_ROUNDS sets
-// the number of kill rounds (default 5).
+// child drives the object layer directly; the power-cut harness
+// (TestPowerCutVersioned) runs the same child against the gateway binary
+// over HTTP instead. OBJECTGATEWAY_CRASH_ROUNDS sets the number of kill
+// rounds (default 5).
 
 const (
 	crashVWorkers = 4
 	crashVKeys    = 4 // per worker: even ones in "ver", odd ones in "susp"
 	crashVChild   = "OBJECTGATEWAY_CRASH_VERSIONED_CHILD"
+	// crashVEndpoint, when set, makes the child drive the gateway at this
+	// address over HTTP instead of opening the layer.
+	crashVEndpoint = "OBJECTGATEWAY_CRASH_VERSIONED_ENDPOINT"
 	// crashVOpsMax bounds a child's operations per worker; the parent
 	// kills it long before.
 	crashVOpsMax = 100000
@@ -81,6 +86,9 @@ type crashVLine struct {
 	Version string `json:",omitempty"`
 	// Ready is the child's first line, once the layer is open.
 	Ready bool `json:",omitempty"`
+	// Err is an operation's error when the child drives a gateway over
+	// HTTP, which the parent may have killed.
+	Err string `json:",omitempty"`
 }
 
 // crashVVersion is one version in the model: an id and its bytes' MD5, or
@@ -169,9 +177,16 @@ func TestCrashVersionedChild(t *testing.T) {
 	if root == "" {
 		t.Skip("the child of TestCrashVersioned")
 	}
-	l, err := object.Open(object.Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
+	var store crashVStore
+	endpoint := os.Getenv(crashVEndpoint)
+	if endpoint != "" {
+		store = newCrashVHTTP(endpoint)
+	} else {
+		l, err := object.Open(object.Options{Root: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		store = crashVLayer{l}
 	}
 	var mu sync.Mutex
 	emit := func(line crashVLine) {
@@ -189,7 +204,13 @@ func TestCrashVersionedChild(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(w)))
 			for range crashVOpsMax {
-				if err := crashVOp(l, rng, w, emit); err != nil {
+				if err := crashVOp(store, rng, w, emit); err != nil {
+					if endpoint != "" {
+						// The gateway may have been killed: the parent
+						// decides, and kills this process.
+						emit(crashVLine{Err: fmt.Sprintf("worker %d: %v", w, err)})
+						select {}
+					}
 					// The layer refused an operation a gateway serves.
 					t.Errorf("worker %d: %v", w, err)
 					return
@@ -200,8 +221,63 @@ func TestCrashVersionedChild(t *testing.T) {
 	wg.Wait()
 }
 
+// crashVStore is what a worker of the child drives: the object layer
+// itself, or a gateway over HTTP (crashVHTTP). Each method returns the
+// version id the operation made or removed as the layer shows it ("" for
+// the null version of an unversioned write).
+type crashVStore interface {
+	put(bucket, key string, body []byte) (string, error)
+	// remove writes a delete marker, or with a version id removes it.
+	remove(bucket, key, versionID string) (string, error)
+	copy(bucket, srcKey, srcVersionID, dstKey string) (string, error)
+	// multipart uploads the parts and completes the upload.
+	multipart(bucket, key string, parts [][]byte) (string, error)
+	// pick returns a random version of key that is not a delete marker,
+	// with the MD5 of its bytes, or ok false when it has none.
+	pick(bucket, key string, rng *rand.Rand) (v crashVVersion, ok bool, err error)
+}
+
+// crashVLayer is a crashVStore on the object layer.
+type crashVLayer struct{ l *object.Layer }
+
+func (s crashVLayer) put(bucket, key string, body []byte) (string, error) {
+	o, err := s.l.PutObject(object.PutInput{Bucket: bucket, Key: key, Body: bytes.NewReader(body), Size: int64(len(body))})
+	return o.VersionID, err
+}
+
+func (s crashVLayer) remove(bucket, key, versionID string) (string, error) {
+	r, err := s.l.Remove(object.RemoveInput{Bucket: bucket, Key: key, VersionID: versionID})
+	return r.VersionID, err
+}
+
+func (s crashVLayer) copy(bucket, srcKey, srcVersionID, dstKey string) (string, error) {
+	o, err := s.l.CopyObject(object.CopyInput{SrcBucket: bucket, SrcKey: srcKey, SrcVersionID: srcVersionID, DstBucket: bucket, DstKey: dstKey})
+	return o.VersionID, err
+}
+
+func (s crashVLayer) multipart(bucket, key string, parts [][]byte) (string, error) {
+	up, err := s.l.CreateMultipartUpload(object.CreateUploadInput{Bucket: bucket, Key: key})
+	if err != nil {
+		return "", err
+	}
+	var done []object.CompletePart
+	for i, p := range parts {
+		part, err := s.l.UploadPart(object.PartInput{Bucket: bucket, Key: key, UploadID: up.ID, Number: i + 1, Body: bytes.NewReader(p), Size: int64(len(p))})
+		if err != nil {
+			return "", err
+		}
+		done = append(done, object.CompletePart{Number: i + 1, ETag: part.ETag})
+	}
+	o, err := s.l.CompleteMultipartUpload(object.CompleteInput{Bucket: bucket, Key: key, UploadID: up.ID, ExpectSize: -1, Parts: done})
+	return o.VersionID, err
+}
+
+func (s crashVLayer) pick(bucket, key string, rng *rand.Rand) (crashVVersion, bool, error) {
+	return crashVPick(s.l, bucket, key, rng)
+}
+
 // crashVOp runs one random operation on one of worker w's keys.
-func crashVOp(l *object.Layer, rng *rand.Rand, w int, emit func(crashVLine)) (err error) {
+func crashVOp(s crashVStore, rng *rand.Rand, w int, emit func(crashVLine)) (err error) {
 	bucket, key := crashVKeyName(w, rng.IntN(crashVKeys))
 	op := crashVLine{Bucket: bucket, Key: key}
 	defer func() {
@@ -209,38 +285,29 @@ func crashVOp(l *object.Layer, rng *rand.Rand, w int, emit func(crashVLine)) (er
 			err = fmt.Errorf("%s %s/%s (from %s): %w", op.Op, bucket, op.Key, key, err)
 		}
 	}()
-	var ack string
+	var id string
 	switch n := rng.IntN(20); {
 	case n < 8:
 		body := crashBody(rng, crashSize(rng)/4)
 		op.Op, op.MD5 = "put", md5hex(body)
 		emit(op)
-		o, err := l.PutObject(object.PutInput{Bucket: bucket, Key: key, Body: bytes.NewReader(body), Size: int64(len(body))})
-		if err != nil {
-			return err
-		}
-		ack = crashVShown(o.VersionID)
+		id, err = s.put(bucket, key, body)
 	case n < 11:
 		op.Op = "marker"
 		emit(op)
-		r, err := l.Remove(object.RemoveInput{Bucket: bucket, Key: key})
-		if err != nil {
-			return err
-		}
-		ack = r.VersionID
+		id, err = s.remove(bucket, key, "")
 	case n < 18:
-		src, ok, err := crashVPick(l, bucket, key, rng)
+		src, ok, err := s.pick(bucket, key, rng)
 		if err != nil || !ok {
 			return err
 		}
 		if n < 14 {
 			op.Op, op.Target = "delver", src.ID
 			emit(op)
-			r, err := l.Remove(object.RemoveInput{Bucket: bucket, Key: key, VersionID: src.ID})
+			id, err = s.remove(bucket, key, src.ID)
 			if err != nil {
 				return err
 			}
-			ack = r.VersionID
 			break
 		}
 		// CopyObject from one of the key's versions onto another key of
@@ -248,35 +315,21 @@ func crashVOp(l *object.Layer, rng *rand.Rand, w int, emit func(crashVLine)) (er
 		dst := crashVKeyName2(w, rng.IntN(crashVKeys/2), bucket)
 		op.Key, op.Op, op.MD5 = dst, "copy", src.MD5
 		emit(op)
-		o, err := l.CopyObject(object.CopyInput{SrcBucket: bucket, SrcKey: key, SrcVersionID: src.ID, DstBucket: bucket, DstKey: dst})
+		id, err = s.copy(bucket, key, src.ID, dst)
 		if err != nil {
 			return err
 		}
-		ack = crashVShown(o.VersionID)
 	default:
 		p1 := crashBody(rng, object.MinPartSize)
 		p2 := crashBody(rng, 1+rng.IntN(64<<10))
 		op.Op, op.MD5 = "mpu", md5hex(append(append([]byte(nil), p1...), p2...))
 		emit(op)
-		up, err := l.CreateMultipartUpload(object.CreateUploadInput{Bucket: bucket, Key: key})
-		if err != nil {
-			return err
-		}
-		var parts []object.CompletePart
-		for i, p := range [][]byte{p1, p2} {
-			part, err := l.UploadPart(object.PartInput{Bucket: bucket, Key: key, UploadID: up.ID, Number: i + 1, Body: bytes.NewReader(p), Size: int64(len(p))})
-			if err != nil {
-				return err
-			}
-			parts = append(parts, object.CompletePart{Number: i + 1, ETag: part.ETag})
-		}
-		o, err := l.CompleteMultipartUpload(object.CompleteInput{Bucket: bucket, Key: key, UploadID: up.ID, ExpectSize: -1, Parts: parts})
-		if err != nil {
-			return err
-		}
-		ack = crashVShown(o.VersionID)
+		id, err = s.multipart(bucket, key, [][]byte{p1, p2})
 	}
-	emit(crashVLine{Bucket: op.Bucket, Key: op.Key, Ack: true, Version: ack})
+	if err != nil {
+		return err
+	}
+	emit(crashVLine{Bucket: op.Bucket, Key: op.Key, Ack: true, Version: crashVShown(id)})
 	return nil
 }
 
@@ -365,6 +418,9 @@ type crashVHarness struct {
 	// acked, inflight and verified count for the closing log line.
 	acked, inflight, verified int
 	artifacts                 map[object.ProblemKind]int
+	// gateway, if set, is the gateway binary the child drives over HTTP;
+	// load starts it and kills it with the child.
+	gateway *crashHarness
 }
 
 func TestCrashVersioned(t *testing.T) {
@@ -429,6 +485,15 @@ func (h *crashVHarness) load(rng *rand.Rand, d time.Duration) {
 	t := h.t
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashVersionedChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), crashVChild+"="+h.root)
+	kill := func() { cmd.Process.Signal(syscall.SIGKILL) }
+	if g := h.gateway; g != nil {
+		g.start()
+		cmd.Env = append(cmd.Env, crashVEndpoint+"="+g.addr)
+		kill = func() {
+			g.stop(syscall.SIGKILL)
+			cmd.Process.Signal(syscall.SIGKILL)
+		}
+	}
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	must(t, err)
@@ -439,7 +504,7 @@ func (h *crashVHarness) load(rng *rand.Rand, d time.Duration) {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			var line crashVLine
-			if json.Unmarshal(sc.Bytes(), &line) == nil && (line.Ready || line.Key != "") {
+			if json.Unmarshal(sc.Bytes(), &line) == nil && (line.Ready || line.Key != "" || line.Err != "") {
 				lines <- line
 				continue
 			}
@@ -453,11 +518,15 @@ func (h *crashVHarness) load(rng *rand.Rand, d time.Duration) {
 		cmd.Wait()
 		t.Fatal("the child did not start")
 	}
-	kill := time.AfterFunc(d, func() { cmd.Process.Signal(syscall.SIGKILL) }) // the kill point is random by design
-	defer kill.Stop()
+	timer := time.AfterFunc(d, kill) // the kill point is random by design
+	defer timer.Stop()
 	for line := range lines {
 		k := h.keys[[2]string{line.Bucket, line.Key}]
 		switch {
+		case line.Err != "":
+			if h.gateway == nil || !h.gateway.killed.Load() {
+				t.Errorf("the gateway refused an operation: %s", line.Err)
+			}
 		case k == nil:
 			t.Fatalf("the child printed an unknown key: %+v", line)
 		case line.Ack && k.inflight != nil:

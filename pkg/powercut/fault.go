@@ -81,6 +81,14 @@ func (f *FS) Fail(r Rule) error {
 	return nil
 }
 
+// Clear drops the rules that have not fired yet, so a test whose rule
+// missed can go on without it firing on a later call.
+func (f *FS) Clear() {
+	f.faults.mu.Lock()
+	defer f.faults.mu.Unlock()
+	f.faults.rules = nil
+}
+
 // Pending is the number of rules that have not fired yet.
 func (f *FS) Pending() int {
 	f.faults.mu.Lock()

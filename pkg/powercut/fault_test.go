@@ -201,3 +201,22 @@ func TestFailRejectsBadRules(t *testing.T) {
 		}
 	}
 }
+
+// TestClearDropsPendingRules: a rule dropped by Clear never fires, and the
+// calls it would have matched are still counted.
+func TestClearDropsPendingRules(t *testing.T) {
+	f := &FS{faults: newFaults()}
+	if err := f.Fail(Rule{Op: OpWrite, Nth: 1, Errno: syscall.EIO}); err != nil {
+		t.Fatal(err)
+	}
+	f.Clear()
+	if n := f.Pending(); n != 0 {
+		t.Fatalf("Pending after Clear: %d", n)
+	}
+	if errno := f.check(OpWrite, "/a"); errno != 0 {
+		t.Fatalf("a cleared rule fired: %v", errno)
+	}
+	if n := f.Calls(OpWrite); n != 1 {
+		t.Fatalf("Calls(write) = %d, want 1", n)
+	}
+}
