@@ -158,6 +158,9 @@ func (ps *parser) conditions(raw json.RawMessage) ([]condition, error) {
 				return nil, malformed("Invalid Condition value for %s %s: %s", name, key, err.Error())
 			}
 			if err := cc.compileValues(vals, ps.mode); err != nil {
+				if err == errIP {
+					return nil, malformed("Invalid IP address in Conditions: %s %s", name, key)
+				}
 				return nil, malformed("Invalid Condition value for %s %s: %s", name, key, err.Error())
 			}
 			out = append(out, cc)
@@ -188,6 +191,46 @@ func (ps *parser) conditionKey(key string) error {
 		}
 	}
 	return malformed("Policy has an invalid condition key: %s", key)
+}
+
+// keyActions returns the actions S3 allows a condition key with, for the
+// keys that S3 restricts; ok is false for a key any action may use.
+func keyActions(key string) (actions []string, ok bool) {
+	switch {
+	case key == "s3:prefix", key == "s3:delimiter", key == "s3:max-keys":
+		return []string{"s3:listbucket", "s3:listbucketversions"}, true
+	case key == "s3:x-amz-acl", strings.HasPrefix(key, "s3:x-amz-grant-"):
+		return []string{"s3:putobject", "s3:putobjectacl", "s3:putobjectversionacl", "s3:putbucketacl", "s3:createbucket"}, true
+	case key == "s3:x-amz-copy-source", key == "s3:x-amz-metadata-directive":
+		return []string{"s3:putobject"}, true
+	}
+	return nil, false
+}
+
+// conditionsApply refuses, as S3 does, a Condition on a key that none of
+// the statement's actions can carry, such as s3:prefix on s3:GetObject.
+// Wildcard actions are not checked: "s3:*" may include one that can.
+func conditionsApply(conds []condition, actions []string) error {
+	for i := range conds {
+		allowed, ok := keyActions(conds[i].key)
+		if !ok {
+			continue
+		}
+		for _, a := range actions {
+			a = strings.ToLower(a)
+			if strings.ContainsAny(a, "*?") {
+				continue
+			}
+			found := false
+			for _, b := range allowed {
+				found = found || a == b
+			}
+			if !found {
+				return malformed("Conditions do not apply to combination of actions and resources in statement")
+			}
+		}
+	}
+	return nil
 }
 
 // isS3ConditionKey reports whether name (lower case, without "s3:") is a

@@ -5,11 +5,13 @@ import (
 	"testing"
 )
 
-// condPolicy is a policy whose one statement allows everyone GetObject on
-// the bucket when cond (a Condition element's JSON) holds.
+// condPolicy is a policy whose one statement allows everyone everything
+// on the bucket's objects when cond (a Condition element's JSON) holds.
+// The action is a wildcard so that S3's check of which keys apply to
+// which actions lets every key through.
 func condPolicy(t *testing.T, cond string) *Policy {
 	t.Helper()
-	return mustParse(t, doc(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::site/*","Condition":`+cond+`}`))
+	return mustParse(t, doc(`{"Effect":"Allow","Principal":"*","Action":"s3:*","Resource":"arn:aws:s3:::site/*","Condition":`+cond+`}`))
 }
 
 // absent marks a case whose request lacks the key.

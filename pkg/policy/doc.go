@@ -57,9 +57,14 @@
 // messages where S3 has one ("Policy has invalid resource", "Invalid
 // principal in policy", "Policy has invalid action", "Action does not
 // apply to any resource(s) in statement", "Policy has an invalid condition
-// key", "Invalid Condition type : X", "Missing required field Principal",
-// "This policy contains invalid Json"), prefixed with the statement's
-// number. A bucket policy is at most MaxSize (20 KB, S3's limit); an
+// key", "Conditions do not apply to combination of actions and resources
+// in statement" (s3:prefix, s3:delimiter and s3:max-keys on anything but
+// the listing actions; s3:x-amz-acl and s3:x-amz-grant-* on anything but
+// the writes that take an ACL; s3:x-amz-copy-source and
+// s3:x-amz-metadata-directive on anything but s3:PutObject; wildcard
+// actions are not checked), "Invalid IP address in Conditions", "Invalid
+// Condition type : X", "Missing required field Principal", "This policy
+// contains invalid Json"), prefixed with the statement's number. A bucket policy is at most MaxSize (20 KB, S3's limit); an
 // identity policy at most MaxIdentitySize (6,144) characters not counting
 // white space, IAM's limit for a managed policy.
 //

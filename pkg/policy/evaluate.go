@@ -102,8 +102,9 @@ const (
 // allows gives Allow; otherwise NoDecision. A statement applies when its
 // principal, action, resource and every condition match. A bucket policy
 // says nothing about resources outside its bucket, whatever its patterns
-// say. A nil Policy gives NoDecision. Evaluate does not allocate: policy
-// variables are looked up and compared in place.
+// say. A nil Policy gives NoDecision. Evaluate does not allocate (policy
+// variables are looked up and compared in place), except to report to
+// itself that a request's value is not a number or a date.
 func (p *Policy) Evaluate(r *Request) Decision {
 	if p == nil {
 		return NoDecision

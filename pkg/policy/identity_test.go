@@ -14,7 +14,7 @@ func TestParseIdentity(t *testing.T) {
 		{"Effect":"Allow","Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::shared/home/${aws:username}/*"},
 		{"Effect":"Allow","Action":"s3:ListBucket","Resource":"arn:aws:s3:::shared","Condition":{"StringLike":{"s3:prefix":"home/${aws:username}/*"}}},
 		{"Effect":"Allow","Action":["s3:Get*","s3:List*"],"Resource":["arn:aws:s3:::public","arn:aws:s3:::public/*"]},
-		{"Effect":"Allow","Action":"sqs:SendMessage","Resource":"*"},
+		{"Effect":"Allow","Action":"sqs:SendMessage","Resource":"arn:aws:sqs:eu-west-1:123456789012:queue"},
 		{"Effect":"Deny","Action":"s3:Delete*","Resource":"*"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +37,7 @@ func TestParseIdentity(t *testing.T) {
 		{"principal", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*"}}`, "should not specify a principal"},
 		{"not principal", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","NotPrincipal":"*","Action":"s3:GetObject","Resource":"*"}}`, "should not specify a principal"},
 		{"no resource", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"s3:GetObject"}}`, "Missing required field Resource"},
+		{"not an ARN", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"s3:GetObject","Resource":"bucket/*"}}`, "Policy has invalid resource"},
 		{"unknown s3 action", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"s3:Fly","Resource":"*"}}`, "invalid action"},
 		{"too long", `{"Version":"2012-10-17","Id":"` + strings.Repeat("x", MaxIdentitySize) + `","Statement":{"Effect":"Allow","Action":"s3:GetObject","Resource":"*"}}`, "6144"},
 	} {

@@ -247,6 +247,11 @@ func (ps *parser) statement(raw json.RawMessage) (statement, string, error) {
 		if err != nil {
 			return st, "", err
 		}
+		if !st.notAction {
+			if err := conditionsApply(st.conditions, actions); err != nil {
+				return st, "", err
+			}
+		}
 	}
 	return st, sid, nil
 }
@@ -302,6 +307,12 @@ func (ps *parser) resource(r string) ([]seg, resType, error) {
 		return compile(r, ps.mode), resBucket | resObject | resAccount, nil
 	}
 	rest, ok := strings.CutPrefix(r, arnPrefix)
+	if !ok && ps.kind == Identity && strings.HasPrefix(r, "arn:") && strings.Count(r, ":") >= 5 {
+		// Another service's resource, for the other services' actions
+		// an identity policy may name; no request to the gateway is on
+		// it.
+		return compile(r, ps.mode), resBucket | resObject | resAccount, nil
+	}
 	if !ok || rest == "" {
 		return nil, 0, malformed("Policy has invalid resource: %s", r)
 	}
