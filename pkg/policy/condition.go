@@ -207,9 +207,10 @@ func keyActions(key string) (actions []string, ok bool) {
 	return nil, false
 }
 
-// conditionsApply refuses, as S3 does, a Condition on a key that none of
-// the statement's actions can carry, such as s3:prefix on s3:GetObject.
-// Wildcard actions are not checked: "s3:*" may include one that can.
+// conditionsApply refuses, as S3 does, a Condition on a key that one of
+// the statement's actions cannot carry, such as s3:prefix on
+// s3:GetObject. Wildcard actions are not checked: "s3:*" includes actions
+// that can.
 func conditionsApply(conds []condition, actions []string) error {
 	for i := range conds {
 		allowed, ok := keyActions(conds[i].key)
