@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/objectgateway/objectgateway/pkg/access"
 	"github.com/objectgateway/objectgateway/pkg/cors"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/policy"
@@ -107,59 +108,6 @@ func (s *Server) bucketRecord(rq *request) (object.Bucket, error) {
 	return b, nil
 }
 
-// serveAnonymous runs a request without credentials if the bucket's
-// policy or canned ACL grants it; anything else is AccessDenied. The cost
-// over a signed request is one read of the bucket record (plus a policy
-// parse the first time a policy text is seen).
-func (s *Server) serveAnonymous(w http.ResponseWriter, r *http.Request, rq *request, op operation) error {
-	var action string
-	switch op.name {
-	case "GetObject", "HeadObject":
-		action = policy.GetObject
-	case "ListObjects", "ListObjectsV2", "ListObjectVersions":
-		action = policy.ListBucket
-	default:
-		return s3err.New(s3err.AccessDenied)
-	}
-	b, err := s.bucketRecord(rq)
-	if err != nil {
-		return s3err.Wrap(s3err.AccessDenied, err)
-	}
-	if op.name == "ListObjectVersions" && !b.PublicRead {
-		// The canned ACL public-read grants READ, which covers listing
-		// versions; a policy would need s3:ListBucketVersions, which no
-		// accepted policy grants.
-		return s3err.New(s3err.AccessDenied)
-	}
-	if _, byID := rq.queryOf(r)["versionId"]; byID && action == policy.GetObject && !b.PublicRead {
-		// Likewise a read of a version by id needs s3:GetObjectVersion,
-		// which s3:GetObject does not grant: a policy that publishes the
-		// current objects does not publish what was overwritten or
-		// deleted.
-		return s3err.New(s3err.AccessDenied)
-	}
-	p := s.access.policyOf(b)
-	if !p.Allows(action, rq.key) {
-		return s3err.New(s3err.AccessDenied)
-	}
-	if action == policy.GetObject {
-		for k := range r.URL.Query() {
-			if strings.HasPrefix(k, "response-") {
-				return s3err.Newf(s3err.InvalidRequest, "Request specific response headers cannot be used for anonymous GET requests.")
-			}
-		}
-	}
-	err = op.handler(w, r, rq)
-	if action == policy.GetObject && !p.Allows(policy.ListBucket, "") {
-		// Like S3: without s3:ListBucket, a missing key must not be told
-		// apart from a forbidden one.
-		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchKey {
-			return s3err.Wrap(s3err.AccessDenied, err)
-		}
-	}
-	return err
-}
-
 // accessCache caches parsed bucket policies and CORS configurations.
 type accessCache struct {
 	policies parsedCache[*policy.Policy]
@@ -204,6 +152,22 @@ func (c *accessCache) policyOf(b object.Bucket) *policy.Policy {
 	if b.Policy == "" {
 		return nil
 	}
+	return c.parsedPolicy(b)
+}
+
+// bucketOf returns what pkg/access needs of a bucket: its owner, its
+// parsed bucket policy and its canned ACL.
+func (c *accessCache) bucketOf(b object.Bucket) *access.Bucket {
+	ab := &access.Bucket{Name: b.Name, Owner: b.Owner, PublicRead: b.PublicRead}
+	if b.Policy != "" {
+		ab.Policy = c.parsedPolicy(b)
+	}
+	return ab
+}
+
+// parsedPolicy returns a bucket's parsed policy, parsing each stored text
+// once.
+func (c *accessCache) parsedPolicy(b object.Bucket) *policy.Policy {
 	return c.policies.get(b.Name+"\x00"+b.Policy, func() *policy.Policy {
 		// The text was validated before it was stored; a parse failure
 		// here (a record written by another version) grants nothing.
