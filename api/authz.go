@@ -50,18 +50,25 @@ func (s *Server) callerOf(rq *request) access.Caller {
 }
 
 // decide asks pkg/access whether the request may perform action on key
-// (or on the bucket, for an empty key) of bucket b. The principal and the
-// condition keys are made once per request, and only for a bucket with a
-// policy.
+// (or on the bucket, for an empty key) of bucket b. The principal is made
+// once per request, and only for a bucket with a policy; the condition
+// keys likewise, and only for a policy that consults them.
 func (s *Server) decide(r *http.Request, rq *request, b object.Bucket, action, key string) access.Decision {
 	c := s.callerOf(rq)
 	in := access.Input{Caller: c, Action: action, Bucket: s.access.bucketOf(b), Key: key}
 	if in.Bucket.Policy != nil {
-		if rq.conditions == nil {
-			rq.principal = c.Principal()
-			rq.conditions = s.conditionsOf(r, rq, c)
+		if !rq.principalSet {
+			rq.principal, rq.principalSet = c.Principal(), true
 		}
-		in.Principal, in.Conditions = rq.principal, rq.conditions
+		in.Principal = rq.principal
+		if in.Bucket.Policy.UsesContext() {
+			// Gathering the keys allocates; the common public-read
+			// policy has no Condition and needs none.
+			if rq.conditions == nil {
+				rq.conditions = s.conditionsOf(r, rq, c)
+			}
+			in.Conditions = rq.conditions
+		}
 	}
 	return access.Decide(&in)
 }

@@ -223,8 +223,9 @@ type request struct {
 	// principal and conditions are the caller and the request's
 	// condition keys as bucket policies see them, made by decide for the
 	// first bucket with a policy the request is decided against.
-	principal  policy.Principal
-	conditions policy.Conditions
+	principal    policy.Principal
+	principalSet bool
+	conditions   policy.Conditions
 	// query is the parsed query string; see queryOf.
 	query url.Values
 	// document is the share of the document budget the request holds;

@@ -213,3 +213,28 @@ func (p *Policy) Allows(action, key string) bool {
 	}
 	return p.evaluate(&r, unknownContext) == Allow
 }
+
+// UsesContext reports whether evaluating the policy can consult a
+// request's condition keys: some statement has a Condition or a policy
+// variable in its Resource. A caller whose keys cost something to gather
+// may leave Request.Conditions nil for a policy without either; Evaluate
+// answers the same.
+func (p *Policy) UsesContext() bool {
+	if p == nil {
+		return false
+	}
+	for i := range p.stmts {
+		st := &p.stmts[i]
+		if len(st.conditions) > 0 {
+			return true
+		}
+		for _, res := range st.resources {
+			for _, s := range res {
+				if s.kind == segVar {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

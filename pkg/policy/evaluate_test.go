@@ -294,3 +294,33 @@ func TestBenchPolicyDecisions(t *testing.T) {
 		t.Errorf("Evaluate allocates %v times", n)
 	}
 }
+
+// TestUsesContext checks which policies consult the request's condition
+// keys, and that a policy said not to answers the same without them.
+func TestUsesContext(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want bool
+	}{
+		{`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*"}]}`, false},
+		{`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*","Condition":{"Bool":{"aws:SecureTransport":"true"}}}]}`, true},
+		{`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/home/${aws:username}/*"}]}`, true},
+	} {
+		p, err := Parse([]byte(tc.doc), "b")
+		if err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		if got := p.UsesContext(); got != tc.want {
+			t.Errorf("UsesContext() = %v, want %v for %s", got, tc.want, tc.doc)
+		}
+		if !tc.want {
+			r := Request{Principal: Principal{Kind: Anonymous}, Action: "s3:GetObject", Resource: "arn:aws:s3:::b/k"}
+			with := r
+			with.Conditions = Conditions{}
+			with.Conditions.Set("aws:SecureTransport", "false")
+			if p.Evaluate(&r) != p.Evaluate(&with) {
+				t.Errorf("a policy without context answers differently with keys: %s", tc.doc)
+			}
+		}
+	}
+}
