@@ -59,6 +59,15 @@ func (s *Server) routeAccess(method string, lv level, sub string, h http.Header)
 		case http.MethodPut:
 			return operation{"PutBucketAcl", s.putBucketACL}, true
 		}
+	case "publicAccessBlock":
+		switch method {
+		case http.MethodGet:
+			return operation{"GetPublicAccessBlock", s.getPublicAccessBlock}, true
+		case http.MethodPut:
+			return operation{"PutPublicAccessBlock", s.putPublicAccessBlock}, true
+		case http.MethodDelete:
+			return operation{"DeletePublicAccessBlock", s.deletePublicAccessBlock}, true
+		}
 	case "cors":
 		switch method {
 		case http.MethodGet:
@@ -144,21 +153,30 @@ func (c *parsedCache[T]) get(key string, parse func() T) T {
 }
 
 // policyOf returns the evaluator of a bucket's grants to everyone: the
-// canned ACL public-read, or the bucket policy, or nil (nothing).
+// canned ACL public-read, or the bucket policy, or nil (nothing), as
+// Block Public Access lets them grant (IgnorePublicAcls,
+// RestrictPublicBuckets).
 func (c *accessCache) policyOf(b object.Bucket) *policy.Policy {
-	if b.PublicRead {
+	block := blockOf(b)
+	if b.PublicRead && !block.IgnorePublicAcls {
 		return policy.PublicRead()
 	}
 	if b.Policy == "" {
 		return nil
 	}
-	return c.parsedPolicy(b)
+	p := c.parsedPolicy(b)
+	if block.RestrictPublicBuckets && p.IsPublic() {
+		// Everyone is anonymous to the callers of policyOf, which a
+		// public policy of such a bucket grants nothing.
+		return nil
+	}
+	return p
 }
 
 // bucketOf returns what pkg/access needs of a bucket: its owner, its
 // parsed bucket policy and its canned ACL.
 func (c *accessCache) bucketOf(b object.Bucket) *access.Bucket {
-	ab := &access.Bucket{Name: b.Name, Owner: b.Owner, PublicRead: b.PublicRead}
+	ab := &access.Bucket{Name: b.Name, Owner: b.Owner, PublicRead: b.PublicRead, Block: blockOf(b)}
 	if b.Policy != "" {
 		ab.Policy = c.parsedPolicy(b)
 	}

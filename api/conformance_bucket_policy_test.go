@@ -172,3 +172,60 @@ func TestEveryOperationHasAnAction(t *testing.T) {
 		}
 	}
 }
+
+// TestPublicAccessBlockSDK checks Put/Get/DeletePublicAccessBlock and what
+// each setting enforces: BlockPublicPolicy refuses a public policy but not
+// one naming a user, BlockPublicAcls the canned public-read,
+// IgnorePublicAcls and RestrictPublicBuckets take the public grants away
+// from anonymous readers, and deleting the configuration gives them back.
+func TestPublicAccessBlockSDK(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	bk := aws.String("pab")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: bk, ACL: types.BucketCannedACLPublicRead}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, "pab", "k", "data")
+	putPolicy(t, g.alice, "pab", publicReadPolicy("pab", "", false))
+	anonGet := func() int {
+		resp, _ := g.anon(http.MethodGet, "/pab/k", "", nil, nil)
+		return resp.StatusCode
+	}
+	if got := anonGet(); got != 200 {
+		t.Fatalf("anonymous GET before any block: %d", got)
+	}
+	_, err := g.alice.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: bk})
+	wantCode(t, "GetPublicAccessBlock before any", err, 404, "NoSuchPublicAccessBlockConfiguration")
+
+	all := &types.PublicAccessBlockConfiguration{BlockPublicAcls: aws.Bool(true), IgnorePublicAcls: aws.Bool(true), BlockPublicPolicy: aws.Bool(true), RestrictPublicBuckets: aws.Bool(true)}
+	if _, err := g.alice.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: bk, PublicAccessBlockConfiguration: all}); err != nil {
+		t.Fatalf("PutPublicAccessBlock: %v", err)
+	}
+	out, err := g.alice.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: bk})
+	if err != nil {
+		t.Fatalf("GetPublicAccessBlock: %v", err)
+	}
+	if c := out.PublicAccessBlockConfiguration; !aws.ToBool(c.BlockPublicAcls) || !aws.ToBool(c.IgnorePublicAcls) || !aws.ToBool(c.BlockPublicPolicy) || !aws.ToBool(c.RestrictPublicBuckets) {
+		t.Errorf("GetPublicAccessBlock = %+v, want every setting true", c)
+	}
+	if got := anonGet(); got != 403 {
+		t.Errorf("anonymous GET under the block: %d, want 403", got)
+	}
+	if _, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: bk, Key: aws.String("k")}); err != nil {
+		t.Errorf("a signed user under RestrictPublicBuckets: %v", err)
+	}
+	_, err = g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: bk, Policy: aws.String(publicReadPolicy("pab", "x/", false))})
+	wantCode(t, "PutBucketPolicy public under BlockPublicPolicy", err, 403, "AccessDenied")
+	putPolicy(t, g.alice, "pab", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::pab/*"}]}`)
+	_, err = g.alice.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: bk, ACL: types.BucketCannedACLPublicRead})
+	wantCode(t, "PutBucketAcl public-read under BlockPublicAcls", err, 403, "AccessDenied")
+
+	if _, err := g.alice.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: bk}); err != nil {
+		t.Fatalf("DeletePublicAccessBlock: %v", err)
+	}
+	_, err = g.alice.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: bk})
+	wantCode(t, "GetPublicAccessBlock after delete", err, 404, "NoSuchPublicAccessBlockConfiguration")
+	if got := anonGet(); got != 200 {
+		t.Errorf("anonymous GET after the block is deleted (public-read ACL): %d, want 200", got)
+	}
+}

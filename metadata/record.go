@@ -95,6 +95,9 @@ const (
 	tagBktLockMode  = 13
 	tagBktLockDays  = 14
 	tagBktLockYears = 15
+	// tagBktPublicAccessBlock holds PublicAccessBlock's bits (16 is the
+	// lifecycle configuration's).
+	tagBktPublicAccessBlock = 17
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -300,6 +303,7 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	e.str(tagBktLockMode, b.LockMode)
 	e.uint(tagBktLockDays, uint64(b.LockDays))
 	e.uint(tagBktLockYears, uint64(b.LockYears))
+	e.uint(tagBktPublicAccessBlock, uint64(b.PublicAccessBlock))
 	return e.b, nil
 }
 
@@ -343,6 +347,12 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.ObjectLock, err = parseFlag(p)
 		case tagBktLockMode:
 			r.LockMode = string(p)
+		case tagBktPublicAccessBlock:
+			var v uint64
+			if v, err = parseUint(p); err == nil && (v == 0 || v >= uint64(RestrictPublicBuckets)<<1 || v&uint64(PublicAccessBlockSet) == 0) {
+				err = fmt.Errorf("public access block %d", v)
+			}
+			r.PublicAccessBlock = uint8(v)
 		case tagBktLockDays:
 			r.LockDays, err = parseSmall(p)
 		case tagBktLockYears:

@@ -65,8 +65,8 @@ var actions = map[string]action{
 	"UploadPart":                 {"s3:PutObject", ""},
 	"UploadPartCopy":             {"s3:PutObject", ""},
 
-	// The bucket configurations the gateway does not keep, which it
-	// answers as never set.
+	// Bucket configurations, most of which the gateway answers as never
+	// set.
 	"GetBucketLifecycleConfiguration":    {"s3:GetLifecycleConfiguration", ""},
 	"PutBucketLifecycleConfiguration":    {"s3:PutLifecycleConfiguration", ""},
 	"DeleteBucketLifecycle":              {"s3:PutLifecycleConfiguration", ""},
@@ -77,6 +77,7 @@ var actions = map[string]action{
 	"GetBucketOwnershipControls":         {"s3:GetBucketOwnershipControls", ""},
 	"DeleteBucketOwnershipControls":      {"s3:PutBucketOwnershipControls", ""},
 	"GetPublicAccessBlock":               {"s3:GetBucketPublicAccessBlock", ""},
+	"PutPublicAccessBlock":               {"s3:PutBucketPublicAccessBlock", ""},
 	"DeletePublicAccessBlock":            {"s3:PutBucketPublicAccessBlock", ""},
 	"GetBucketLogging":                   {"s3:GetBucketLogging", ""},
 	"GetBucketNotificationConfiguration": {"s3:GetBucketNotification", ""},

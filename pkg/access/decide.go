@@ -21,6 +21,28 @@ type Bucket struct {
 	Policy *policy.Policy
 	// PublicRead is the canned ACL public-read.
 	PublicRead bool
+	// Block is the bucket's Block Public Access configuration.
+	Block PublicAccessBlock
+}
+
+// PublicAccessBlock is S3's Block Public Access for one bucket. Decide
+// enforces IgnorePublicAcls and RestrictPublicBuckets; BlockPublicAcls and
+// BlockPublicPolicy refuse the writes that would make the bucket public,
+// which the api checks (see RefusesPolicy and RefusesACL).
+type PublicAccessBlock struct {
+	BlockPublicAcls, IgnorePublicAcls, BlockPublicPolicy, RestrictPublicBuckets bool
+}
+
+// RefusesPolicy reports whether PutBucketPolicy of p must be refused:
+// BlockPublicPolicy is set and p is public (policy.IsPublic).
+func (b PublicAccessBlock) RefusesPolicy(p *policy.Policy) bool {
+	return b.BlockPublicPolicy && p.IsPublic()
+}
+
+// RefusesACL reports whether an ACL that grants everyone (the canned
+// public-read) must be refused: BlockPublicAcls is set.
+func (b PublicAccessBlock) RefusesACL(public bool) bool {
+	return b.BlockPublicAcls && public
 }
 
 // Input is one question: may Caller perform Action on Bucket (and Key)?
@@ -76,9 +98,11 @@ func Decide(in *Input) Decision {
 	switch {
 	case pd == policy.Deny && !(owner && isPolicyAction(in.Action)):
 		return ExplicitDeny
-	case owner, pd == policy.Allow:
+	case owner:
 		return Allowed
-	case b.PublicRead && publicReadGrants(in.Action):
+	case pd == policy.Allow && !(c.Kind == policy.Anonymous && b.Block.RestrictPublicBuckets && b.Policy.IsPublic()):
+		return Allowed
+	case b.PublicRead && !b.Block.IgnorePublicAcls && publicReadGrants(in.Action):
 		return Allowed
 	}
 	return ImplicitDeny

@@ -142,6 +142,18 @@ func TestDecisionMatrix(t *testing.T) {
 			other: want{allow: []string{"GetObject", "HeadObject"}}, anon: want{allow: []string{"GetObject", "HeadObject"}},
 		},
 		{
+			name:   "canned public-read under IgnorePublicAcls",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, PublicRead: true, Block: PublicAccessBlock{IgnorePublicAcls: true}},
+			root:   want{allow: everything}, owner: want{allow: everything},
+		},
+		{
+			name: "public policy under RestrictPublicBuckets: signed users only",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, Block: PublicAccessBlock{RestrictPublicBuckets: true}, Policy: mustParse(t, `{"Version":"2012-10-17","Statement":[
+				{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::shared/pub/*"}]}`)},
+			root: want{allow: everything}, owner: want{allow: everything},
+			other: want{allow: []string{"GetObject", "HeadObject"}},
+		},
+		{
 			name: "policy: deny writes without TLS, the public-read ACL still reads",
 			bucket: Bucket{Name: bucket, Owner: ownerKey, PublicRead: true, Policy: mustParse(t, `{"Version":"2012-10-17","Statement":[
 				{"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::shared/*","Condition":{"Bool":{"aws:SecureTransport":"false"}}}]}`)},
@@ -258,5 +270,20 @@ func BenchmarkDecide20Statements(b *testing.B) {
 		if Decide(&in) != ImplicitDeny {
 			b.Fatal("allowed")
 		}
+	}
+}
+
+// TestPublicAccessBlockRefusals checks the writes Block Public Access
+// refuses: a public policy under BlockPublicPolicy (a policy granting only
+// named users is not public), a public ACL under BlockPublicAcls.
+func TestPublicAccessBlockRefusals(t *testing.T) {
+	public := mustParse(t, `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::shared/*"}]}`)
+	named := mustParse(t, `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::shared/*"}]}`)
+	on := PublicAccessBlock{BlockPublicAcls: true, BlockPublicPolicy: true}
+	if !on.RefusesPolicy(public) || on.RefusesPolicy(named) || (PublicAccessBlock{}).RefusesPolicy(public) {
+		t.Error("BlockPublicPolicy refuses the wrong policies")
+	}
+	if !on.RefusesACL(true) || on.RefusesACL(false) || (PublicAccessBlock{}).RefusesACL(true) {
+		t.Error("BlockPublicAcls refuses the wrong ACLs")
 	}
 }

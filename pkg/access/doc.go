@@ -20,10 +20,15 @@
 //     except the bucket policy operations themselves for the owner, who
 //     can always read, replace or delete a policy that denies it.
 //  3. The bucket's owner is allowed everything else on its bucket.
-//  4. An Allow of the bucket policy allows the request.
+//  4. An Allow of the bucket policy allows the request — but not an
+//     anonymous one when Block Public Access's RestrictPublicBuckets is
+//     set and the policy is public (policy.IsPublic): every signed user
+//     is an authorized user of the gateway's one account, whom S3's
+//     RestrictPublicBuckets still lets the policy grant to.
 //  5. The canned ACL public-read grants everyone the reads the gateway
 //     has always given it: listing the bucket (and its versions and
-//     uploads) and reading its objects and their versions.
+//     uploads) and reading its objects and their versions — unless
+//     IgnorePublicAcls is set.
 //  6. Anything else is denied (implicitly).
 //
 // # Invariants
