@@ -385,8 +385,8 @@ step_rb() {
 
 # A bucket made public with the standard public-read policy (or the canned
 # ACL public-read) is readable by plain curl without credentials; a private
-# bucket answers 403; writes stay refused; an unenforceable policy is
-# refused with MalformedPolicy.
+# bucket answers 403; writes stay refused; a policy naming another bucket
+# is refused with MalformedPolicy.
 step_public_read() {
 	local pub=e2e-public priv=e2e-private acl=e2e-acl code out
 	aws_ s3 mb "s3://$pub" && aws_ s3 mb "s3://$priv" &&
@@ -403,8 +403,8 @@ step_public_read() {
 		code=$(curl -sS --max-time 30 -o /dev/null -w '%{http_code}' -X PUT --data-binary x "$EP/$pub/site/new.bin") &&
 		echo "anonymous PUT on the public bucket: $code" &&
 		[[ $code == 403 ]] || return 1
-	if out=$(aws_ s3api put-bucket-policy --bucket "$pub" --policy "$(sed 's/"Allow"/"Deny"/' "$WORK/policy.json")" 2>&1); then
-		echo "a Deny policy was accepted"
+	if out=$(aws_ s3api put-bucket-policy --bucket "$pub" --policy '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::elsewhere/*"}]}' 2>&1); then
+		echo "a policy on another bucket's resource was accepted"
 		return 1
 	fi
 	echo "$out"
@@ -417,6 +417,40 @@ step_public_read() {
 		echo "after put-bucket-acl private: $code" &&
 		[[ $code == 403 ]] &&
 		aws_ s3 rb --force "s3://$pub" && aws_ s3 rb --force "s3://$priv" && aws_ s3 rb --force "s3://$acl"
+}
+
+# A bucket policy names a user and carries Conditions: root's bucket lets
+# the user AKIDE2EBOB write, read and delete under drop/ from 127.0.0.0/8
+# only, and a Deny of deletes to every caller overrides that Allow; the
+# user is refused everywhere else. The user is added through the serving
+# gateway's control socket.
+step_policy_user() {
+	local b=e2e-policy out secret
+	out=$("$BIN" user add bob --access-key AKIDE2EBOB --root "$ROOTDIR") || { echo "$out"; return 1; }
+	secret=$(sed -n 's/^  secret key: //p' <<<"$out")
+	[[ -n $secret ]] || { echo "no secret in: $out"; return 1; }
+	bob_() { AWS_ACCESS_KEY_ID=AKIDE2EBOB AWS_SECRET_ACCESS_KEY=$secret aws_ "$@"; }
+	aws_ s3 mb "s3://$b" &&
+		printf '{"Version":"2012-10-17","Statement":[{"Sid":"BobDrop","Effect":"Allow","Principal":{"AWS":["arn:aws:iam:::user/AKIDE2EBOB"]},"Action":["s3:PutObject","s3:GetObject","s3:DeleteObject"],"Resource":"arn:aws:s3:::%s/drop/*","Condition":{"IpAddress":{"aws:SourceIp":"127.0.0.0/8"}}},{"Sid":"NoDeletes","Effect":"Deny","Principal":"*","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::%s/*","Condition":{"StringNotEquals":{"aws:username":"nobody"}}}]}' "$b" "$b" >"$WORK/policy-user.json" &&
+		aws_ s3api put-bucket-policy --bucket "$b" --policy "file://$WORK/policy-user.json" &&
+		bob_ s3 cp --only-show-errors "$DATA/small.bin" "s3://$b/drop/small.bin" &&
+		bob_ s3 cp --only-show-errors "s3://$b/drop/small.bin" "$WORK/down/bob.bin" &&
+		cmp "$DATA/small.bin" "$WORK/down/bob.bin" || return 1
+	if out=$(bob_ s3 cp --only-show-errors "$DATA/small.bin" "s3://$b/other/small.bin" 2>&1); then
+		echo "bob wrote outside drop/"
+		return 1
+	fi
+	echo "bob outside drop/: $out"
+	grep -q AccessDenied <<<"$out" || return 1
+	if out=$(bob_ s3api delete-object --bucket "$b" --key drop/small.bin 2>&1); then
+		echo "bob deleted under the Deny"
+		return 1
+	fi
+	echo "bob delete-object: $out"
+	grep -q AccessDenied <<<"$out" &&
+		aws_ s3api delete-bucket-policy --bucket "$b" &&
+		aws_ s3 rb --force "s3://$b" &&
+		"$BIN" user remove AKIDE2EBOB --root "$ROOTDIR" >/dev/null
 }
 
 check "mb s3://$BUCKET" step_mb
@@ -433,6 +467,7 @@ check "cp 100 MiB up and down (multipart) and cmp" step_cp_huge
 check "s3api multipart by hand" step_mpu_by_hand
 check "s3api abort-multipart-upload" step_mpu_abort
 check "public-read bucket by plain curl, private 403" step_public_read
+check "bucket policy with a user principal and Conditions" step_policy_user
 check "boto3 suite" step_boto3
 if [[ -s "$WORK/boto3.log" ]]; then
 	sed 's/^/     /' "$WORK/boto3.log"

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/objectgateway/objectgateway/pkg/access"
 	"github.com/objectgateway/objectgateway/pkg/cors"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/policy"
@@ -58,6 +59,15 @@ func (s *Server) routeAccess(method string, lv level, sub string, h http.Header)
 		case http.MethodPut:
 			return operation{"PutBucketAcl", s.putBucketACL}, true
 		}
+	case "publicAccessBlock":
+		switch method {
+		case http.MethodGet:
+			return operation{"GetPublicAccessBlock", s.getPublicAccessBlock}, true
+		case http.MethodPut:
+			return operation{"PutPublicAccessBlock", s.putPublicAccessBlock}, true
+		case http.MethodDelete:
+			return operation{"DeletePublicAccessBlock", s.deletePublicAccessBlock}, true
+		}
 	case "cors":
 		switch method {
 		case http.MethodGet:
@@ -107,65 +117,6 @@ func (s *Server) bucketRecord(rq *request) (object.Bucket, error) {
 	return b, nil
 }
 
-// everyoneReadsVersions reports whether everyone may list a bucket's
-// versions and read one by id. The canned ACL public-read grants READ,
-// which covers them; a policy would need s3:ListBucketVersions or
-// s3:GetObjectVersion, which no policy the gateway accepts grants.
-func everyoneReadsVersions(b object.Bucket) bool { return b.PublicRead }
-
-// serveAnonymous runs a request without credentials if the bucket's
-// policy or canned ACL grants it; anything else is AccessDenied. The cost
-// over a signed request is one read of the bucket record (plus a policy
-// parse the first time a policy text is seen).
-func (s *Server) serveAnonymous(w http.ResponseWriter, r *http.Request, rq *request, op operation) error {
-	var action string
-	switch op.name {
-	case "GetObject", "HeadObject":
-		action = policy.GetObject
-	case "ListObjects", "ListObjectsV2", "ListObjectVersions":
-		action = policy.ListBucket
-	default:
-		return s3err.New(s3err.AccessDenied)
-	}
-	b, err := s.bucketRecord(rq)
-	if err != nil {
-		return s3err.Wrap(s3err.AccessDenied, err)
-	}
-	if op.name == "ListObjectVersions" && !everyoneReadsVersions(b) {
-		// The canned ACL public-read grants READ, which covers listing
-		// versions; a policy would need s3:ListBucketVersions, which no
-		// accepted policy grants.
-		return s3err.New(s3err.AccessDenied)
-	}
-	if _, byID := rq.queryOf(r)["versionId"]; byID && action == policy.GetObject && !everyoneReadsVersions(b) {
-		// Likewise a read of a version by id needs s3:GetObjectVersion,
-		// which s3:GetObject does not grant: a policy that publishes the
-		// current objects does not publish what was overwritten or
-		// deleted.
-		return s3err.New(s3err.AccessDenied)
-	}
-	p := s.access.policyOf(b)
-	if !p.Allows(action, rq.key) {
-		return s3err.New(s3err.AccessDenied)
-	}
-	if action == policy.GetObject {
-		for k := range r.URL.Query() {
-			if strings.HasPrefix(k, "response-") {
-				return s3err.Newf(s3err.InvalidRequest, "Request specific response headers cannot be used for anonymous GET requests.")
-			}
-		}
-	}
-	err = op.handler(w, r, rq)
-	if action == policy.GetObject && !p.Allows(policy.ListBucket, "") {
-		// Like S3: without s3:ListBucket, a missing key must not be told
-		// apart from a forbidden one.
-		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchKey {
-			return s3err.Wrap(s3err.AccessDenied, err)
-		}
-	}
-	return err
-}
-
 // accessCache caches parsed bucket policies and CORS configurations.
 type accessCache struct {
 	policies parsedCache[*policy.Policy]
@@ -202,14 +153,39 @@ func (c *parsedCache[T]) get(key string, parse func() T) T {
 }
 
 // policyOf returns the evaluator of a bucket's grants to everyone: the
-// canned ACL public-read, or the bucket policy, or nil (nothing).
+// canned ACL public-read, or the bucket policy, or nil (nothing), as
+// Block Public Access lets them grant (IgnorePublicAcls,
+// RestrictPublicBuckets).
 func (c *accessCache) policyOf(b object.Bucket) *policy.Policy {
-	if b.PublicRead {
+	block := blockOf(b)
+	if b.PublicRead && !block.IgnorePublicAcls {
 		return policy.PublicRead()
 	}
 	if b.Policy == "" {
 		return nil
 	}
+	p := c.parsedPolicy(b)
+	if block.RestrictPublicBuckets && p.IsPublic() {
+		// Everyone is anonymous to the callers of policyOf, which a
+		// public policy of such a bucket grants nothing.
+		return nil
+	}
+	return p
+}
+
+// bucketOf returns what pkg/access needs of a bucket: its owner, its
+// parsed bucket policy and its canned ACL.
+func (c *accessCache) bucketOf(b object.Bucket) *access.Bucket {
+	ab := &access.Bucket{Name: b.Name, Owner: b.Owner, PublicRead: b.PublicRead, Block: blockOf(b)}
+	if b.Policy != "" {
+		ab.Policy = c.parsedPolicy(b)
+	}
+	return ab
+}
+
+// parsedPolicy returns a bucket's parsed policy, parsing each stored text
+// once.
+func (c *accessCache) parsedPolicy(b object.Bucket) *policy.Policy {
 	return c.policies.get(b.Name+"\x00"+b.Policy, func() *policy.Policy {
 		// The text was validated before it was stored; a parse failure
 		// here (a record written by another version) grants nothing.

@@ -235,6 +235,11 @@ func (s *Server) putBucketACL(w http.ResponseWriter, r *http.Request, rq *reques
 		return err
 	}
 	err = s.layer.UpdateBucket(rq.bucket, s.bucketID(rq), func(b *object.Bucket) error {
+		// Block Public Access is checked against the record being
+		// updated, so a configuration put meanwhile is not overtaken.
+		if blockOf(*b).RefusesACL(public) {
+			return s3err.New(s3err.AccessDenied)
+		}
 		b.PublicRead = public
 		return nil
 	})

@@ -2,17 +2,17 @@ package api
 
 import (
 	"net/http"
+	"strings"
 
+	"github.com/objectgateway/objectgateway/pkg/access"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/policy"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
-// This file decides what an authenticated caller may do. The root user
-// administers every bucket. Any other user sees and uses only the buckets
-// it owns (it created them); on a bucket it does not own it has exactly
-// the grants everyone has — the bucket policy or canned ACL, evaluated by
-// serveAnonymous — and no more.
+// This file asks pkg/access whether a request may do what it asks and
+// runs it if so. The rules themselves (root, the bucket's owner, the
+// bucket policy's Deny and Allow, the canned ACL) are pkg/access's.
 
 // Principals is an optional interface of Options.Credentials that tells
 // the root user from the others. Credentials without it make every
@@ -41,14 +41,43 @@ func (s *Server) isAdmin(accessKey string) bool {
 // (created before users existed, or imported from the tree) and buckets of
 // the root user or of removed users belong to root alone.
 func (s *Server) owns(rq *request, b object.Bucket) bool {
-	return s.isAdmin(rq.accessKey) || (b.Owner != "" && b.Owner == rq.accessKey)
+	return rq.accessKey != "" && (s.isAdmin(rq.accessKey) || (b.Owner != "" && b.Owner == rq.accessKey))
 }
 
-// serveAuthorized runs an authenticated request: as itself when the caller
-// owns the addressed bucket (or is root), else with the grants everyone
-// has.
+// callerOf returns who made the request.
+func (s *Server) callerOf(rq *request) access.Caller {
+	return access.NewCaller(rq.accessKey, rq.accessKey != "" && s.isAdmin(rq.accessKey))
+}
+
+// decide asks pkg/access whether the request may perform action on key
+// (or on the bucket, for an empty key) of bucket b. The principal is made
+// once per request, and only for a bucket with a policy; the condition
+// keys likewise, and only for a policy that consults them.
+func (s *Server) decide(r *http.Request, rq *request, b object.Bucket, action, key string) access.Decision {
+	c := s.callerOf(rq)
+	in := access.Input{Caller: c, Action: action, Bucket: s.access.bucketOf(b), Key: key}
+	if in.Bucket.Policy != nil {
+		if !rq.principalSet {
+			rq.principal, rq.principalSet = c.Principal(), true
+		}
+		in.Principal = rq.principal
+		if in.Bucket.Policy.UsesContext() {
+			// Gathering the keys allocates; the common public-read
+			// policy has no Condition and needs none.
+			if rq.conditions == nil {
+				rq.conditions = s.conditionsOf(r, rq, c)
+			}
+			in.Conditions = rq.conditions
+		}
+	}
+	return access.Decide(&in)
+}
+
+// serveAuthorized runs a request that pkg/access allows, authenticated
+// or anonymous; anything it does not allow is AccessDenied.
 func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *request, op operation) error {
-	if s.isAdmin(rq.accessKey) {
+	anonymous := rq.accessKey == ""
+	if !anonymous && s.isAdmin(rq.accessKey) {
 		if rq.bucket != "" && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			// A write is authorized against the bucket as it is now, before
 			// any of its body is read (see bucketID); reads need no record.
@@ -57,12 +86,19 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		return op.handler(w, r, rq)
 	}
 	if rq.bucket == "" {
+		if anonymous {
+			return s3err.New(s3err.AccessDenied)
+		}
 		// ListBuckets, which lists only the caller's buckets (see
 		// listBuckets), or NotImplemented.
 		return op.handler(w, r, rq)
 	}
 	b, err := s.bucketRecord(rq)
 	if err != nil {
+		if anonymous {
+			// A missing bucket is not told apart from a forbidden one.
+			return s3err.Wrap(s3err.AccessDenied, err)
+		}
 		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchBucket {
 			// Nothing to protect: the handler answers NoSuchBucket, or
 			// CreateBucket creates it with the caller as owner.
@@ -70,56 +106,88 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		}
 		return err
 	}
-	if !s.owns(rq, b) {
-		if op.name == "CreateBucket" {
-			return s3err.New(s3err.BucketAlreadyExists).With("BucketName", rq.bucket)
+	owner := s.owns(rq, b)
+	switch {
+	case op.name == "CreateBucket" && anonymous:
+		return s3err.New(s3err.AccessDenied)
+	case op.name == "CreateBucket" && !owner:
+		return s3err.New(s3err.BucketAlreadyExists).With("BucketName", rq.bucket)
+	case op.name == "DeleteObjects":
+		// Each key is one DeleteObject, decided by deleteObjects.
+		return op.handler(w, r, rq)
+	}
+	_, byID := rq.queryOf(r)["versionId"]
+	action, _ := access.ActionOf(op.name, byID)
+	if s.decide(r, rq, b, action, rq.key) != access.Allowed {
+		return s3err.New(s3err.AccessDenied)
+	}
+	read := op.name == "GetObject" || op.name == "HeadObject"
+	if read && anonymous {
+		for k := range rq.queryOf(r) {
+			if strings.HasPrefix(k, "response-") {
+				return s3err.Newf(s3err.InvalidRequest, "Request specific response headers cannot be used for anonymous GET requests.")
+			}
 		}
-		return s.serveAnonymous(w, r, rq, op)
 	}
 	if op.name == "CopyObject" || op.name == "UploadPartCopy" {
 		if err := s.mayReadSource(r, rq); err != nil {
 			return err
 		}
 	}
-	return op.handler(w, r, rq)
+	err = op.handler(w, r, rq)
+	if read && !owner {
+		// Like S3: without s3:ListBucket, a missing key must not be told
+		// apart from a forbidden one.
+		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchKey && s.decide(r, rq, b, policy.ListBucket, "") != access.Allowed {
+			return s3err.Wrap(s3err.AccessDenied, err)
+		}
+	}
+	return err
+}
+
+// mayDelete decides one key of a DeleteObjects request: s3:DeleteObject,
+// or s3:DeleteObjectVersion for an entry with a version id.
+func (s *Server) mayDelete(r *http.Request, rq *request, key, versionID string) error {
+	if rq.accessKey != "" && s.isAdmin(rq.accessKey) {
+		return nil
+	}
+	b, err := s.bucketRecord(rq)
+	if err != nil {
+		return err
+	}
+	action, _ := access.ActionOf("DeleteObject", versionID != "")
+	if s.decide(r, rq, b, action, key) != access.Allowed {
+		return s3err.New(s3err.AccessDenied)
+	}
+	return nil
 }
 
 // mayReadSource checks that the caller may read the source object of a
-// copy: it owns the source bucket, or everyone may read the object (and,
-// for a source naming a version, the bucket's versions). A malformed or
-// missing source is left to the handler to report.
+// copy (s3:GetObject, or s3:GetObjectVersion for a source version). A
+// malformed or missing source is left to the handler to report.
 func (s *Server) mayReadSource(r *http.Request, rq *request) error {
 	src, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
 		return nil
 	}
-	bucket, key := src.bucket, src.key
-	b, err := s.layer.Bucket(bucket)
+	b, err := s.layer.Bucket(src.bucket)
 	if err != nil {
 		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchBucket {
 			return nil
 		}
 		return err
 	}
-	if s.owns(rq, b) {
-		return nil
-	}
-	if src.versionID != "" && !everyoneReadsVersions(b) {
-		// A source naming a version is read as a GET by versionId is:
-		// s3:GetObject on the source does not let the copier read what
-		// was overwritten or deleted (see serveAnonymous).
+	action, _ := access.ActionOf("GetObject", src.versionID != "")
+	if s.decide(r, rq, b, action, src.key) != access.Allowed {
 		return s3err.New(s3err.AccessDenied)
 	}
-	if s.access.policyOf(b).Allows(policy.GetObject, key) {
-		return nil
-	}
-	return s3err.New(s3err.AccessDenied)
+	return nil
 }
 
-// mayPost checks that the signer of a browser POST upload may write to the
-// addressed bucket: only its owner may (the gateway never grants writes
-// to everyone). A missing bucket is left to the handler.
-func (s *Server) mayPost(rq *request) error {
+// mayPost checks that the signer of a browser POST upload may write the
+// key to the addressed bucket (s3:PutObject). A missing bucket is left
+// to the handler.
+func (s *Server) mayPost(r *http.Request, rq *request) error {
 	if s.isAdmin(rq.accessKey) {
 		return nil
 	}
@@ -130,7 +198,7 @@ func (s *Server) mayPost(rq *request) error {
 		}
 		return err
 	}
-	if !s.owns(rq, b) {
+	if s.decide(r, rq, b, "s3:PutObject", rq.key) != access.Allowed {
 		return s3err.New(s3err.AccessDenied)
 	}
 	return nil

@@ -247,6 +247,10 @@ func authzCases(g *usersGateway) []authzCase {
 			_, err := c.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: b(f)})
 			return unset(err, "NoSuchPublicAccessBlockConfiguration")
 		}},
+		{op: "PutPublicAccessBlock", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: b(f), PublicAccessBlockConfiguration: &types.PublicAccessBlockConfiguration{BlockPublicAcls: aws.Bool(false)}})
+			return err
+		}},
 		{op: "DeletePublicAccessBlock", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: b(f)})
 			return err

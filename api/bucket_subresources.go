@@ -101,7 +101,6 @@ var unsetConfigs = map[string]unsetConfig{
 	"encryption":        {get: "GetBucketEncryption", del: "DeleteBucketEncryption", missing: s3err.ServerSideEncryptionConfigurationNotFoundError},
 	"replication":       {get: "GetBucketReplication", del: "DeleteBucketReplication", missing: s3err.ReplicationConfigurationNotFoundError},
 	"ownershipControls": {get: "GetBucketOwnershipControls", del: "DeleteBucketOwnershipControls", missing: s3err.OwnershipControlsNotFoundError},
-	"publicAccessBlock": {get: "GetPublicAccessBlock", del: "DeletePublicAccessBlock", missing: s3err.NoSuchPublicAccessBlockConfiguration},
 	"logging":           {get: "GetBucketLogging", empty: `<BucketLoggingStatus xmlns="` + s3NS + `"></BucketLoggingStatus>`},
 	"notification":      {get: "GetBucketNotificationConfiguration", empty: `<NotificationConfiguration xmlns="` + s3NS + `"></NotificationConfiguration>`},
 	"accelerate":        {get: "GetBucketAccelerateConfiguration", empty: `<AccelerateConfiguration xmlns="` + s3NS + `"></AccelerateConfiguration>`},

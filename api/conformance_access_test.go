@@ -87,12 +87,12 @@ func TestConformanceBucketPolicySDK(t *testing.T) {
 			}
 
 			for name, bad := range map[string]string{
-				"Deny":          strings.Replace(doc, `"Allow"`, `"Deny"`, 1),
-				"Condition":     `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::` + bucket + `/*","Condition":{"IpAddress":{"aws:SourceIp":"192.0.2.0/24"}}}]}`,
-				"PutObject":     strings.Replace(doc, "s3:GetObject", "s3:PutObject", 1),
-				"other bucket":  publicReadPolicy("someone-else", "", false),
-				"specific user": strings.Replace(doc, `"Principal":"*"`, `"Principal":{"AWS":"arn:aws:iam::111122223333:root"}`, 1),
-				"not json":      `Version: 2012-10-17`,
+				"bad effect":     strings.Replace(doc, `"Allow"`, `"Perhaps"`, 1),
+				"bad condition":  `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::` + bucket + `/*","Condition":{"IpAddress":{"aws:SourceIp":"192.0.2.0/33"}}}]}`,
+				"unknown action": strings.Replace(doc, "s3:GetObject", "s3:GetObjekt", 1),
+				"other bucket":   publicReadPolicy("someone-else", "", false),
+				"role principal": strings.Replace(doc, `"Principal":"*"`, `"Principal":{"AWS":"arn:aws:iam::111122223333:role/r"}`, 1),
+				"not json":       `Version: 2012-10-17`,
 			} {
 				_, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(bad)})
 				wantCode(t, "PutBucketPolicy("+name+")", err, 400, "MalformedPolicy")

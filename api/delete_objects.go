@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/xml"
 	"net/http"
-	"strings"
 
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
@@ -132,13 +131,27 @@ func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *reque
 	} else if b.ID != id {
 		return s3err.New(s3err.NoSuchBucket).With("BucketName", rq.bucket)
 	}
-	// Only a caller who owns the bucket (or root) reaches this handler:
-	// everyone else is refused DeleteObjects (see serveAuthorized), so
-	// the bypass header is the owner's to use.
-	bypass := governanceBypass(r.Header)
+	// Each entry is decided as the DeleteObject it is, with its own key
+	// and version (see mayDelete), before anything is deleted. A request
+	// none of whose entries may be deleted is refused whole, as it was
+	// before bucket policies could grant deletes.
+	denied := make([]error, len(req.Objects))
+	allowed := 0
+	for i, o := range req.Objects {
+		if denied[i] = s.mayDelete(r, rq, o.Key, o.VersionID); denied[i] == nil {
+			allowed++
+		}
+	}
+	if allowed == 0 && len(req.Objects) > 0 {
+		return s3err.New(s3err.AccessDenied)
+	}
 	out := deleteResult{NS: s3NS}
-	for _, o := range req.Objects {
-		done, err := s.deleteEntry(rq.bucket, id, o, bypass)
+	for i, o := range req.Objects {
+		err := denied[i]
+		var done deletedEntry
+		if err == nil {
+			done, err = s.deleteEntry(rq.bucket, id, o, s.bypassGovernance(r, rq, o.Key))
+		}
 		if err != nil {
 			e := s3err.As(err)
 			out.Errors = append(out.Errors, deleteErrorEntry{Key: o.Key, VersionID: o.VersionID, Code: e.Code.String(), Message: e.Text()})
@@ -173,10 +186,4 @@ func (s *Server) deleteEntry(bucket string, id uint64, o deleteObject, bypass bo
 		done.DeleteMarker, done.DeleteMarkerVersionID = true, rm.VersionID
 	}
 	return done, nil
-}
-
-// governanceBypass reads x-amz-bypass-governance-retention, a boolean
-// that only "true" (in any case) sets, as S3 reads it.
-func governanceBypass(h http.Header) bool {
-	return strings.EqualFold(strings.TrimSpace(h.Get("X-Amz-Bypass-Governance-Retention")), "true")
 }

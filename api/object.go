@@ -264,7 +264,7 @@ func (s *Server) deleteObject(w http.ResponseWriter, r *http.Request, rq *reques
 	}
 	cond.BucketID = s.bucketID(rq)
 	out, err := s.layer.Remove(object.RemoveInput{
-		Bucket: rq.bucket, Key: rq.key, VersionID: id, Conditions: cond, BypassGovernance: bypassGovernance(r.Header),
+		Bucket: rq.bucket, Key: rq.key, VersionID: id, Conditions: cond, BypassGovernance: s.bypassGovernance(r, rq, rq.key),
 	})
 	if err != nil {
 		return err

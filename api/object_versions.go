@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/access"
 	"github.com/objectgateway/objectgateway/pkg/checksum"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/objectlock"
@@ -105,13 +106,21 @@ func requireIntegrity(h http.Header, expect checksum.Expect) error {
 	return s3err.Newf(s3err.InvalidRequest, "Content-MD5 OR x-amz-checksum- HTTP header is required for Put Object requests with Object Lock parameters")
 }
 
-// bypassGovernance reports whether a request asks, with
-// x-amz-bypass-governance-retention, to override GOVERNANCE retention. Only
-// callers that reach an object handler as themselves can ask: root and
-// the bucket's owner (serveAuthorized); the gateway never grants a write
-// to anyone else, so no policy can grant s3:BypassGovernanceRetention.
-func bypassGovernance(h http.Header) bool {
-	return strings.EqualFold(strings.TrimSpace(h.Get("X-Amz-Bypass-Governance-Retention")), "true")
+// bypassGovernance reports whether a request may override GOVERNANCE
+// retention of key: it asks to with x-amz-bypass-governance-retention, and
+// pkg/access allows the caller s3:BypassGovernanceRetention on the key
+// (root and the bucket's owner always, anyone else by the bucket policy).
+// A request that asks without the permission is treated as one that did
+// not ask, so the retention refuses it, as in S3.
+func (s *Server) bypassGovernance(r *http.Request, rq *request, key string) bool {
+	if !strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Amz-Bypass-Governance-Retention")), "true") {
+		return false
+	}
+	if rq.accessKey != "" && s.isAdmin(rq.accessKey) {
+		return true
+	}
+	b, err := s.bucketRecord(rq)
+	return err == nil && s.decide(r, rq, b, "s3:BypassGovernanceRetention", key) == access.Allowed
 }
 
 // lockVersion returns the version a retention or legal hold request
@@ -161,7 +170,7 @@ func (s *Server) putObjectRetention(w http.ResponseWriter, r *http.Request, rq *
 		return err
 	}
 	// S3 answers with no header naming the version: the request named it.
-	if _, err := s.layer.PutRetention(rq.bucket, rq.key, id, ret, bypassGovernance(r.Header), object.Conditions{BucketID: s.bucketID(rq)}); err != nil {
+	if _, err := s.layer.PutRetention(rq.bucket, rq.key, id, ret, s.bypassGovernance(r, rq, rq.key), object.Conditions{BucketID: s.bucketID(rq)}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)

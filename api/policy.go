@@ -10,8 +10,8 @@ import (
 )
 
 // putBucketPolicy answers PutBucketPolicy. The document is validated by
-// pkg/policy, which refuses anything the gateway would not enforce, and
-// stored as sent.
+// pkg/policy and stored as sent; a public one is AccessDenied when the
+// bucket's Block Public Access has BlockPublicPolicy, as in S3.
 func (s *Server) putBucketPolicy(w http.ResponseWriter, r *http.Request, rq *request) error {
 	if _, err := s.layer.Bucket(rq.bucket); err != nil {
 		return err
@@ -20,10 +20,16 @@ func (s *Server) putBucketPolicy(w http.ResponseWriter, r *http.Request, rq *req
 	if err != nil {
 		return err
 	}
-	if _, err := policy.Parse(body, rq.bucket); err != nil {
+	p, err := policy.Parse(body, rq.bucket)
+	if err != nil {
 		return err
 	}
 	err = s.layer.UpdateBucket(rq.bucket, s.bucketID(rq), func(b *object.Bucket) error {
+		// Block Public Access is checked against the record being
+		// updated, so a configuration put meanwhile is not overtaken.
+		if blockOf(*b).RefusesPolicy(p) {
+			return s3err.New(s3err.AccessDenied)
+		}
 		b.Policy = string(body)
 		return nil
 	})
@@ -72,9 +78,8 @@ type policyStatus struct {
 	IsPublic bool     `xml:"IsPublic"`
 }
 
-// getBucketPolicyStatus answers GetBucketPolicyStatus. Every policy the
-// gateway accepts grants something to everyone, so a bucket with a policy
-// is public.
+// getBucketPolicyStatus answers GetBucketPolicyStatus: whether the bucket
+// policy is public by S3's definition (policy.IsPublic).
 func (s *Server) getBucketPolicyStatus(w http.ResponseWriter, r *http.Request, rq *request) error {
 	b, err := s.layer.Bucket(rq.bucket)
 	if err != nil {
@@ -83,5 +88,5 @@ func (s *Server) getBucketPolicyStatus(w http.ResponseWriter, r *http.Request, r
 	if b.Policy == "" {
 		return s3err.New(s3err.NoSuchBucketPolicy).With("BucketName", rq.bucket)
 	}
-	return writeXML(w, http.StatusOK, policyStatus{NS: s3NS, IsPublic: s.access.policyOf(b).IsPublic()})
+	return writeXML(w, http.StatusOK, policyStatus{NS: s3NS, IsPublic: s.access.parsedPolicy(b).IsPublic()})
 }

@@ -283,9 +283,6 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 		return err
 	}
 	rq.body.lift()
-	if err := s.mayPost(rq); err != nil {
-		return err
-	}
 	doc, err := base64.StdEncoding.DecodeString(form.fields["policy"])
 	if err != nil {
 		return s3err.Newf(s3err.InvalidPolicyDocument, "Invalid Policy: Invalid Base64 Encoding.")
@@ -312,6 +309,9 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	}
 	key = strings.ReplaceAll(key, "${filename}", path.Base("/"+form.file.FileName()))
 	rq.key = key
+	if err := s.mayPost(r, rq); err != nil {
+		return err
+	}
 
 	ph := postHeaders(form.fields)
 	if err := unsupportedWriteHeaders(ph); err != nil {

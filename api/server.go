@@ -16,6 +16,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/expect"
 	"github.com/objectgateway/objectgateway/pkg/lifecycle"
 	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/policy"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/sigv2"
 	"github.com/objectgateway/objectgateway/pkg/sigv4"
@@ -243,6 +244,12 @@ type request struct {
 	// bucket; bktID is the bucket's identity once bucketID read it alone.
 	bktMissing bool
 	bktID      uint64
+	// principal and conditions are the caller and the request's
+	// condition keys as bucket policies see them, made by decide for the
+	// first bucket with a policy the request is decided against.
+	principal    policy.Principal
+	principalSet bool
+	conditions   policy.Conditions
 	// query is the parsed query string; see queryOf.
 	query url.Values
 	// document is the share of the document budget the request holds;
@@ -313,9 +320,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rq *request, a ad
 	}
 	if err := s.checkExpectedOwners(r, rq); err != nil {
 		return err
-	}
-	if auth.Anonymous {
-		return s.serveAnonymous(w, r, rq, op)
 	}
 	return s.serveAuthorized(w, r, rq, op)
 }

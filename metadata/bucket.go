@@ -30,6 +30,9 @@ type Bucket struct {
 	// PublicRead is set by the canned ACL public-read: everyone may read
 	// and list the bucket's objects.
 	PublicRead bool
+	// PublicAccessBlock is the bucket's Block Public Access configuration
+	// as PublicAccessBlock* bits; zero means none was set.
+	PublicAccessBlock uint8
 	// CacheControl is the Cache-Control sent with the bucket's objects
 	// that were stored without one, or "" for the server's default
 	// (docs/cdn.md).
@@ -323,3 +326,14 @@ func objects(tx *bolt.Tx, bucket string) (*bolt.Bucket, error) {
 	}
 	return b, nil
 }
+
+// Bits of Bucket.PublicAccessBlock: the four settings of S3's Block
+// Public Access, and PublicAccessBlockSet, present whenever a
+// configuration was put (one with every setting false included).
+const (
+	PublicAccessBlockSet uint8 = 1 << iota
+	BlockPublicAcls
+	IgnorePublicAcls
+	BlockPublicPolicy
+	RestrictPublicBuckets
+)

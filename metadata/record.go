@@ -97,6 +97,9 @@ const (
 	tagBktLockYears = 15
 	// tagBktLifecycle is the bucket's lifecycle configuration.
 	tagBktLifecycle = 16
+	// tagBktPublicAccessBlock holds PublicAccessBlock's bits (16 is the
+	// lifecycle configuration's).
+	tagBktPublicAccessBlock = 17
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -303,6 +306,7 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	e.uint(tagBktLockDays, uint64(b.LockDays))
 	e.uint(tagBktLockYears, uint64(b.LockYears))
 	e.str(tagBktLifecycle, b.Lifecycle)
+	e.uint(tagBktPublicAccessBlock, uint64(b.PublicAccessBlock))
 	return e.b, nil
 }
 
@@ -346,6 +350,12 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.ObjectLock, err = parseFlag(p)
 		case tagBktLockMode:
 			r.LockMode = string(p)
+		case tagBktPublicAccessBlock:
+			var v uint64
+			if v, err = parseUint(p); err == nil && (v == 0 || v >= uint64(RestrictPublicBuckets)<<1 || v&uint64(PublicAccessBlockSet) == 0) {
+				err = fmt.Errorf("public access block %d", v)
+			}
+			r.PublicAccessBlock = uint8(v)
 		case tagBktLockDays:
 			r.LockDays, err = parseSmall(p)
 		case tagBktLockYears:

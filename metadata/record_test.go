@@ -151,6 +151,8 @@ func TestBucketRecord(t *testing.T) {
 		{Policy: "{}", CORS: "<CORSConfiguration/>", PublicRead: true, CacheControl: "max-age=60", Tags: "env=prod&team=a%20b"},
 		{ID: 7, Versioning: VersioningEnabled, ObjectLock: true, LockMode: "COMPLIANCE", LockDays: 30},
 		{Versioning: VersioningSuspended, LockMode: "GOVERNANCE", LockYears: 1<<31 - 1},
+		{PublicAccessBlock: PublicAccessBlockSet},
+		{PublicAccessBlock: PublicAccessBlockSet | BlockPublicAcls | IgnorePublicAcls | BlockPublicPolicy | RestrictPublicBuckets},
 	} {
 		data, err := b.MarshalBinary()
 		if err != nil {
@@ -168,6 +170,8 @@ func TestBucketRecord(t *testing.T) {
 		{1, 1, 9},
 		{1, 12, 1, 0},                         // Object Lock flag 0
 		{1, 14, 5, 0x80, 0x80, 0x80, 0x80, 8}, // LockDays beyond an int32
+		{1, 17, 1, 2},                         // Block Public Access settings without the set bit
+		{1, 17, 1, 0x21},                      // an unknown Block Public Access bit
 	} {
 		var b Bucket
 		if err := b.UnmarshalBinary(data); !errors.Is(err, errCorrupt) {

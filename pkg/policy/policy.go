@@ -7,75 +7,93 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"unicode/utf8"
+	"unicode"
 
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
-// The actions a policy may grant, as IAM spells them.
+// The actions the anonymous-read evaluator Allows is asked about, as IAM
+// spells them.
 const (
 	GetObject  = "s3:GetObject"
 	ListBucket = "s3:ListBucket"
 )
 
-// MaxSize is S3's limit on the size of a bucket policy document.
+// MaxSize is S3's limit on the size of a bucket policy document, in bytes.
 const MaxSize = 20 << 10
+
+// MaxIdentitySize is the limit on an identity (user) policy: IAM's 6,144
+// characters for a managed policy, whitespace not counted. Documents of
+// more than MaxSize bytes are refused before they are counted.
+const MaxIdentitySize = 6144
 
 const arnPrefix = "arn:aws:s3:::"
 
-// Policy is a parsed bucket policy: what anonymous requests may do.
+// Kind says what a policy document is attached to, which decides its
+// grammar: a bucket policy names a Principal and only its own bucket, an
+// identity policy names no Principal and applies to the user it is
+// attached to.
+type Kind uint8
+
+const (
+	// Bucket is a bucket policy (PutBucketPolicy).
+	Bucket Kind = iota + 1
+	// Identity is a policy attached to a user.
+	Identity
+)
+
+// Policy is a parsed, compiled policy. It is immutable and safe for
+// concurrent use.
 type Policy struct {
-	// objects are the key patterns s3:GetObject is granted on.
-	objects []string
-	// list is set when s3:ListBucket is granted.
-	list bool
+	kind Kind
+	// bucketARN is "arn:aws:s3:::bucket" for a bucket policy: the only
+	// resources its statements can match. It is empty for identity
+	// policies and for PublicRead.
+	bucketARN string
+	stmts     []statement
 }
 
-// PublicRead is the grant of the canned ACL public-read: every object may
-// be read and the bucket listed.
-func PublicRead() *Policy { return &Policy{objects: []string{"*"}, list: true} }
+// Kind reports what the policy is attached to.
+func (p *Policy) Kind() Kind { return p.kind }
 
-// Allows reports whether an anonymous request may perform action; key is
-// the object key for GetObject and is ignored for ListBucket. A nil
-// Policy allows nothing.
-func (p *Policy) Allows(action, key string) bool {
-	if p == nil {
-		return false
-	}
-	switch action {
-	case GetObject:
-		for _, pat := range p.objects {
-			if match(pat, key) {
-				return true
-			}
-		}
-	case ListBucket:
-		return p.list
-	}
-	return false
+// statement is one compiled statement.
+type statement struct {
+	deny bool
+	// principal is nil in identity policies, which apply to their user.
+	principal    *principalSet
+	notPrincipal bool
+	actions      [][]seg
+	notAction    bool
+	resources    [][]seg
+	notResource  bool
+	conditions   []condition
 }
-
-// IsPublic reports whether the policy grants anything to everyone. Every
-// policy Parse accepts does.
-func (p *Policy) IsPublic() bool { return p != nil && (p.list || len(p.objects) > 0) }
 
 func malformed(format string, args ...any) error {
 	return s3err.Newf(s3err.MalformedPolicy, format, args...)
 }
 
-// unsupported names the policy elements the gateway does not enforce.
-var unsupported = map[string]string{
-	"Condition":    "Condition elements are not supported by this gateway",
-	"NotPrincipal": "NotPrincipal elements are not supported by this gateway",
-	"NotAction":    "NotAction elements are not supported by this gateway",
-	"NotResource":  "NotResource elements are not supported by this gateway",
+// Parse validates a bucket policy document for bucket and returns its
+// evaluator. Every error is an *s3err.Error with code MalformedPolicy and,
+// where S3 has one, S3's message.
+func Parse(doc []byte, bucket string) (*Policy, error) {
+	return parse(doc, Bucket, bucket)
 }
 
-// Parse validates a bucket policy document for bucket and returns its
-// evaluator. Every error is an *s3err.Error with code MalformedPolicy.
-func Parse(doc []byte, bucket string) (*Policy, error) {
+// ParseIdentity validates an identity policy, one attached to a user, and
+// returns its evaluator. Errors are as Parse's.
+func ParseIdentity(doc []byte) (*Policy, error) {
+	return parse(doc, Identity, "")
+}
+
+func parse(doc []byte, kind Kind, bucket string) (*Policy, error) {
 	if len(doc) > MaxSize {
 		return nil, malformed("Policies must be less than %d bytes; this one is %d bytes.", MaxSize, len(doc))
+	}
+	if kind == Identity {
+		if n := countNonSpace(doc); n > MaxIdentitySize {
+			return nil, malformed("Identity policies must be at most %d characters, whitespace not counted; this one is %d.", MaxIdentitySize, n)
+		}
 	}
 	trimmed := bytes.TrimLeft(doc, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -92,9 +110,11 @@ func Parse(doc []byte, bucket string) (*Policy, error) {
 			return nil, malformed("Unknown field %s", k)
 		}
 	}
+	// A document without a Version is read as 2008-10-17, which has no
+	// policy variables: "${aws:username}" is then literal text, as in IAM.
+	version := "2008-10-17"
 	if v, ok := top["Version"]; ok {
-		var s string
-		if json.Unmarshal(v, &s) != nil || (s != "2012-10-17" && s != "2008-10-17") {
+		if json.Unmarshal(v, &version) != nil || (version != "2012-10-17" && version != "2008-10-17") {
 			return nil, malformed("The policy must contain a valid version string")
 		}
 	}
@@ -119,147 +139,207 @@ func Parse(doc []byte, bucket string) (*Policy, error) {
 	if len(stmts) == 0 {
 		return nil, malformed("Could not parse the policy: Statement is empty!")
 	}
-	p := &Policy{}
+	ps := &parser{
+		kind:    kind,
+		bucket:  bucket,
+		mode:    compileMode{wildcards: true, variables: version == "2012-10-17"},
+		actions: s3Actions(),
+	}
+	p := &Policy{kind: kind, stmts: make([]statement, 0, len(stmts))}
+	if kind == Bucket {
+		p.bucketARN = arnPrefix + bucket
+	}
+	sids := make(map[string]bool, len(stmts))
 	for i, raw := range stmts {
-		if err := p.statement(raw, bucket); err != nil {
+		st, sid, err := ps.statement(raw)
+		if err != nil {
 			return nil, s3err.Newf(s3err.MalformedPolicy, "Statement %d: %s", i+1, s3err.As(err).Text())
 		}
+		if sid != "" {
+			if sids[sid] {
+				return nil, malformed("Statement IDs (SID) in a single policy must be unique: %s", sid)
+			}
+			sids[sid] = true
+		}
+		p.stmts = append(p.stmts, st)
 	}
-	sort.Strings(p.objects)
-	p.objects = compact(p.objects)
 	return p, nil
 }
 
-// statement adds the grants of one statement to p.
-func (p *Policy) statement(raw json.RawMessage, bucket string) error {
-	var st map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &st); err != nil || st == nil {
-		return malformed("a statement must be a JSON object")
+// parser holds what every statement of one document is parsed against.
+type parser struct {
+	kind    Kind
+	bucket  string
+	mode    compileMode
+	actions map[string]resType
+}
+
+// isStatementField reports whether k is an element of a statement.
+func isStatementField(k string) bool {
+	switch k {
+	case "Sid", "Effect", "Principal", "NotPrincipal", "Action", "NotAction", "Resource", "NotResource", "Condition":
+		return true
 	}
-	names := make([]string, 0, len(st))
-	for k := range st {
-		names = append(names, k)
+	return false
+}
+
+// statement compiles one statement and returns its Sid.
+func (ps *parser) statement(raw json.RawMessage) (statement, string, error) {
+	var st statement
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return st, "", malformed("a statement must be a JSON object")
 	}
-	sort.Strings(names)
-	for _, k := range names {
-		switch k {
-		case "Sid", "Effect", "Principal", "Action", "Resource":
-		default:
-			if msg, ok := unsupported[k]; ok {
-				return malformed("%s", msg)
-			}
-			return malformed("Unknown field %s", k)
+	for _, k := range sortedKeys(m) {
+		if !isStatementField(k) {
+			return st, "", malformed("Unknown field %s", k)
 		}
 	}
-	if v, ok := st["Sid"]; ok {
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return malformed("Sid must be a string")
+	var sid string
+	if v, ok := m["Sid"]; ok {
+		if json.Unmarshal(v, &sid) != nil {
+			return st, "", malformed("Sid must be a string")
 		}
 	}
 	var effect string
-	if json.Unmarshal(st["Effect"], &effect) != nil || effect == "" {
-		return malformed("Missing required field Effect")
+	if json.Unmarshal(m["Effect"], &effect) != nil || effect == "" {
+		return st, "", malformed("Missing required field Effect")
 	}
 	switch effect {
 	case "Allow":
 	case "Deny":
-		return malformed("Deny statements are not supported by this gateway")
+		st.deny = true
 	default:
-		return malformed("Invalid effect: %s", effect)
+		return st, "", malformed("Invalid effect: %s", effect)
 	}
-	if err := checkPrincipal(st["Principal"]); err != nil {
-		return err
+	if err := ps.principal(&st, m); err != nil {
+		return st, "", err
 	}
-	actions, err := stringOrList(st["Action"], "Action")
+	actions, err := either(m, "Action", "NotAction", &st.notAction)
 	if err != nil {
-		return err
+		return st, "", err
 	}
-	resources, err := stringOrList(st["Resource"], "Resource")
+	resources, err := either(m, "Resource", "NotResource", &st.notResource)
 	if err != nil {
-		return err
+		return st, "", err
 	}
-	var objects []string
-	bucketRes := false
+	var have resType
 	for _, r := range resources {
-		rest, ok := strings.CutPrefix(r, arnPrefix)
-		if !ok {
-			return malformed("Policy has invalid resource: %s", r)
+		segs, t, err := ps.resource(r)
+		if err != nil {
+			return st, "", err
 		}
-		if strings.Contains(rest, "${") {
-			return malformed("Policy variables are not supported by this gateway: %s", r)
-		}
-		b, pattern, isObject := strings.Cut(rest, "/")
-		if b != bucket {
-			return malformed("Policy has invalid resource: %s", r)
-		}
-		if isObject {
-			objects = append(objects, pattern)
-		} else {
-			bucketRes = true
-		}
+		have |= t
+		st.resources = append(st.resources, segs)
 	}
 	for _, a := range actions {
-		switch {
-		case strings.EqualFold(a, GetObject):
-			if len(objects) == 0 {
-				return malformed("Action does not apply to any resource(s) in statement: %s", a)
+		segs, t, err := ps.action(a)
+		if err != nil {
+			return st, "", err
+		}
+		if !st.notAction && !st.notResource && t&have == 0 {
+			return st, "", malformed("Action does not apply to any resource(s) in statement: %s", a)
+		}
+		st.actions = append(st.actions, segs)
+	}
+	if v, ok := m["Condition"]; ok {
+		st.conditions, err = ps.conditions(v)
+		if err != nil {
+			return st, "", err
+		}
+		if !st.notAction {
+			if err := conditionsApply(st.conditions, actions); err != nil {
+				return st, "", err
 			}
-			p.objects = append(p.objects, objects...)
-		case strings.EqualFold(a, ListBucket):
-			if !bucketRes {
-				return malformed("Action does not apply to any resource(s) in statement: %s", a)
-			}
-			p.list = true
-		default:
-			return malformed("Action %s is not supported by this gateway; only %s and %s can be granted", a, GetObject, ListBucket)
 		}
 	}
-	return nil
+	return st, sid, nil
 }
 
-// checkPrincipal accepts the anonymous principal in its three spellings.
-func checkPrincipal(raw json.RawMessage) error {
-	if raw == nil {
-		return malformed("Missing required field Principal")
+// either decodes the one of name and notName that m has; not reports
+// which.
+func either(m map[string]json.RawMessage, name, notName string, not *bool) ([]string, error) {
+	v, has := m[name]
+	nv, hasNot := m[notName]
+	switch {
+	case has && hasNot:
+		return nil, malformed("A statement cannot have both %s and %s", name, notName)
+	case hasNot:
+		*not = true
+		return stringOrList(nv, notName)
+	case has:
+		return stringOrList(v, name)
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		if s != "*" {
-			return malformed("Invalid principal in policy: %q", s)
+	return nil, malformed("Missing required field %s", name)
+}
+
+// action compiles an action pattern and returns the resource types of the
+// S3 actions it names.
+func (ps *parser) action(a string) ([]seg, resType, error) {
+	low := strings.ToLower(a)
+	segs := compile(low, compileMode{wildcards: true})
+	if low == "*" {
+		return segs, resBucket | resObject | resAccount, nil
+	}
+	service, _, ok := strings.Cut(low, ":")
+	if !ok || service == "" {
+		return nil, 0, malformed("Policy has invalid action: %s", a)
+	}
+	if service != "s3" {
+		// An identity policy may name other services' actions, which no
+		// request to the gateway performs; a bucket policy may not.
+		if ps.kind == Identity && !strings.ContainsAny(service, "*?") {
+			return segs, resBucket | resObject | resAccount, nil
 		}
-		return nil
+		return nil, 0, malformed("Policy has invalid action: %s", a)
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return malformed("Invalid principal in policy")
+	t := actionTypes(ps.actions, segs)
+	if t == 0 {
+		return nil, 0, malformed("Policy has invalid action: %s", a)
 	}
-	for k, v := range m {
-		if k != "AWS" {
-			return malformed("Principal %s is not supported by this gateway; only \"*\" is", k)
+	return segs, t, nil
+}
+
+// resource compiles a resource pattern and returns the resource types it
+// can match. A bucket policy's resources must name its own bucket.
+func (ps *parser) resource(r string) ([]seg, resType, error) {
+	if r == "*" {
+		return compile(r, ps.mode), resBucket | resObject | resAccount, nil
+	}
+	rest, ok := strings.CutPrefix(r, arnPrefix)
+	if !ok && ps.kind == Identity && strings.HasPrefix(r, "arn:") && strings.Count(r, ":") >= 5 {
+		// Another service's resource, for the other services' actions
+		// an identity policy may name; no request to the gateway is on
+		// it.
+		return compile(r, ps.mode), resBucket | resObject | resAccount, nil
+	}
+	if !ok || rest == "" {
+		return nil, 0, malformed("Policy has invalid resource: %s", r)
+	}
+	b, _, isObject := strings.Cut(rest, "/")
+	if ps.kind == Bucket {
+		bp := compile(b, ps.mode)
+		if !hasVars(bp) && !matchSegs(bp, ps.bucket, nil, exactCase) {
+			return nil, 0, malformed("Policy has invalid resource: %s", r)
 		}
-		ids, err := stringOrList(v, "Principal AWS")
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			if id != "*" {
-				return malformed("Principal %q is not supported by this gateway; only the anonymous principal \"*\" is", id)
-			}
-		}
 	}
-	if len(m) == 0 {
-		return malformed("Invalid principal in policy")
+	segs := compile(r, ps.mode)
+	var t resType
+	switch {
+	case isObject:
+		t = resObject
+	case strings.ContainsAny(b, "*"):
+		// "arn:aws:s3:::site*" matches the bucket and its objects.
+		t = resBucket | resObject
+	default:
+		t = resBucket
 	}
-	return nil
+	return segs, t, nil
 }
 
 // stringOrList decodes a policy element that is a string or a non-empty
 // list of strings.
 func stringOrList(raw json.RawMessage, name string) ([]string, error) {
-	if raw == nil {
-		return nil, malformed("Missing required field %s", name)
-	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return []string{s}, nil
@@ -286,46 +366,25 @@ func decodeStrict(doc []byte, v any) error {
 	return nil
 }
 
-func compact(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
+// sortedKeys returns m's keys in order, so that the first error reported
+// for a document is always the same one.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	return out
+	sort.Strings(keys)
+	return keys
 }
 
-// match reports whether key matches an IAM resource pattern: '*' matches
-// any run of characters (including '/'), '?' any single character (a UTF-8
-// sequence, or one byte that is not valid UTF-8), everything else itself.
-// It runs in O(len(pattern)·len(key)) at worst, with no recursion.
-func match(pattern, key string) bool {
-	p, k := 0, 0
-	star, mark := -1, 0
-	for k < len(key) {
-		switch {
-		case p < len(pattern) && pattern[p] == '?':
-			_, n := utf8.DecodeRuneInString(key[k:])
-			p++
-			k += n
-		case p < len(pattern) && pattern[p] == '*':
-			star, mark = p, k
-			p++
-		case p < len(pattern) && pattern[p] == key[k]:
-			p++
-			k++
-		case star >= 0:
-			// Let the star absorb one more character, never half of one.
-			_, n := utf8.DecodeRuneInString(key[mark:])
-			mark += n
-			p, k = star+1, mark
-		default:
-			return false
+// countNonSpace counts the characters of doc that are not white space, the
+// measure IAM's size limit uses.
+func countNonSpace(doc []byte) int {
+	n := 0
+	for _, r := range string(doc) {
+		if !unicode.IsSpace(r) {
+			n++
 		}
 	}
-	for p < len(pattern) && pattern[p] == '*' {
-		p++
-	}
-	return p == len(pattern)
+	return n
 }

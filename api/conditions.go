@@ -1,0 +1,114 @@
+package api
+
+import (
+	"crypto/tls"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/objectgateway/objectgateway/pkg/access"
+	"github.com/objectgateway/objectgateway/pkg/policy"
+)
+
+// conditionHeaders are the request headers that are S3 condition keys of
+// the same name (s3:x-amz-acl, ...).
+var conditionHeaders = []string{
+	"X-Amz-Acl", "X-Amz-Grant-Read", "X-Amz-Grant-Write", "X-Amz-Grant-Read-Acp",
+	"X-Amz-Grant-Write-Acp", "X-Amz-Grant-Full-Control", "X-Amz-Copy-Source",
+	"X-Amz-Metadata-Directive", "X-Amz-Server-Side-Encryption", "X-Amz-Storage-Class",
+	"X-Amz-Content-Sha256",
+}
+
+// objectLockHeaders map the Object Lock headers of a write to their
+// condition keys.
+var objectLockHeaders = [][2]string{
+	{"X-Amz-Object-Lock-Mode", "s3:object-lock-mode"},
+	{"X-Amz-Object-Lock-Retain-Until-Date", "s3:object-lock-retain-until-date"},
+	{"X-Amz-Object-Lock-Legal-Hold", "s3:object-lock-legal-hold"},
+}
+
+// conditionsOf returns the condition keys of a request, for a bucket
+// policy to be evaluated against. It is built only for buckets that have
+// a policy; a key the request does not carry is absent, and so is every
+// key the gateway does not know (s3:ExistingObjectTag/KEY among them:
+// the object's tags are not read to authorize a request).
+func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) policy.Conditions {
+	cs := make(policy.Conditions, 16)
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		cs.Set("aws:SourceIp", host)
+	}
+	cs.Set("aws:SecureTransport", strconv.FormatBool(r.TLS != nil))
+	if v := r.Header.Get("Referer"); v != "" {
+		cs.Set("aws:Referer", v)
+	}
+	if v := r.Header.Get("User-Agent"); v != "" {
+		cs.Set("aws:UserAgent", v)
+	}
+	now := s.now().UTC()
+	cs.Set("aws:CurrentTime", now.Format(time.RFC3339))
+	cs.Set("aws:EpochTime", strconv.FormatInt(now.Unix(), 10))
+	cs.Set("aws:PrincipalType", c.PrincipalType())
+	if c.Kind == policy.User {
+		cs.Set("aws:username", c.AccessKey)
+		cs.Set("aws:userid", c.AccessKey)
+	}
+	if r.TLS != nil {
+		cs.Set("s3:TlsVersion", tlsVersion(r.TLS.Version))
+	}
+	if rq.auth != nil && !rq.auth.Anonymous {
+		cs.Set("s3:signatureversion", "AWS4-HMAC-SHA256")
+		if rq.auth.Presigned {
+			cs.Set("s3:authType", "REST-QUERY-STRING")
+		} else {
+			cs.Set("s3:authType", "REST-HEADER")
+		}
+	} else if rq.op == opPostObject {
+		cs.Set("s3:signatureversion", "AWS4-HMAC-SHA256")
+		cs.Set("s3:authType", "POST")
+	}
+	q := rq.queryOf(r)
+	for _, k := range []string{"prefix", "delimiter", "max-keys"} {
+		if v, ok := q[k]; ok && len(v) > 0 {
+			cs.Set("s3:"+k, v[0])
+		}
+	}
+	for _, h := range conditionHeaders {
+		if v := r.Header.Get(h); v != "" {
+			cs.Set("s3:"+strings.ToLower(h), v)
+		}
+	}
+	for _, h := range objectLockHeaders {
+		if v := r.Header.Get(h[0]); v != "" {
+			cs.Set(h[1], v)
+		}
+	}
+	if v := r.Header.Get("X-Amz-Tagging"); v != "" {
+		if tags, err := url.ParseQuery(v); err == nil {
+			keys := make([]string, 0, len(tags))
+			for k, vs := range tags {
+				keys = append(keys, k)
+				cs.Set("s3:RequestObjectTag/"+k, vs...)
+			}
+			cs.Set("s3:RequestObjectTagKeys", keys...)
+		}
+	}
+	return cs
+}
+
+// tlsVersion is a TLS version as s3:TlsVersion spells it ("1.2").
+func tlsVersion(v uint16) string {
+	switch v {
+	case tls.VersionTLS10:
+		return "1.0"
+	case tls.VersionTLS11:
+		return "1.1"
+	case tls.VersionTLS12:
+		return "1.2"
+	case tls.VersionTLS13:
+		return "1.3"
+	}
+	return ""
+}

@@ -1,0 +1,231 @@
+package api_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/access"
+	"github.com/objectgateway/objectgateway/pkg/object"
+)
+
+// These tests check that a stored bucket policy is enforced for every
+// caller, signed or not: its Deny binds the bucket's owner, its Allow
+// grants to the users it names, and its Conditions see the request.
+
+func putPolicy(t *testing.T, c *s3.Client, bucket, doc string) {
+	t.Helper()
+	if _, err := c.PutBucketPolicy(t.Context(), &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatalf("PutBucketPolicy: %v\n%s", err, doc)
+	}
+}
+
+// TestBucketPolicyDenyBindsOwner checks that an explicit Deny refuses the
+// bucket's owner (AccessDenied, the object kept), that the owner can
+// still read and delete the policy that denies it, and that root is not
+// bound.
+func TestBucketPolicyDenyBindsOwner(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("locked")}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, "locked", "keep", "data")
+	putPolicy(t, g.alice, "locked", `{"Version":"2012-10-17","Statement":[
+		{"Sid":"NoDeletes","Effect":"Deny","Principal":"*","Action":["s3:DeleteObject","s3:DeleteObjectVersion"],"Resource":"arn:aws:s3:::locked/*"}]}`)
+
+	_, err := g.alice.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("locked"), Key: aws.String("keep")})
+	wantCode(t, "owner DeleteObject under a Deny", err, 403, "AccessDenied")
+	_, err = g.alice.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String("locked"), Delete: &types.Delete{Objects: []types.ObjectIdentifier{{Key: aws.String("keep")}}}})
+	wantCode(t, "owner DeleteObjects under a Deny", err, 403, "AccessDenied")
+	if _, err := g.alice.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("locked"), Key: aws.String("keep")}); err != nil {
+		t.Fatalf("the denied delete removed the object: %v", err)
+	}
+	if _, err := g.alice.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String("locked")}); err != nil {
+		t.Errorf("owner GetBucketPolicy under a Deny: %v", err)
+	}
+	if _, err := g.root.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("locked"), Key: aws.String("keep")}); err != nil {
+		t.Errorf("root DeleteObject under a Deny: %v", err)
+	}
+	mustPut(t, g.alice, "locked", "keep", "data")
+	if _, err := g.alice.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: aws.String("locked")}); err != nil {
+		t.Fatalf("owner DeleteBucketPolicy under a Deny: %v", err)
+	}
+	if _, err := g.alice.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("locked"), Key: aws.String("keep")}); err != nil {
+		t.Errorf("owner DeleteObject once the Deny is gone: %v", err)
+	}
+}
+
+// TestBucketPolicyGrantsUser checks a policy that lets another user write
+// and list under a prefix of a shared bucket: the writes and listings it
+// names succeed, anything outside them is AccessDenied, and DeleteObjects
+// answers each key as its own DeleteObject.
+func TestBucketPolicyGrantsUser(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("shared")}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, "shared", "private/x", "secret")
+	mustPut(t, g.alice, "shared", "drop/old", "old")
+	putPolicy(t, g.alice, "shared", `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":["s3:PutObject","s3:GetObject","s3:DeleteObject"],"Resource":"arn:aws:s3:::shared/drop/*"},
+		{"Effect":"Allow","Principal":{"AWS":["arn:aws:iam:::user/AKIDBOB"]},"Action":"s3:ListBucket","Resource":"arn:aws:s3:::shared","Condition":{"StringLike":{"s3:prefix":"drop/*"}}}]}`)
+
+	mustPut(t, g.bob, "shared", "drop/new", "from bob")
+	if _, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("shared"), Key: aws.String("drop/new")}); err != nil {
+		t.Errorf("bob GetObject drop/new: %v", err)
+	}
+	_, err := g.bob.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("shared"), Key: aws.String("private/y"), Body: strings.NewReader("x")})
+	wantCode(t, "bob PutObject outside the prefix", err, 403, "AccessDenied")
+	_, err = g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("shared"), Key: aws.String("private/x")})
+	wantCode(t, "bob GetObject outside the prefix", err, 403, "AccessDenied")
+	out, err := g.bob.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("shared"), Prefix: aws.String("drop/")})
+	if err != nil {
+		t.Fatalf("bob ListObjectsV2 drop/: %v", err)
+	}
+	if len(out.Contents) != 2 {
+		t.Errorf("bob lists %d objects under drop/, want 2", len(out.Contents))
+	}
+	_, err = g.bob.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("shared")})
+	wantCode(t, "bob ListObjectsV2 without the prefix the Condition asks for", err, 403, "AccessDenied")
+	// Another user is named by no statement.
+	carol := g.addUser(t, "AKIDCAROL")
+	_, err = carol.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("shared"), Key: aws.String("drop/c"), Body: strings.NewReader("x")})
+	wantCode(t, "carol PutObject", err, 403, "AccessDenied")
+
+	del, err := g.bob.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String("shared"), Delete: &types.Delete{Objects: []types.ObjectIdentifier{
+		{Key: aws.String("drop/old")}, {Key: aws.String("private/x")},
+	}}})
+	if err != nil {
+		t.Fatalf("bob DeleteObjects: %v", err)
+	}
+	if len(del.Deleted) != 1 || aws.ToString(del.Deleted[0].Key) != "drop/old" {
+		t.Errorf("bob DeleteObjects deleted %+v, want drop/old alone", del.Deleted)
+	}
+	if len(del.Errors) != 1 || aws.ToString(del.Errors[0].Key) != "private/x" || aws.ToString(del.Errors[0].Code) != "AccessDenied" {
+		t.Errorf("bob DeleteObjects errors %+v, want AccessDenied for private/x", del.Errors)
+	}
+	if _, err := g.alice.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("shared"), Key: aws.String("private/x")}); err != nil {
+		t.Errorf("private/x was deleted: %v", err)
+	}
+}
+
+// TestBucketPolicyConditionsAnonymous checks that a Condition sees the
+// request: an anonymous read allowed only with a Referer, and a Deny of
+// reads from a network that covers the client.
+func TestBucketPolicyConditionsAnonymous(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("site")}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, "site", "a.png", "png")
+	putPolicy(t, g.alice, "site", `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::site/*","Condition":{"StringLike":{"aws:Referer":"https://example.com/*"}}}]}`)
+	resp, _ := g.anon(http.MethodGet, "/site/a.png", "", map[string]string{"Referer": "https://example.com/page"}, nil)
+	if resp.StatusCode != 200 {
+		t.Errorf("anonymous GET with the Referer: %d, want 200", resp.StatusCode)
+	}
+	resp, _ = g.anon(http.MethodGet, "/site/a.png", "", nil, nil)
+	if resp.StatusCode != 403 {
+		t.Errorf("anonymous GET without the Referer: %d, want 403", resp.StatusCode)
+	}
+
+	putPolicy(t, g.alice, "site", `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::site/*"},
+		{"Effect":"Deny","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::site/*","Condition":{"IpAddress":{"aws:SourceIp":["127.0.0.0/8","::1/128"]}}}]}`)
+	resp, _ = g.anon(http.MethodGet, "/site/a.png", "", nil, nil)
+	if resp.StatusCode != 403 {
+		t.Errorf("anonymous GET from a denied network: %d, want 403", resp.StatusCode)
+	}
+	_, err := g.alice.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("site"), Key: aws.String("a.png")})
+	wantCode(t, "owner GetObject from a denied network", err, 403, "AccessDenied")
+}
+
+// addUser adds a user and returns its client.
+func (g *usersGateway) addUser(t *testing.T, accessKey string) *s3.Client {
+	t.Helper()
+	_, secret, err := g.users.AddUser(object.AddUserInput{Name: strings.ToLower(accessKey), AccessKey: accessKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g.sdkWith(sdkModes[0], accessKey, secret)
+}
+
+// TestEveryOperationHasAnAction checks that pkg/access knows the IAM
+// action of every operation the router dispatches to, so that a bucket
+// policy can allow or deny each.
+func TestEveryOperationHasAnAction(t *testing.T) {
+	for _, op := range api.ImplementedOperations() {
+		switch op {
+		case "CORSPreflight", "NotImplemented", "MethodNotAllowed":
+			continue // never authorized: see TestAuthzEveryOperation
+		}
+		if a, ok := access.ActionOf(op, false); !ok || !strings.HasPrefix(a, "s3:") {
+			t.Errorf("operation %s has no IAM action", op)
+		}
+	}
+}
+
+// TestPublicAccessBlockSDK checks Put/Get/DeletePublicAccessBlock and what
+// each setting enforces: BlockPublicPolicy refuses a public policy but not
+// one naming a user, BlockPublicAcls the canned public-read,
+// IgnorePublicAcls and RestrictPublicBuckets take the public grants away
+// from anonymous readers, and deleting the configuration gives them back.
+func TestPublicAccessBlockSDK(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	bk := aws.String("pab")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: bk, ACL: types.BucketCannedACLPublicRead}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, "pab", "k", "data")
+	putPolicy(t, g.alice, "pab", publicReadPolicy("pab", "", false))
+	anonGet := func() int {
+		resp, _ := g.anon(http.MethodGet, "/pab/k", "", nil, nil)
+		return resp.StatusCode
+	}
+	if got := anonGet(); got != 200 {
+		t.Fatalf("anonymous GET before any block: %d", got)
+	}
+	_, err := g.alice.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: bk})
+	wantCode(t, "GetPublicAccessBlock before any", err, 404, "NoSuchPublicAccessBlockConfiguration")
+
+	all := &types.PublicAccessBlockConfiguration{BlockPublicAcls: aws.Bool(true), IgnorePublicAcls: aws.Bool(true), BlockPublicPolicy: aws.Bool(true), RestrictPublicBuckets: aws.Bool(true)}
+	if _, err := g.alice.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: bk, PublicAccessBlockConfiguration: all}); err != nil {
+		t.Fatalf("PutPublicAccessBlock: %v", err)
+	}
+	out, err := g.alice.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: bk})
+	if err != nil {
+		t.Fatalf("GetPublicAccessBlock: %v", err)
+	}
+	if c := out.PublicAccessBlockConfiguration; !aws.ToBool(c.BlockPublicAcls) || !aws.ToBool(c.IgnorePublicAcls) || !aws.ToBool(c.BlockPublicPolicy) || !aws.ToBool(c.RestrictPublicBuckets) {
+		t.Errorf("GetPublicAccessBlock = %+v, want every setting true", c)
+	}
+	if got := anonGet(); got != 403 {
+		t.Errorf("anonymous GET under the block: %d, want 403", got)
+	}
+	if _, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: bk, Key: aws.String("k")}); err != nil {
+		t.Errorf("a signed user under RestrictPublicBuckets: %v", err)
+	}
+	_, err = g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: bk, Policy: aws.String(publicReadPolicy("pab", "x/", false))})
+	wantCode(t, "PutBucketPolicy public under BlockPublicPolicy", err, 403, "AccessDenied")
+	putPolicy(t, g.alice, "pab", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::pab/*"}]}`)
+	_, err = g.alice.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: bk, ACL: types.BucketCannedACLPublicRead})
+	wantCode(t, "PutBucketAcl public-read under BlockPublicAcls", err, 403, "AccessDenied")
+
+	if _, err := g.alice.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: bk}); err != nil {
+		t.Fatalf("DeletePublicAccessBlock: %v", err)
+	}
+	_, err = g.alice.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: bk})
+	wantCode(t, "GetPublicAccessBlock after delete", err, 404, "NoSuchPublicAccessBlockConfiguration")
+	if got := anonGet(); got != 200 {
+		t.Errorf("anonymous GET after the block is deleted (public-read ACL): %d, want 200", got)
+	}
+}

@@ -1,0 +1,138 @@
+package access
+
+import "github.com/objectgateway/objectgateway/pkg/policy"
+
+// Caller is who made a request.
+type Caller struct {
+	// Kind is policy.Root, policy.User or policy.Anonymous.
+	Kind policy.PrincipalKind
+	// AccessKey is the access key id that signed the request (empty for
+	// an anonymous one).
+	AccessKey string
+}
+
+// Bucket is what Decide needs of the addressed bucket.
+type Bucket struct {
+	Name string
+	// Owner is the access key of the bucket's owner; empty means the root
+	// user alone owns it.
+	Owner string
+	// Policy is the parsed bucket policy, nil for none.
+	Policy *policy.Policy
+	// PublicRead is the canned ACL public-read.
+	PublicRead bool
+	// Block is the bucket's Block Public Access configuration.
+	Block PublicAccessBlock
+}
+
+// PublicAccessBlock is S3's Block Public Access for one bucket. Decide
+// enforces IgnorePublicAcls and RestrictPublicBuckets; BlockPublicAcls and
+// BlockPublicPolicy refuse the writes that would make the bucket public,
+// which the api checks (see RefusesPolicy and RefusesACL).
+type PublicAccessBlock struct {
+	BlockPublicAcls, IgnorePublicAcls, BlockPublicPolicy, RestrictPublicBuckets bool
+}
+
+// RefusesPolicy reports whether PutBucketPolicy of p must be refused:
+// BlockPublicPolicy is set and p is public (policy.IsPublic).
+func (b PublicAccessBlock) RefusesPolicy(p *policy.Policy) bool {
+	return b.BlockPublicPolicy && p.IsPublic()
+}
+
+// RefusesACL reports whether an ACL that grants everyone (the canned
+// public-read) must be refused: BlockPublicAcls is set.
+func (b PublicAccessBlock) RefusesACL(public bool) bool {
+	return b.BlockPublicAcls && public
+}
+
+// Input is one question: may Caller perform Action on Bucket (and Key)?
+type Input struct {
+	Caller Caller
+	// Principal is Caller.Principal(), which the caller builds only when
+	// the bucket has a policy (it allocates) and may keep for the
+	// request's other questions.
+	Principal policy.Principal
+	// Action is the AWS action name, as "s3:GetObject"; see ActionOf.
+	Action string
+	Bucket *Bucket
+	// Key is the object key for object actions, empty for bucket actions.
+	Key string
+	// Conditions are the request's condition keys; nil has none.
+	Conditions policy.Conditions
+}
+
+// Decision is Decide's answer.
+type Decision uint8
+
+const (
+	// ImplicitDeny means nothing allows the request.
+	ImplicitDeny Decision = iota
+	// Allowed means the request may proceed.
+	Allowed
+	// ExplicitDeny means a policy statement denies the request.
+	ExplicitDeny
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Allowed:
+		return "Allowed"
+	case ExplicitDeny:
+		return "ExplicitDeny"
+	}
+	return "ImplicitDeny"
+}
+
+// Decide answers in, following the order in the package documentation.
+func Decide(in *Input) Decision {
+	c, b := in.Caller, in.Bucket
+	if c.Kind == policy.Root {
+		return Allowed
+	}
+	owner := c.Kind == policy.User && b.Owner != "" && b.Owner == c.AccessKey
+	pd := policy.NoDecision
+	if b.Policy != nil {
+		r := policy.Request{Principal: in.Principal, Action: in.Action, Resource: resourceARN(b.Name, in.Key), Conditions: in.Conditions}
+		pd = b.Policy.Evaluate(&r)
+	}
+	switch {
+	case pd == policy.Deny && !(owner && isPolicyAction(in.Action)):
+		return ExplicitDeny
+	case owner:
+		return Allowed
+	case pd == policy.Allow && !(c.Kind == policy.Anonymous && b.Block.RestrictPublicBuckets && b.Policy.IsPublic()):
+		return Allowed
+	case b.PublicRead && !b.Block.IgnorePublicAcls && publicReadGrants(in.Action):
+		return Allowed
+	}
+	return ImplicitDeny
+}
+
+// resourceARN is the ARN a policy's Resource is matched against. It
+// allocates; policies are evaluated only for buckets that have one.
+func resourceARN(bucket, key string) string {
+	if key == "" {
+		return "arn:aws:s3:::" + bucket
+	}
+	return "arn:aws:s3:::" + bucket + "/" + key
+}
+
+// isPolicyAction reports whether action manages the bucket policy, which
+// the owner may always do.
+func isPolicyAction(action string) bool {
+	switch action {
+	case "s3:GetBucketPolicy", "s3:PutBucketPolicy", "s3:DeleteBucketPolicy":
+		return true
+	}
+	return false
+}
+
+// publicReadGrants reports whether the canned ACL public-read grants
+// action to everyone.
+func publicReadGrants(action string) bool {
+	switch action {
+	case "s3:ListBucket", "s3:ListBucketVersions", "s3:ListBucketMultipartUploads", "s3:GetObject", "s3:GetObjectVersion":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,42 @@
+// Package access decides whether a request may do what it asks, with
+// AWS's evaluation logic over the things the gateway knows about a
+// bucket: who owns it, its bucket policy and its canned ACL. It is the
+// one place the S3 rules of who may do what live; api asks it once per
+// request (and once per key of a DeleteObjects and for the source of a
+// copy) and knows nothing of the rules themselves.
+//
+// # Evaluation
+//
+// Decide takes the caller (root, a user or anonymous), the AWS action
+// name of the operation (ActionOf), the bucket and key, the request's
+// condition keys and the bucket's state, and answers:
+//
+//  1. Root, the gateway's administrator, is allowed everything. No bucket
+//     policy binds it, so that no policy can lock the operator out of a
+//     bucket (AWS's account root likewise keeps the right to change a
+//     bucket policy that denies it).
+//  2. An explicit Deny of the bucket policy that applies to the request
+//     denies it, whoever the caller is, the bucket's owner included —
+//     except the bucket policy operations themselves for the owner, who
+//     can always read, replace or delete a policy that denies it.
+//  3. The bucket's owner is allowed everything else on its bucket.
+//  4. An Allow of the bucket policy allows the request — but not an
+//     anonymous one when Block Public Access's RestrictPublicBuckets is
+//     set and the policy is public (policy.IsPublic): every signed user
+//     is an authorized user of the gateway's one account, whom S3's
+//     RestrictPublicBuckets still lets the policy grant to.
+//  5. The canned ACL public-read grants everyone the reads the gateway
+//     has always given it: listing the bucket (and its versions and
+//     uploads) and reading its objects and their versions — unless
+//     IgnorePublicAcls is set.
+//  6. Anything else is denied (implicitly).
+//
+// # Invariants
+//
+// Decide is a pure function of its Input; it allocates only the
+// resource's ARN, and only for a bucket that has a policy. A bucket
+// policy never matches a resource outside its bucket (see
+// policy.Evaluate), so a user's policy cannot grant on another user's
+// bucket. Every operation the api routes has a row in ActionOf's table
+// (TestEveryOperationHasAnAction in api checks it).
+package access
