@@ -67,6 +67,14 @@ const (
 	tagObjLockMode  = 23
 	tagObjLockUntil = 24
 	tagObjLegalHold = 25
+	// tagObjSSEAlgorithm, tagObjSSEKeyID, tagObjSSEKeyVersion,
+	// tagObjSSESealedKey and tagObjSSEContext are the object's
+	// server-side encryption (Object.SSE).
+	tagObjSSEAlgorithm  = 26
+	tagObjSSEKeyID      = 27
+	tagObjSSEKeyVersion = 28
+	tagObjSSESealedKey  = 29
+	tagObjSSEContext    = 30
 )
 
 // Bucket field tags.
@@ -164,6 +172,11 @@ func (o *Object) MarshalBinary() ([]byte, error) {
 	if o.LegalHold {
 		e.uint(tagObjLegalHold, 1)
 	}
+	e.str(tagObjSSEAlgorithm, o.SSE.Algorithm)
+	e.str(tagObjSSEKeyID, o.SSE.KeyID)
+	e.uint(tagObjSSEKeyVersion, o.SSE.KeyVersion)
+	e.str(tagObjSSESealedKey, string(o.SSE.SealedKey))
+	e.str(tagObjSSEContext, o.SSE.Context)
 	for _, p := range o.Parts {
 		if p.Size < 0 {
 			return nil, fmt.Errorf("metadata: negative part size %d", p.Size)
@@ -255,6 +268,16 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 			r.LockUntil, err = parseTime(p)
 		case tagObjLegalHold:
 			r.LegalHold, err = parseFlag(p)
+		case tagObjSSEAlgorithm:
+			r.SSE.Algorithm = intern(p)
+		case tagObjSSEKeyID:
+			r.SSE.KeyID = string(p)
+		case tagObjSSEKeyVersion:
+			r.SSE.KeyVersion, err = parseUint(p)
+		case tagObjSSESealedKey:
+			r.SSE.SealedKey = append([]byte(nil), p...)
+		case tagObjSSEContext:
+			r.SSE.Context = string(p)
 		case tagObjPart:
 			size, n := binary.Uvarint(p)
 			if n <= 0 || size > math.MaxInt64 {
