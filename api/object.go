@@ -40,15 +40,24 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if size > object.MaxPutSize {
 		return s3err.New(s3err.EntityTooLarge)
 	}
+	enc, ck, err := parseWriteEncryption(r.Header)
+	if err != nil {
+		return err
+	}
+	defer ck.wipe()
+	if err := s.secureSSEC(r, ck); err != nil {
+		return err
+	}
 	cond.BucketID = s.bucketID(rq)
 	obj, err := s.layer.PutObject(object.PutInput{
 		Bucket: rq.bucket, Key: rq.key, Body: body, Size: size, Expect: expect, Headers: hdrs, Tags: tags, Conditions: cond,
-		Chown: s.fileOwner(rq), Lock: lock,
+		Chown: s.fileOwner(rq), Lock: lock, Encryption: enc,
 	})
 	if err != nil {
 		return err
 	}
 	h := w.Header()
+	setEncryptionHeaders(h, obj.SSE, ck)
 	s.setVersionID(h, rq, obj.VersionID)
 	h.Set("ETag", `"`+obj.ETag+`"`)
 	// Current SDKs read the stored size from x-amz-object-size; the
@@ -76,6 +85,14 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if err := checkReadEncryptionHeaders(r.Header); err != nil {
 		return err
 	}
+	ck, err := parseCustomerKey(r.Header, customerPrefix)
+	if err != nil {
+		return err
+	}
+	defer ck.wipe()
+	if err := s.secureSSEC(r, ck); err != nil {
+		return err
+	}
 	var rd *object.Reader
 	switch {
 	case r.Method == http.MethodHead:
@@ -99,6 +116,9 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 		defer rd.Close()
 	}
 	o := &rd.Object
+	if err := s.layer.CheckCustomerKey(o, ck.bytes()); err != nil {
+		return err
+	}
 
 	if err := precondition.Check(preconditionHeaders(r.Header), o.ETag, o.LastModified); err != nil {
 		if s3err.As(err).Code == s3err.NotModified {
@@ -155,6 +175,19 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	s.setVersionID(h, rq, o.VersionID)
 	setLockHeaders(h, o)
 	s.setDefaultCacheControl(h, rq)
+	setEncryptionHeaders(h, o.SSE, ck)
+	if o.SSE.Encrypted() && r.Method != http.MethodHead {
+		// An encrypted object's bytes are decrypted, never sent from the
+		// file: the first package is checked before the answer starts.
+		body, err := s.layer.Plaintext(rd, ck.bytes(), start, length)
+		if err != nil {
+			return err
+		}
+		h["Content-Length"] = []string{itoa(length)}
+		w.WriteHeader(status)
+		_, err = io.Copy(w, body)
+		return err
+	}
 	h["Content-Length"] = []string{itoa(length)}
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead || length == 0 {
@@ -291,6 +324,12 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if err := unsupportedWriteHeaders(r.Header); err != nil {
 		return err
 	}
+	enc, ck, srcKey, err := s.copyEncryption(r)
+	defer ck.wipe()
+	defer srcKey.wipe()
+	if err != nil {
+		return err
+	}
 	dstCond, err := writeConditions(r.Header)
 	if err != nil {
 		return err
@@ -303,6 +342,7 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	in := object.CopyInput{
 		SrcBucket: src.bucket, SrcKey: src.key, SrcVersionID: src.versionID, DstBucket: rq.bucket, DstKey: rq.key,
 		Chown: s.fileOwner(rq), Conditions: dstCond, Lock: lock,
+		Encryption: enc, SrcCustomerKey: srcKey.bytes(),
 	}
 	switch d := r.Header.Get("X-Amz-Metadata-Directive"); d {
 	case "", "COPY":
@@ -350,6 +390,7 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 		return src.refusal(err)
 	}
 	h := w.Header()
+	setEncryptionHeaders(h, obj.SSE, ck)
 	s.setCopySourceVersionID(h, src, &copied)
 	s.setVersionID(h, rq, obj.VersionID)
 	out := copyObjectResult{ETag: `"` + obj.ETag + `"`, LastModified: isoTime(obj.LastModified)}

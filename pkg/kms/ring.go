@@ -72,6 +72,17 @@ type Ring struct {
 	stamp [2]int64
 }
 
+// OpenExisting opens the ring at path; a missing file is fs.ErrNotExist,
+// never a new ring, for a reader that must not replace lost keys with
+// fresh ones.
+func OpenExisting(path string) (*Ring, error) {
+	r := &Ring{path: path}
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // Open opens the ring at path, creating it (0600, with DefaultKey) when
 // it does not exist.
 func Open(path string) (*Ring, error) {

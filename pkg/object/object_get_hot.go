@@ -43,7 +43,9 @@ func (l *Layer) ReadObject(bucket, key string) (*Reader, error) {
 	if err != nil {
 		return nil, keyErr(err, bucket, key)
 	}
-	if rec.Location == metadata.Directory || !l.hot.Fits(rec.Size) {
+	// An encrypted object is never cached: its file is ciphertext and
+	// its bytes must not outlive the request in memory.
+	if rec.Location == metadata.Directory || rec.SSE.Encrypted() || !l.hot.Fits(rec.Size) {
 		return l.OpenObject(bucket, key)
 	}
 	k := hotKey(bucket, key, &rec)

@@ -404,13 +404,14 @@ func (s *scanner) freshAt(key string, rec *Object, fi storage.FileInfo, loc meta
 	} else {
 		o = Object{Key: key, ContentType: contentTypeOf(key)}
 	}
-	o.Size = fi.Size
+	o.Size = plainSize(&o, fi.Size)
 	o.FileMtime = fi.Mtime
 	o.FileInode = fi.Inode
 	o.LastModified = time.Unix(0, fi.Mtime).UTC()
 	o.Location = loc
 	o.ETag = FileETag(fi)
-	if s.o.MD5 {
+	// The MD5 of an encrypted file would be of its ciphertext.
+	if s.o.MD5 && !o.SSE.Encrypted() {
 		if sum, ok := s.md5(key, loc, fi); ok {
 			o.ETag = sum
 		}

@@ -60,8 +60,14 @@ func config(key []byte) sio.Config {
 // NewWriter encrypts what is written to it into dst; Close writes the
 // final package and must be called before dst is made durable.
 func NewWriter(dst io.Writer, dataKey []byte) (io.WriteCloser, error) {
-	return sio.EncryptWriter(dst, config(dataKey))
+	// sio's Close also closes a dst that is an io.Closer; the caller owns
+	// dst, so sio sees only its Write.
+	return sio.EncryptWriter(writeOnly{dst}, config(dataKey))
 }
+
+type writeOnly struct{ w io.Writer }
+
+func (w writeOnly) Write(p []byte) (int, error) { return w.w.Write(p) }
 
 // NewReader returns the n plaintext bytes at off of an encrypted file of
 // plaintext size size. It reads only the packages that hold them; when the
