@@ -99,7 +99,6 @@ type unsetConfig struct {
 // unsetConfigs are keyed by subresource.
 var unsetConfigs = map[string]unsetConfig{
 	"lifecycle":         {get: "GetBucketLifecycleConfiguration", del: "DeleteBucketLifecycle", missing: s3err.NoSuchLifecycleConfiguration},
-	"encryption":        {get: "GetBucketEncryption", del: "DeleteBucketEncryption", missing: s3err.ServerSideEncryptionConfigurationNotFoundError},
 	"replication":       {get: "GetBucketReplication", del: "DeleteBucketReplication", missing: s3err.ReplicationConfigurationNotFoundError},
 	"ownershipControls": {get: "GetBucketOwnershipControls", del: "DeleteBucketOwnershipControls", missing: s3err.OwnershipControlsNotFoundError},
 	"publicAccessBlock": {get: "GetPublicAccessBlock", del: "DeletePublicAccessBlock", missing: s3err.NoSuchPublicAccessBlockConfiguration},

@@ -91,7 +91,7 @@ type initiateMultipartUploadResult struct {
 
 // createMultipartUpload answers CreateMultipartUpload.
 func (s *Server) createMultipartUpload(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := refuseEncryption(r.Header); err != nil {
+	if err := s.refuseEncryption(rq, r.Header); err != nil {
 		return err
 	}
 	hdrs, tags, err := newObjectHeaders(r.Header)

@@ -41,11 +41,14 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 		return s3err.New(s3err.EntityTooLarge)
 	}
 	enc, ck, err := parseWriteEncryption(r.Header)
+	defer ck.wipe()
 	if err != nil {
 		return err
 	}
-	defer ck.wipe()
 	if err := s.secureSSEC(r, ck); err != nil {
+		return err
+	}
+	if enc, err = s.defaultEncryption(rq, enc); err != nil {
 		return err
 	}
 	cond.BucketID = s.bucketID(rq)
@@ -324,7 +327,7 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if err := unsupportedWriteHeaders(r.Header); err != nil {
 		return err
 	}
-	enc, ck, srcKey, err := s.copyEncryption(r)
+	enc, ck, srcKey, err := s.copyEncryption(r, rq)
 	defer ck.wipe()
 	defer srcKey.wipe()
 	if err != nil {

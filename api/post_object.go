@@ -279,7 +279,7 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	rq.key = key
 
 	ph := postHeaders(form.fields)
-	if err := refuseEncryption(ph); err != nil {
+	if err := s.refuseEncryption(rq, ph); err != nil {
 		return err
 	}
 	if err := unsupportedWriteHeaders(ph); err != nil {

@@ -161,7 +161,7 @@ func checkEncryptionContext(v string) error {
 // PutObject's, and the SSE-C key of the source
 // (x-amz-copy-source-server-side-encryption-customer-*), both refused over
 // plain HTTP (secureSSEC). The caller wipes both keys.
-func (s *Server) copyEncryption(r *http.Request) (sse.Request, *customerKey, *customerKey, error) {
+func (s *Server) copyEncryption(r *http.Request, rq *request) (sse.Request, *customerKey, *customerKey, error) {
 	enc, ck, err := parseWriteEncryption(r.Header)
 	if err != nil {
 		return enc, ck, nil, err
@@ -173,13 +173,21 @@ func (s *Server) copyEncryption(r *http.Request) (sse.Request, *customerKey, *cu
 	if err := s.secureSSEC(r, ck); err != nil {
 		return enc, ck, srcKey, err
 	}
-	return enc, ck, srcKey, s.secureSSEC(r, srcKey)
+	if err := s.secureSSEC(r, srcKey); err != nil {
+		return enc, ck, srcKey, err
+	}
+	enc, err = s.defaultEncryption(rq, enc)
+	return enc, ck, srcKey, err
 }
 
 // refuseEncryption answers NotImplemented to the encryption headers of the
 // writes that cannot store an encrypted object yet (POST,
-// CreateMultipartUpload), rather than store it in clear.
-func refuseEncryption(h http.Header) error {
+// CreateMultipartUpload), and those writes to a bucket with default
+// encryption, rather than store in clear what should be encrypted.
+func (s *Server) refuseEncryption(rq *request, h http.Header) error {
+	if b, err := s.bucketRecord(rq); err == nil && b.SSEAlgorithm != "" {
+		return s3err.Newf(s3err.NotImplemented, "This bucket has default encryption, which this operation cannot apply yet; use PutObject.")
+	}
 	for _, name := range []string{"X-Amz-Server-Side-Encryption", "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id",
 		customerPrefix + "Algorithm"} {
 		if h.Get(name) != "" {

@@ -53,6 +53,14 @@ type Bucket struct {
 	LockMode  string
 	LockDays  int
 	LockYears int
+	// SSEAlgorithm ("AES256" or "aws:kms") and SSEKeyID are the bucket's
+	// default encryption (PutBucketEncryption), applied to every write
+	// without encryption headers of its own; "" for none. SSEBucketKey is
+	// BucketKeyEnabled, kept and answered (every object has its own data
+	// key either way).
+	SSEAlgorithm string
+	SSEKeyID     string
+	SSEBucketKey bool
 }
 
 // The versioning states of a bucket (Bucket.Versioning).

@@ -69,12 +69,13 @@ const (
 	tagObjLegalHold = 25
 	// tagObjSSEAlgorithm, tagObjSSEKeyID, tagObjSSEKeyVersion,
 	// tagObjSSESealedKey and tagObjSSEContext are the object's
-	// server-side encryption (Object.SSE).
-	tagObjSSEAlgorithm  = 26
-	tagObjSSEKeyID      = 27
-	tagObjSSEKeyVersion = 28
-	tagObjSSESealedKey  = 29
-	tagObjSSEContext    = 30
+	// server-side encryption (Object.SSE). They start at 40, leaving
+	// 26 to 39 to fields added meanwhile on other lines of work.
+	tagObjSSEAlgorithm  = 40
+	tagObjSSEKeyID      = 41
+	tagObjSSEKeyVersion = 42
+	tagObjSSESealedKey  = 43
+	tagObjSSEContext    = 44
 )
 
 // Bucket field tags.
@@ -103,6 +104,12 @@ const (
 	tagBktLockMode  = 13
 	tagBktLockDays  = 14
 	tagBktLockYears = 15
+	// tagBktSSEAlgorithm, tagBktSSEKeyID and tagBktSSEBucketKey are the
+	// bucket's default encryption. They start at 40, leaving 16 to 39 to
+	// fields added meanwhile on other lines of work.
+	tagBktSSEAlgorithm = 40
+	tagBktSSEKeyID     = 41
+	tagBktSSEBucketKey = 42
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -323,6 +330,11 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	e.str(tagBktLockMode, b.LockMode)
 	e.uint(tagBktLockDays, uint64(b.LockDays))
 	e.uint(tagBktLockYears, uint64(b.LockYears))
+	e.str(tagBktSSEAlgorithm, b.SSEAlgorithm)
+	e.str(tagBktSSEKeyID, b.SSEKeyID)
+	if b.SSEBucketKey {
+		e.uint(tagBktSSEBucketKey, 1)
+	}
 	return e.b, nil
 }
 
@@ -370,6 +382,12 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.LockDays, err = parseSmall(p)
 		case tagBktLockYears:
 			r.LockYears, err = parseSmall(p)
+		case tagBktSSEAlgorithm:
+			r.SSEAlgorithm = string(p)
+		case tagBktSSEKeyID:
+			r.SSEKeyID = string(p)
+		case tagBktSSEBucketKey:
+			r.SSEBucketKey, err = parseFlag(p)
 		}
 		return err
 	})

@@ -154,6 +154,7 @@ func TestBucketRecord(t *testing.T) {
 		{Policy: "{}", CORS: "<CORSConfiguration/>", PublicRead: true, CacheControl: "max-age=60", Tags: "env=prod&team=a%20b"},
 		{ID: 7, Versioning: VersioningEnabled, ObjectLock: true, LockMode: "COMPLIANCE", LockDays: 30},
 		{Versioning: VersioningSuspended, LockMode: "GOVERNANCE", LockYears: 1<<31 - 1},
+		{SSEAlgorithm: "aws:kms", SSEKeyID: "app", SSEBucketKey: true},
 	} {
 		data, err := b.MarshalBinary()
 		if err != nil {
