@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -68,8 +69,10 @@ type Ring struct {
 	path string
 	mu   sync.Mutex
 	ring ringFile
-	// stamp is the file's size and mtime when it was last read.
-	stamp [2]int64
+	// stamp identifies the file as last read: every save renames a new
+	// file into place, so its inode changes even when its size and mtime
+	// (at the clock's granularity) do not.
+	stamp fileStamp
 }
 
 // OpenExisting opens the ring at path; a missing file is fs.ErrNotExist,
@@ -134,7 +137,7 @@ func (r *Ring) load() error {
 	if err != nil {
 		return err
 	}
-	r.ring, r.stamp = f, [2]int64{fi.Size(), fi.ModTime().UnixNano()}
+	r.ring, r.stamp = f, stampOf(fi)
 	return nil
 }
 
@@ -145,7 +148,7 @@ func (r *Ring) refresh() error {
 	if err != nil {
 		return err
 	}
-	if [2]int64{fi.Size(), fi.ModTime().UnixNano()} == r.stamp {
+	if stampOf(fi) == r.stamp {
 		return nil
 	}
 	return r.load()
@@ -191,8 +194,21 @@ func (r *Ring) save() error {
 	if err != nil {
 		return err
 	}
-	r.stamp = [2]int64{fi.Size(), fi.ModTime().UnixNano()}
+	r.stamp = stampOf(fi)
 	return nil
+}
+
+type fileStamp struct {
+	size, mtime int64
+	inode       uint64
+}
+
+func stampOf(fi os.FileInfo) fileStamp {
+	s := fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.inode = st.Ino
+	}
+	return s
 }
 
 // edit applies fn to the freshly read ring and saves it.
