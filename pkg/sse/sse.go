@@ -149,6 +149,30 @@ func corrupt(err error) error {
 	return err
 }
 
+// HeaderSize is how many leading bytes LooksEncrypted needs.
+const HeaderSize = 5
+
+// LooksEncrypted reports whether a file of size bytes starting with
+// header (its first HeaderSize bytes) has the shape of a DARE 2.0 stream
+// as NewWriter writes it: version 2.0, AES-256-GCM, a first package whose
+// length and final flag agree with the file's size, and a size some
+// plaintext encrypts to. A scan that finds such a file without its record
+// must not import its ciphertext as a plain object.
+func LooksEncrypted(header []byte, size int64) bool {
+	if len(header) < HeaderSize || size < 33 || DecryptedSize(size) < 0 {
+		return false
+	}
+	if header[0] != sio.Version20 || header[1] != sio.AES_256_GCM {
+		return false
+	}
+	first := int64(header[2]) | int64(header[3])<<8 + 1
+	final := header[4]&0x80 != 0
+	if size <= PackageSize {
+		return final && first+32 == size
+	}
+	return !final && first == PackagePayload
+}
+
 // Request is the encryption a write asks for.
 type Request struct {
 	// Algorithm is AES256, KMS or Customer; empty writes a plain file.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/objectgateway/objectgateway/pkg/kms"
@@ -199,5 +200,24 @@ func TestDataKeySealing(t *testing.T) {
 				t.Fatalf("wrong customer key: %v, want ErrCustomerKey", err)
 			}
 		}
+	}
+}
+
+// TestLooksEncrypted checks the shape test scan relies on: every stream
+// NewWriter makes passes, text and streams cut short or grown do not.
+func TestLooksEncrypted(t *testing.T) {
+	key := bytes.Repeat([]byte{6}, 32)
+	for _, n := range []int{1, 100, PackagePayload, PackagePayload + 1, 2*PackagePayload + 3} {
+		ct := encrypt(t, key, make([]byte, n))
+		if !LooksEncrypted(ct[:HeaderSize], int64(len(ct))) {
+			t.Errorf("a %d-byte plaintext's stream is not recognised", n)
+		}
+		if LooksEncrypted(ct[:HeaderSize], int64(len(ct))+1) && n <= PackagePayload {
+			t.Errorf("a %d-byte plaintext's stream with a byte more is recognised", n)
+		}
+	}
+	text := []byte(strings.Repeat("plain text ", 10000))
+	if LooksEncrypted(text[:HeaderSize], int64(len(text))) {
+		t.Error("plain text is recognised as a stream")
 	}
 }

@@ -1,0 +1,100 @@
+package object
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/sse"
+	"github.com/objectgateway/objectgateway/storage"
+)
+
+func putEncrypted(t *testing.T, l *Layer, key string, body []byte) Object {
+	t.Helper()
+	o, err := l.PutObject(PutInput{Bucket: "bkt", Key: key, Body: bytes.NewReader(body), Size: int64(len(body)),
+		Encryption: sse.Request{Algorithm: sse.AES256}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// TestReplacedEncryptedFileIsNeverPlaintext replaces an encrypted
+// object's file behind the gateway's back with plain bytes: the refreshed
+// record keeps its encryption, so the read is an error, never the new
+// bytes served as the object.
+func TestReplacedEncryptedFileIsNeverPlaintext(t *testing.T) {
+	root := t.TempDir()
+	l, err := Open(Options{Root: root, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.CreateBucket(Bucket{Name: "bkt"}); err != nil {
+		t.Fatal(err)
+	}
+	putEncrypted(t, l, "k", bytes.Repeat([]byte("secret "), 20000))
+	replacement := bytes.Repeat([]byte("planted "), 30000)
+	if err := os.WriteFile(filepath.Join(root, "bkt", "k"), replacement, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := l.OpenObject("bkt", "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if !rd.SSE.Encrypted() {
+		t.Fatal("the refreshed record lost its encryption")
+	}
+	body, err := l.Plaintext(rd, nil, 0, rd.Size)
+	if err == nil {
+		b, rerr := io.ReadAll(body)
+		if rerr == nil || bytes.Contains(b, []byte("planted")) {
+			t.Fatalf("the replaced file was served: %d bytes, %v", len(b), rerr)
+		}
+	} else if s3err.As(err).Code != s3err.InternalError {
+		t.Fatalf("Plaintext: %v, want InternalError", err)
+	}
+}
+
+// TestScanDoesNotImportCiphertext loses the index of a root holding
+// encrypted objects: the scan that rebuilds it skips their files (their
+// sealed keys went with the index) instead of importing ciphertext as
+// plain objects, and imports the plain file beside them.
+func TestScanDoesNotImportCiphertext(t *testing.T) {
+	root := t.TempDir()
+	l, err := Open(Options{Root: root, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.CreateBucket(Bucket{Name: "bkt"}); err != nil {
+		t.Fatal(err)
+	}
+	putEncrypted(t, l, "small", []byte("ten bytes!"))
+	putEncrypted(t, l, "large", bytes.Repeat([]byte{7}, 3*sse.PackagePayload+5))
+	if _, err := l.PutObject(PutInput{Bucket: "bkt", Key: "plain", Body: strings.NewReader("clear"), Size: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, storage.StateDir, IndexFile)); err != nil {
+		t.Fatal(err)
+	}
+	l, err = Open(Options{Root: root, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	rep := scan(t, l, ScanOptions{})
+	if rep.Added != 1 || rep.Skipped != 2 {
+		t.Fatalf("scan: %s, skipped %d; want the plain file added and both encrypted files skipped", counts(rep), rep.Skipped)
+	}
+	if got := allKeys(t, l, "bkt"); len(got) != 1 || got[0] != "plain" {
+		t.Fatalf("keys after the scan: %v", got)
+	}
+}
