@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -430,5 +431,80 @@ func TestSSEBucketDefaultEncryption(t *testing.T) {
 	plainOut, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: aws.String("d"), Body: strings.NewReader("clear")})
 	if err != nil || plainOut.ServerSideEncryption != "" {
 		t.Fatalf("PutObject after DeleteBucketEncryption: %v, %q", err, plainOut.ServerSideEncryption)
+	}
+}
+
+// TestSSEPostAndAttributes stores browser POST uploads with SSE-S3 (a
+// form field) and under a bucket default, both encrypted on disk and read
+// back; an SSE-C field over plain HTTP is refused; GetObjectAttributes of
+// an SSE-C object needs its key.
+func TestSSEPostAndAttributes(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkMode{name: "tls", tls: true})
+	ctx := context.Background()
+	bucket := uniqueBucket("ssepost")
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &bucket}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	pol := postPolicy{expiration: now.Add(time.Hour), conditions: []any{
+		map[string]string{"bucket": bucket},
+		[]any{"starts-with", "$key", ""},
+		[]any{"starts-with", "$x-amz-server-side-encryption", ""},
+	}}
+	body := []byte("PLAINTEXT-MARKER-post-upload")
+	fields := append([]postField{{"key", "s3.txt"}, {"x-amz-server-side-encryption", "AES256"}}, g.signPost(pol, g.AccessKey, g.SecretKey, now)...)
+	resp, rb := g.postUpload(bucket, fields, "f.txt", body)
+	if resp.StatusCode != 204 || resp.Header.Get("X-Amz-Server-Side-Encryption") != "AES256" {
+		t.Fatalf("POST with SSE-S3: %d %q %s", resp.StatusCode, resp.Header.Get("X-Amz-Server-Side-Encryption"), rb)
+	}
+	ck := newSSEKey(3)
+	polC := postPolicy{expiration: now.Add(time.Hour), conditions: []any{
+		map[string]string{"bucket": bucket},
+		[]any{"starts-with", "$key", ""},
+		[]any{"starts-with", "$x-amz-server-side-encryption-customer-algorithm", ""},
+		[]any{"starts-with", "$x-amz-server-side-encryption-customer-key", ""},
+		[]any{"starts-with", "$x-amz-server-side-encryption-customer-key-MD5", ""},
+	}}
+	fields = append([]postField{{"key", "c.txt"}, {"x-amz-server-side-encryption-customer-algorithm", "AES256"},
+		{"x-amz-server-side-encryption-customer-key", ck.key}, {"x-amz-server-side-encryption-customer-key-MD5", ck.md5}},
+		g.signPost(polC, g.AccessKey, g.SecretKey, now)...)
+	resp, rb = g.postUpload(bucket, fields, "f.txt", body)
+	wantXMLError(t, "POST with SSE-C over plain HTTP", resp, rb, 400, "InvalidRequest")
+
+	if _, err := c.PutBucketEncryption(ctx, &s3.PutBucketEncryptionInput{Bucket: &bucket,
+		ServerSideEncryptionConfiguration: &types.ServerSideEncryptionConfiguration{Rules: []types.ServerSideEncryptionRule{{
+			ApplyServerSideEncryptionByDefault: &types.ServerSideEncryptionByDefault{SSEAlgorithm: types.ServerSideEncryptionAes256}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	fields = append([]postField{{"key", "default.txt"}}, g.signPost(pol, g.AccessKey, g.SecretKey, now)...)
+	resp, rb = g.postUpload(bucket, fields, "f.txt", body)
+	if resp.StatusCode != 204 || resp.Header.Get("X-Amz-Server-Side-Encryption") != "AES256" {
+		t.Fatalf("POST under a default encryption: %d %q %s", resp.StatusCode, resp.Header.Get("X-Amz-Server-Side-Encryption"), rb)
+	}
+	noMarkerUnderRoot(t, g.Root, []byte("PLAINTEXT-MARKER-"))
+	for _, key := range []string{"s3.txt", "default.txt"} {
+		o, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: aws.String(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(o.Body)
+		o.Body.Close()
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("GetObject %s: %v", key, err)
+		}
+	}
+
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: aws.String("c"), Body: strings.NewReader("secret"),
+		SSECustomerAlgorithm: aws.String("AES256"), SSECustomerKey: &ck.key, SSECustomerKeyMD5: &ck.md5}); err != nil {
+		t.Fatal(err)
+	}
+	attrs := []types.ObjectAttributes{types.ObjectAttributesObjectSize, types.ObjectAttributesEtag}
+	_, err := c.GetObjectAttributes(ctx, &s3.GetObjectAttributesInput{Bucket: &bucket, Key: aws.String("c"), ObjectAttributes: attrs})
+	wantCode(t, "GetObjectAttributes of an SSE-C object without its key", err, 400, "InvalidRequest")
+	out, err := c.GetObjectAttributes(ctx, &s3.GetObjectAttributesInput{Bucket: &bucket, Key: aws.String("c"), ObjectAttributes: attrs,
+		SSECustomerAlgorithm: aws.String("AES256"), SSECustomerKey: &ck.key, SSECustomerKeyMD5: &ck.md5})
+	if err != nil || aws.ToInt64(out.ObjectSize) != 6 {
+		t.Fatalf("GetObjectAttributes with the key: %v", err)
 	}
 }

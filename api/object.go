@@ -40,15 +40,9 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if size > object.MaxPutSize {
 		return s3err.New(s3err.EntityTooLarge)
 	}
-	enc, ck, err := parseWriteEncryption(r.Header)
+	enc, ck, err := s.writeEncryption(r, rq, r.Header)
 	defer ck.wipe()
 	if err != nil {
-		return err
-	}
-	if err := s.secureSSEC(r, ck); err != nil {
-		return err
-	}
-	if enc, err = s.defaultEncryption(rq, enc); err != nil {
 		return err
 	}
 	cond.BucketID = s.bucketID(rq)

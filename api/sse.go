@@ -157,6 +157,22 @@ func checkEncryptionContext(v string) error {
 	return nil
 }
 
+// writeEncryption is the encryption of a PutObject or POST upload whose
+// headers (or form fields) are h: its own (parseWriteEncryption), SSE-C
+// only over TLS (secureSSEC), else the bucket's default. The caller wipes
+// the customer key.
+func (s *Server) writeEncryption(r *http.Request, rq *request, h http.Header) (sse.Request, *customerKey, error) {
+	enc, ck, err := parseWriteEncryption(h)
+	if err != nil {
+		return enc, ck, err
+	}
+	if err := s.secureSSEC(r, ck); err != nil {
+		return enc, ck, err
+	}
+	enc, err = s.defaultEncryption(rq, enc)
+	return enc, ck, err
+}
+
 // copyEncryption parses a CopyObject's encryption: the destination's, as
 // PutObject's, and the SSE-C key of the source
 // (x-amz-copy-source-server-side-encryption-customer-*), both refused over
@@ -181,8 +197,8 @@ func (s *Server) copyEncryption(r *http.Request, rq *request) (sse.Request, *cus
 }
 
 // refuseEncryption answers NotImplemented to the encryption headers of the
-// writes that cannot store an encrypted object yet (POST,
-// CreateMultipartUpload), and those writes to a bucket with default
+// write that cannot store an encrypted object yet
+// (CreateMultipartUpload), and such writes to a bucket with default
 // encryption, rather than store in clear what should be encrypted.
 func (s *Server) refuseEncryption(rq *request, h http.Header) error {
 	if b, err := s.bucketRecord(rq); err == nil && b.SSEAlgorithm != "" {
