@@ -98,3 +98,55 @@ func TestScanDoesNotImportCiphertext(t *testing.T) {
 		t.Fatalf("keys after the scan: %v", got)
 	}
 }
+
+// TestEncryptedVersionsStayEncrypted overwrites an SSE-S3 object in a
+// versioned bucket: the old version moves to the versions area as it was
+// (ciphertext, its record still encrypted), reads back by id, and fsck
+// finds nothing wrong with either version.
+func TestEncryptedVersionsStayEncrypted(t *testing.T) {
+	l, root, _ := openVersioned(t, "Enabled")
+	first := bytes.Repeat([]byte("first version "), 10000)
+	old := putEncrypted(t, l, "k", first)
+	putEncrypted(t, l, "k", []byte("second"))
+	rd, err := l.OpenVersion("bkt", "k", old.VersionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if !rd.SSE.Encrypted() {
+		t.Fatal("the noncurrent version's record lost its encryption")
+	}
+	body, err := l.Plaintext(rd, nil, 0, rd.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(body)
+	if err != nil || !bytes.Equal(got, first) {
+		t.Fatalf("old version read back: %d bytes, %v", len(got), err)
+	}
+	noPlaintextUnder(t, root, []byte("first version"))
+	rep, err := l.Fsck(FsckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 0 {
+		t.Fatalf("fsck found %+v", rep.Problems)
+	}
+}
+
+func noPlaintextUnder(t *testing.T, root string, marker []byte) {
+	t.Helper()
+	err := filepath.Walk(root, func(path string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err == nil && bytes.Contains(b, marker) {
+			t.Errorf("plaintext in %s", path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
