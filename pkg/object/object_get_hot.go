@@ -80,7 +80,9 @@ func (l *Layer) fill(bucket, key string) (*filled, error) {
 		return nil, err
 	}
 	defer r.Close()
-	if r.File == nil || !l.hot.Fits(r.Size) {
+	// The key may have been rewritten encrypted since ReadObject looked
+	// at its record: such a file is ciphertext, never a cache body.
+	if r.File == nil || r.SSE.Encrypted() || !l.hot.Fits(r.Size) {
 		return nil, errNotCached
 	}
 	body := make([]byte, r.Size)

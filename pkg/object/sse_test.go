@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/objectgateway/objectgateway/pkg/hotcache"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/sse"
 	"github.com/objectgateway/objectgateway/storage"
@@ -148,5 +149,34 @@ func noPlaintextUnder(t *testing.T, root string, marker []byte) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHotCacheNeverHoldsCiphertext rewrites a small plain object encrypted
+// while the hot-object cache fills it: the fill finds the encrypted record
+// and caches nothing, so the read gets the file to decrypt, never its
+// ciphertext as the body.
+func TestHotCacheNeverHoldsCiphertext(t *testing.T) {
+	l, _, _ := newHotLayer(t, hotcache.Options{MaxBytes: 1 << 20})
+	if _, err := l.PutObject(PutInput{Bucket: "bkt", Key: "k", Body: strings.NewReader("plain"), Size: 5}); err != nil {
+		t.Fatal(err)
+	}
+	rewritten := false
+	l.onFill = func() {
+		if !rewritten {
+			rewritten = true
+			putEncrypted(t, l, "k", []byte("secret"))
+		}
+	}
+	for range 2 {
+		r, err := l.ReadObject("bkt", "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, body := r.SSE.Encrypted(), r.Body
+		r.Close()
+		if !enc || body != nil {
+			t.Fatalf("ReadObject: encrypted %v, body from memory %q", enc, body)
+		}
 	}
 }
