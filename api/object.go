@@ -14,6 +14,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/precondition"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/sse"
 )
 
 // putObject answers PutObject.
@@ -182,7 +183,12 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 		}
 		h["Content-Length"] = []string{itoa(length)}
 		w.WriteHeader(status)
-		_, err = io.Copy(w, body)
+		// Reads of whole packages let sio decrypt straight into the
+		// buffer; the ResponseWriter's ReadFrom would copy through 32 KiB,
+		// half a package, so it is hidden.
+		bp := plainBufs.Get().(*[]byte)
+		defer plainBufs.Put(bp)
+		_, err = io.CopyBuffer(struct{ io.Writer }{w}, body, *bp)
 		return err
 	}
 	h["Content-Length"] = []string{itoa(length)}
@@ -224,6 +230,10 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 // smallBody is the largest body GET reads into memory instead of sending
 // with sendfile; see smallBodies.
 const smallBody = 16 << 10
+
+// plainBufs are the buffers decrypted GET bodies go through: four DARE
+// packages of plaintext.
+var plainBufs = sync.Pool{New: func() any { b := make([]byte, 4*sse.PackagePayload); return &b }}
 
 // smallBodies are the buffers small GET bodies go through.
 var smallBodies = sync.Pool{New: func() any { b := make([]byte, smallBody); return &b }}

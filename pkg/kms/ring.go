@@ -73,7 +73,24 @@ type Ring struct {
 	// file into place, so its inode changes even when its size and mtime
 	// (at the clock's granularity) do not.
 	stamp fileStamp
+	// checked is when the file was last compared with stamp (Unseal).
+	checked time.Time
 }
+
+// unsealRecheck is how long Unseal trusts the ring as last read before it
+// looks at the file again: reads are the hot path, and a stat per read
+// would cost more than the unseal. Seal, Create and the other edits
+// always look, so new writes see a rotation or a disabled key at once;
+// reads under a key disabled meanwhile stop within this time.
+const unsealRecheck = time.Second
+
+// freshness says whether material may use the ring as last read.
+type freshness int
+
+const (
+	mustRefresh freshness = iota
+	recentOK
+)
 
 // OpenExisting opens the ring at path; a missing file is fs.ErrNotExist,
 // never a new ring, for a reader that must not replace lost keys with
@@ -143,7 +160,12 @@ func (r *Ring) load() error {
 
 // refresh re-reads the file when it changed since it was read; the caller
 // holds mu.
-func (r *Ring) refresh() error {
+func (r *Ring) refresh(f freshness) error {
+	now := time.Now()
+	if f == recentOK && now.Sub(r.checked) < unsealRecheck {
+		return nil
+	}
+	r.checked = now
 	fi, err := os.Stat(r.path)
 	if err != nil {
 		return err
@@ -270,7 +292,7 @@ func (r *Ring) SetDisabled(name string, disabled bool) error {
 func (r *Ring) List() ([]KeyInfo, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.refresh(); err != nil {
+	if err := r.refresh(mustRefresh); err != nil {
 		return nil, err
 	}
 	var out []KeyInfo
@@ -283,16 +305,16 @@ func (r *Ring) List() ([]KeyInfo, error) {
 
 // Exists reports whether name is an enabled key of the ring.
 func (r *Ring) Exists(name string) error {
-	_, _, err := r.material(name, 0)
+	_, _, err := r.material(name, 0, mustRefresh)
 	return err
 }
 
 // material returns a copy of a key version's material (version 0: the
 // newest) and the version's number.
-func (r *Ring) material(name string, version uint64) ([]byte, uint64, error) {
+func (r *Ring) material(name string, version uint64, f freshness) ([]byte, uint64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.refresh(); err != nil {
+	if err := r.refresh(f); err != nil {
 		return nil, 0, err
 	}
 	e, ok := r.ring.Keys[name]
@@ -321,7 +343,7 @@ func wipe(b []byte) {
 // key name with AES-256-GCM, binding context (associated data), and
 // returns the version used and nonce||ciphertext.
 func (r *Ring) Seal(name string, plaintext, context []byte) (uint64, []byte, error) {
-	k, v, err := r.material(name, 0)
+	k, v, err := r.material(name, 0, mustRefresh)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -335,7 +357,11 @@ func (r *Ring) Unseal(name string, version uint64, sealed, context []byte) ([]by
 	if version == 0 {
 		return nil, ErrNotFound
 	}
-	k, _, err := r.material(name, version)
+	k, _, err := r.material(name, version, recentOK)
+	if errors.Is(err, ErrNotFound) {
+		// A version or key made since the ring was last read.
+		k, _, err = r.material(name, version, mustRefresh)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +374,11 @@ func (r *Ring) Unseal(name string, version uint64, sealed, context []byte) ([]by
 // way, so a stolen index without the ring cannot test guesses of a
 // customer key.
 func (r *Ring) Derive(name string, version uint64, data []byte) ([]byte, uint64, error) {
-	k, v, err := r.material(name, version)
+	f := mustRefresh
+	if version != 0 {
+		f = recentOK // an SSE-C read: an existing version
+	}
+	k, v, err := r.material(name, version, f)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -153,7 +153,15 @@ func (l *Layer) writeBody(up io.Writer, body io.Reader, dg *checksum.Digest, siz
 // CheckCustomerKey verifies the SSE-C key a request sent for o: an
 // SSE-C object needs one (InvalidRequest without), a wrong one is
 // AccessDenied, and any other object refuses one (InvalidRequest), as S3.
+// Only an SSE-C key is unsealed to check it; SSE-S3 and SSE-KMS objects
+// are unsealed by the read itself (Plaintext), once.
 func (l *Layer) CheckCustomerKey(o *Object, customerKey []byte) error {
+	if o.SSE.Algorithm != sse.Customer {
+		if customerKey != nil {
+			return s3err.Newf(s3err.InvalidRequest, "The encryption parameters are not applicable to this object.")
+		}
+		return nil
+	}
 	dk, err := l.dataKey(o, customerKey)
 	sse.Wipe(dk)
 	return err
