@@ -659,6 +659,34 @@ step_tls_refusals() {
 		aws_tls s3api head-object --bucket "$BUCKET" --key small.bin >/dev/null
 }
 
+# Server-side encryption over HTTPS (SSE-C needs it): SSE-C, SSE-S3 and
+# SSE-KMS with a key made by objectgateway kms create, up and down; a
+# bucket default encryption; the files on disk are not the plaintext.
+step_tls_sse() {
+	local b=e2e-sse
+	head -c 32 /dev/urandom >"$WORK/sse-c.key" &&
+		"$BIN" kms create e2e-key --root "$TLS_ROOT" &&
+		aws_tls s3 mb "s3://$b" &&
+		aws_tls s3 cp "$DATA/big.bin" "s3://$b/c.bin" --sse-c AES256 --sse-c-key "fileb://$WORK/sse-c.key" &&
+		aws_tls s3 cp "s3://$b/c.bin" "$WORK/tls-down/c.bin" --sse-c AES256 --sse-c-key "fileb://$WORK/sse-c.key" &&
+		cmp "$DATA/big.bin" "$WORK/tls-down/c.bin" &&
+		! cmp -s "$DATA/big.bin" "$TLS_ROOT/$b/c.bin" &&
+		aws_tls s3 cp "$DATA/small.bin" "s3://$b/s3.bin" --sse AES256 &&
+		aws_tls s3 cp "$DATA/small.bin" "s3://$b/kms.bin" --sse aws:kms --sse-kms-key-id e2e-key &&
+		aws_tls s3api head-object --bucket "$b" --key kms.bin | grep -q '"SSEKMSKeyId": "e2e-key"' &&
+		aws_tls s3 cp "s3://$b/kms.bin" "$WORK/tls-down/kms.bin" &&
+		cmp "$DATA/small.bin" "$WORK/tls-down/kms.bin" &&
+		aws_tls s3api put-bucket-encryption --bucket "$b" \
+			--server-side-encryption-configuration '{"Rules":[{"ApplyServerSideEncryptionByDefault":{"SSEAlgorithm":"AES256"}}]}' &&
+		aws_tls s3 cp "$DATA/small.bin" "s3://$b/default.bin" &&
+		aws_tls s3api head-object --bucket "$b" --key default.bin | grep -q '"ServerSideEncryption": "AES256"' &&
+		! cmp -s "$DATA/small.bin" "$TLS_ROOT/$b/default.bin" &&
+		aws_tls s3api delete-bucket-encryption --bucket "$b" &&
+		AWS_CA_BUNDLE=$TLS_CA E2E_ENDPOINT=$TLS_EP E2E_SSE_ONLY=1 timeout 300 "$PY" "$REPO/.ci/e2e_boto3.py" &&
+		aws_tls s3 rm --recursive --only-show-errors "s3://$b" &&
+		aws_tls s3 rb "s3://$b"
+}
+
 step_tls_rm_rb() {
 	aws_tls s3 rm --recursive --only-show-errors "s3://$BUCKET" &&
 		aws_tls s3 rb "s3://$BUCKET"
@@ -668,6 +696,7 @@ check "https: mb, cp up and down 1 KiB and 20 MiB (multipart), cmp" step_tls_cp
 check "https: ls, sync up, sync down and diff -r, sync again transfers nothing" step_tls_ls_sync
 check "https: presign + curl --cacert and cmp" step_tls_presign
 check "https: refused without --ca-bundle, plain HTTP answered 400" step_tls_refusals
+check "https: SSE-C, SSE-S3, SSE-KMS and bucket default encryption (aws CLI and boto3)" step_tls_sse
 check "https: rm --recursive and rb" step_tls_rm_rb
 
 # --- Versioning and Object Lock, through the CLI's s3api, boto3's own

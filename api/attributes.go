@@ -89,8 +89,20 @@ func (s *Server) getObjectAttributes(w http.ResponseWriter, r *http.Request, rq 
 		}
 		marker = n
 	}
+	ck, err := parseCustomerKey(r.Header, customerPrefix)
+	defer ck.wipe()
+	if err != nil {
+		return err
+	}
+	if err := s.secureSSEC(r, ck); err != nil {
+		return err
+	}
 	o, err := s.layer.StatVersion(rq.bucket, rq.key, id)
 	if err != nil {
+		return err
+	}
+	// An SSE-C object's attributes need its key, as in S3.
+	if err := s.layer.CheckCustomerKey(&o, ck.bytes()); err != nil {
 		return err
 	}
 	s.setVersionID(w.Header(), rq, o.VersionID)

@@ -207,6 +207,14 @@ func authzCases(g *usersGateway) []authzCase {
 			_, err := c.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: b(f)})
 			return unset(err, "ServerSideEncryptionConfigurationNotFoundError")
 		}},
+		// PutBucketEncryption comes right before DeleteBucketEncryption,
+		// which clears it for the cases after.
+		{op: "PutBucketEncryption", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.PutBucketEncryption(ctx, &s3.PutBucketEncryptionInput{Bucket: b(f),
+				ServerSideEncryptionConfiguration: &types.ServerSideEncryptionConfiguration{Rules: []types.ServerSideEncryptionRule{{
+					ApplyServerSideEncryptionByDefault: &types.ServerSideEncryptionByDefault{SSEAlgorithm: types.ServerSideEncryptionAes256}}}}})
+			return err
+		}},
 		{op: "DeleteBucketEncryption", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.DeleteBucketEncryption(ctx, &s3.DeleteBucketEncryptionInput{Bucket: b(f)})
 			return err

@@ -98,7 +98,6 @@ type unsetConfig struct {
 
 // unsetConfigs are keyed by subresource.
 var unsetConfigs = map[string]unsetConfig{
-	"encryption":        {get: "GetBucketEncryption", del: "DeleteBucketEncryption", missing: s3err.ServerSideEncryptionConfigurationNotFoundError},
 	"replication":       {get: "GetBucketReplication", del: "DeleteBucketReplication", missing: s3err.ReplicationConfigurationNotFoundError},
 	"ownershipControls": {get: "GetBucketOwnershipControls", del: "DeleteBucketOwnershipControls", missing: s3err.OwnershipControlsNotFoundError},
 	"logging":           {get: "GetBucketLogging", empty: `<BucketLoggingStatus xmlns="` + s3NS + `"></BucketLoggingStatus>`},

@@ -76,7 +76,8 @@ func websiteRedirect(h http.Header) (string, error) {
 
 // newObjectHeaders parses what a request creating an object (PutObject,
 // CreateMultipartUpload) says about it: unsupported headers are refused,
-// then the stored headers and the tags are parsed.
+// then the stored headers and the tags are parsed. The encryption
+// headers are the caller's (parseWriteEncryption).
 func newObjectHeaders(h http.Header) (object.Headers, []metadata.KV, error) {
 	if err := unsupportedWriteHeaders(h); err != nil {
 		return object.Headers{}, nil, err
@@ -107,18 +108,6 @@ func unsupportedWriteHeaders(h http.Header) error {
 	if err := checkCustomerKeyHeaders(h); err != nil {
 		return err
 	}
-	for _, name := range []string{
-		"X-Amz-Server-Side-Encryption-Customer-Algorithm", "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id",
-	} {
-		if h.Get(name) != "" {
-			return s3err.Newf(s3err.NotImplemented, "The %s header is not supported.", name)
-		}
-	}
-	switch h.Get("X-Amz-Server-Side-Encryption") {
-	case "":
-	default:
-		return s3err.Newf(s3err.NotImplemented, "Server-side encryption is not supported.")
-	}
 	if err := checkACL(h); err != nil {
 		return err
 	}
@@ -144,22 +133,15 @@ func checkCustomerKeyHeaders(h http.Header) error {
 
 // checkReadEncryptionHeaders answers the encryption headers of a GetObject
 // or HeadObject as S3 does: x-amz-server-side-encryption belongs to writes
-// and is InvalidArgument on a read; SSE-C headers need their algorithm;
-// and since no object is stored with a customer key, a complete set of
-// SSE-C headers is InvalidRequest, S3's answer for an object that was not
-// encrypted with one.
+// and is InvalidArgument on a read, and SSE-C headers need their
+// algorithm. The SSE-C key itself is checked against the object
+// (object.Layer.CheckCustomerKey).
 func checkReadEncryptionHeaders(h http.Header) error {
 	if v := h.Get("X-Amz-Server-Side-Encryption"); v != "" {
 		return s3err.Newf(s3err.InvalidArgument, "x-amz-server-side-encryption header is not supported for this operation.").
 			With("ArgumentName", "x-amz-server-side-encryption").With("ArgumentValue", v)
 	}
-	if err := checkCustomerKeyHeaders(h); err != nil {
-		return err
-	}
-	if h.Get("X-Amz-Server-Side-Encryption-Customer-Algorithm") != "" {
-		return s3err.Newf(s3err.InvalidRequest, "The encryption parameters are not applicable to this object.")
-	}
-	return nil
+	return checkCustomerKeyHeaders(h)
 }
 
 // setObjectHeaders writes the headers GET and HEAD return for an object:

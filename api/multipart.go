@@ -91,6 +91,9 @@ type initiateMultipartUploadResult struct {
 
 // createMultipartUpload answers CreateMultipartUpload.
 func (s *Server) createMultipartUpload(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if err := s.refuseEncryption(rq, r.Header); err != nil {
+		return err
+	}
 	hdrs, tags, err := newObjectHeaders(r.Header)
 	if err != nil {
 		return err

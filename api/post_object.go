@@ -314,6 +314,11 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	}
 
 	ph := postHeaders(form.fields)
+	enc, ck, err := s.writeEncryption(r, rq, ph)
+	defer ck.wipe()
+	if err != nil {
+		return err
+	}
 	if err := unsupportedWriteHeaders(ph); err != nil {
 		return err
 	}
@@ -346,13 +351,14 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 		lim.min, lim.max = lo, min(hi, object.MaxPutSize)
 	}
 	obj, err := s.layer.PutObject(object.PutInput{Bucket: rq.bucket, Key: key, Body: lim, Size: -1, Headers: hdrs, Tags: tags, Chown: s.fileOwner(rq),
-		Conditions: object.Conditions{BucketID: s.bucketID(rq)}, Lock: lock})
+		Conditions: object.Conditions{BucketID: s.bucketID(rq)}, Lock: lock, Encryption: enc})
 	if err != nil {
 		return err
 	}
 	etag := `"` + obj.ETag + `"`
 	loc := objectURL(r, rq, key)
 	h := w.Header()
+	setEncryptionHeaders(h, obj.SSE, ck)
 	s.setVersionID(h, rq, obj.VersionID)
 	h.Set("ETag", etag)
 	h.Set("Location", loc)

@@ -60,7 +60,9 @@ func TestEncryptionHeadersRefused(t *testing.T) {
 	h := startHostile(t)
 	obj := "/" + h.bucket + "/" + victimKey
 	const key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
-	const keyMD5 = "zZ5FcXV7b6bFZFsCcNyWfg=="
+	// keyMD5 is the key's real MD5: a wrong one is InvalidArgument before
+	// anything else is checked.
+	const keyMD5 = "hRasmdxgYDKV3nvbahU1MA=="
 	for _, tc := range []struct {
 		what, method, path string
 		hdr                []string

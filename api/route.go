@@ -66,6 +66,9 @@ func (s *Server) route(method string, lv level, q url.Values, h http.Header) ope
 	if op, ok := s.routeAccess(method, lv, sub, h); ok {
 		return op
 	}
+	if op, ok := s.routeEncryption(method, lv, sub); ok {
+		return op
+	}
 	switch lv {
 	case levelService:
 		if method == http.MethodGet && sub == "" {

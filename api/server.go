@@ -24,6 +24,10 @@ import (
 
 // Options configure a Server.
 type Options struct {
+	// AllowInsecureSSEC accepts SSE-C keys over plain HTTP, which S3 and
+	// the default refuse: for test setups only, as the key then crosses
+	// the network in clear.
+	AllowInsecureSSEC bool
 	// Region is the region requests are signed for and buckets report.
 	// Default "us-east-1".
 	Region string

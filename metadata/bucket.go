@@ -60,6 +60,14 @@ type Bucket struct {
 	// canonical form PutBucketLifecycleConfiguration stored), or "" for
 	// none.
 	Lifecycle string
+	// SSEAlgorithm ("AES256" or "aws:kms") and SSEKeyID are the bucket's
+	// default encryption (PutBucketEncryption), applied to every write
+	// without encryption headers of its own; "" for none. SSEBucketKey is
+	// BucketKeyEnabled, kept and answered (every object has its own data
+	// key either way).
+	SSEAlgorithm string
+	SSEKeyID     string
+	SSEBucketKey bool
 }
 
 // The versioning states of a bucket (Bucket.Versioning).

@@ -103,7 +103,34 @@ type Object struct {
 	LockUntil time.Time
 	// LegalHold is the version's Object Lock legal hold.
 	LegalHold bool
+	// SSE describes how the file's bytes are encrypted; its zero value
+	// is a plain file. When SSE.Algorithm is set, Size is the plaintext
+	// size and the file holds sse.EncryptedSize(Size) bytes.
+	SSE Encryption
 }
+
+// Encryption is what the gateway keeps of an encrypted object: enough to
+// unseal its data key with a key that is not in the index (the master
+// key ring, or the customer's key, which is never stored), nothing that
+// reveals the data key or the customer key by itself.
+type Encryption struct {
+	// Algorithm is "AES256" (SSE-S3), "aws:kms" (SSE-KMS) or "SSE-C";
+	// empty for a plain file.
+	Algorithm string
+	// KeyID and KeyVersion name the key-ring key that sealed the data
+	// key (SSE-S3 and SSE-KMS).
+	KeyID      string
+	KeyVersion uint64
+	// SealedKey is the object's data key, sealed (authenticated
+	// encryption) by the key-ring key or by a key derived from the
+	// customer key and the master key.
+	SealedKey []byte
+	// Context is the SSE-KMS encryption context, as sent (base64 JSON).
+	Context string
+}
+
+// Encrypted reports whether the object's file is ciphertext.
+func (e Encryption) Encrypted() bool { return e.Algorithm != "" }
 
 // PutObject creates or replaces the record of o.Key in bucket. It returns
 // ErrNoSuchBucket if the bucket does not exist. The record is durable when

@@ -67,6 +67,15 @@ const (
 	tagObjLockMode  = 23
 	tagObjLockUntil = 24
 	tagObjLegalHold = 25
+	// tagObjSSEAlgorithm, tagObjSSEKeyID, tagObjSSEKeyVersion,
+	// tagObjSSESealedKey and tagObjSSEContext are the object's
+	// server-side encryption (Object.SSE). They start at 40, leaving
+	// 26 to 39 to fields added meanwhile on other lines of work.
+	tagObjSSEAlgorithm  = 40
+	tagObjSSEKeyID      = 41
+	tagObjSSEKeyVersion = 42
+	tagObjSSESealedKey  = 43
+	tagObjSSEContext    = 44
 )
 
 // Bucket field tags.
@@ -100,6 +109,12 @@ const (
 	// tagBktPublicAccessBlock holds PublicAccessBlock's bits (16 is the
 	// lifecycle configuration's).
 	tagBktPublicAccessBlock = 17
+	// tagBktSSEAlgorithm, tagBktSSEKeyID and tagBktSSEBucketKey are the
+	// bucket's default encryption. They start at 40, leaving 16 to 39 to
+	// fields added meanwhile on other lines of work.
+	tagBktSSEAlgorithm = 40
+	tagBktSSEKeyID     = 41
+	tagBktSSEBucketKey = 42
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -169,6 +184,11 @@ func (o *Object) MarshalBinary() ([]byte, error) {
 	if o.LegalHold {
 		e.uint(tagObjLegalHold, 1)
 	}
+	e.str(tagObjSSEAlgorithm, o.SSE.Algorithm)
+	e.str(tagObjSSEKeyID, o.SSE.KeyID)
+	e.uint(tagObjSSEKeyVersion, o.SSE.KeyVersion)
+	e.str(tagObjSSESealedKey, string(o.SSE.SealedKey))
+	e.str(tagObjSSEContext, o.SSE.Context)
 	for _, p := range o.Parts {
 		if p.Size < 0 {
 			return nil, fmt.Errorf("metadata: negative part size %d", p.Size)
@@ -260,6 +280,16 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 			r.LockUntil, err = parseTime(p)
 		case tagObjLegalHold:
 			r.LegalHold, err = parseFlag(p)
+		case tagObjSSEAlgorithm:
+			r.SSE.Algorithm = intern(p)
+		case tagObjSSEKeyID:
+			r.SSE.KeyID = string(p)
+		case tagObjSSEKeyVersion:
+			r.SSE.KeyVersion, err = parseUint(p)
+		case tagObjSSESealedKey:
+			r.SSE.SealedKey = append([]byte(nil), p...)
+		case tagObjSSEContext:
+			r.SSE.Context = string(p)
 		case tagObjPart:
 			size, n := binary.Uvarint(p)
 			if n <= 0 || size > math.MaxInt64 {
@@ -307,6 +337,11 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	e.uint(tagBktLockYears, uint64(b.LockYears))
 	e.str(tagBktLifecycle, b.Lifecycle)
 	e.uint(tagBktPublicAccessBlock, uint64(b.PublicAccessBlock))
+	e.str(tagBktSSEAlgorithm, b.SSEAlgorithm)
+	e.str(tagBktSSEKeyID, b.SSEKeyID)
+	if b.SSEBucketKey {
+		e.uint(tagBktSSEBucketKey, 1)
+	}
 	return e.b, nil
 }
 
@@ -362,6 +397,12 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.LockYears, err = parseSmall(p)
 		case tagBktLifecycle:
 			r.Lifecycle = string(p)
+		case tagBktSSEAlgorithm:
+			r.SSEAlgorithm = string(p)
+		case tagBktSSEKeyID:
+			r.SSEKeyID = string(p)
+		case tagBktSSEBucketKey:
+			r.SSEBucketKey, err = parseFlag(p)
 		}
 		return err
 	})

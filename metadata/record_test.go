@@ -25,6 +25,9 @@ func TestObjectRecordRoundTrip(t *testing.T) {
 			LockUntil: time.Date(2030, 1, 2, 3, 4, 5, 6, time.UTC), LegalHold: true},
 		{VersionID: VersionID(1<<64-1, 1<<64-1), Seq: 1<<64 - 1, DeleteMarker: true},
 		{Seq: 1, LockMode: "GOVERNANCE", LockUntil: time.Unix(maxUnixSec, 0).UTC()},
+		// An encrypted object's fields, the sealed key with every byte.
+		{Size: 7, SSE: Encryption{Algorithm: "aws:kms", KeyID: "app", KeyVersion: 3,
+			SealedKey: []byte{0, 1, 0xfe, 0xff}, Context: "e30="}},
 	} {
 		b, err := o.MarshalBinary()
 		if err != nil {
@@ -153,6 +156,7 @@ func TestBucketRecord(t *testing.T) {
 		{Versioning: VersioningSuspended, LockMode: "GOVERNANCE", LockYears: 1<<31 - 1},
 		{PublicAccessBlock: PublicAccessBlockSet},
 		{PublicAccessBlock: PublicAccessBlockSet | BlockPublicAcls | IgnorePublicAcls | BlockPublicPolicy | RestrictPublicBuckets},
+		{SSEAlgorithm: "aws:kms", SSEKeyID: "app", SSEBucketKey: true},
 	} {
 		data, err := b.MarshalBinary()
 		if err != nil {

@@ -38,9 +38,11 @@ type config struct {
 	websiteListen string
 	websiteDomain string
 	// watch keeps listings in step with out-of-band writes via inotify.
-	watch       bool
-	lazyMD5     bool
-	maxRequests int
+	watch   bool
+	lazyMD5 bool
+	// allowInsecureSSEC accepts SSE-C keys over plain HTTP (test setups).
+	allowInsecureSSEC bool
+	maxRequests       int
 	// maxAnonymousRequests is the separate budget of requests without
 	// valid credentials (0: the api package's default share).
 	maxAnonymousRequests int
@@ -108,6 +110,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.BoolVar(&c.pprof, "pprof", false, "serve /debug/pprof/ on the admin listener")
 	fs.StringVar(&c.websiteListen, "website-listen", "", "address of the website endpoint: buckets' static sites (PutBucketWebsite), anonymous GET and HEAD; empty: off")
 	fs.StringVar(&c.websiteDomain, "website-domain", "", "base domain of the website endpoint's hosts (bucket.DOMAIN); empty: the Host without its port is the bucket name")
+	fs.BoolVar(&c.allowInsecureSSEC, "allow-insecure-sse-c", false, "accept SSE-C customer keys over plain HTTP, which S3 refuses: for test setups only, the key crosses the network in clear")
 	fs.BoolVar(&c.lazyMD5, "lazy-md5", false, "after the first read of a file the gateway did not hash (found on disk, changed behind its back), compute its MD5 in the background and make it the ETag")
 	fs.BoolVar(&c.watch, "watch", false, "watch bucket directories with inotify so that files changed behind the gateway's back show in listings without a scan (see docs/scan-and-fsck.md)")
 	fs.IntVar(&c.maxRequests, "max-requests", 1024, "authenticated S3 requests served at once; more are answered 503 SlowDown (0: no limit)")

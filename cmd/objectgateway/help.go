@@ -21,6 +21,7 @@ Commands:
   bench     measure S3 endpoints, or serve the static-file baseline
   user      add, list, remove, rotate, disable or enable access keys
   bucket    bucket settings S3 has no request for (a default Cache-Control)
+  kms       the key ring of encrypted objects (list, create, rotate, disable, enable)
   version   print the version
   help      print this help; "objectgateway help COMMAND" or "objectgateway COMMAND -h" lists its flags
 

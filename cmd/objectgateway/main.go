@@ -78,6 +78,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runBench(ctx, args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "user":
 		return userCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
+	case "kms":
+		return kmsCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "bucket":
 		return bucketCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "version":

@@ -161,6 +161,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		log.Warn().Str("reason", why).Msg("Object Lock: the files of locked versions cannot get the immutable flag here; the gateway still refuses every removal, but a local rm by a user with write access to the root is not stopped (docs/durability.md)")
 	}
 	handler := api.New(layer, api.Options{
+		AllowInsecureSSEC:    cfg.allowInsecureSSEC,
 		Region:               cfg.region,
 		LifecycleDay:         cfg.lifecycleDay,
 		Domain:               cfg.domain,

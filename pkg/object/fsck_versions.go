@@ -196,7 +196,7 @@ func (f *fsck) version(bucket string, e metadata.VersionEntry, k *keyVersions, n
 			return
 		}
 		f.fix(p, func() error { return f.dropVersion(bucket, o) })
-	case fi.Size != o.Size || fi.Inode != o.FileInode:
+	case fi.Size != fileSize(&o) || fi.Inode != o.FileInode:
 		f.add(Problem{Kind: ChangedVersion, Bucket: bucket, Key: o.Key, Name: shownID(&o),
 			Detail: fmt.Sprintf("version %s: record size %d inode %d, file size %d inode %d", shownID(&o), o.Size, o.FileInode, fi.Size, fi.Inode)})
 	}

@@ -84,6 +84,9 @@ type Layer struct {
 	completions completionCalls
 	// onAssemble is Options.OnAssemble.
 	onAssemble func()
+	// keys is the key ring of encrypted objects, opened on first use
+	// (sse.go).
+	keys keyRing
 }
 
 // Open opens the data root and its index. It never walks the tree, so it is

@@ -361,6 +361,11 @@ func (l *Layer) UploadPartCopy(in CopyPartInput) (Part, error) {
 			return Part{}, err
 		}
 	}
+	if src.SSE.Encrypted() {
+		// Parts are copied file to file: an encrypted source's bytes
+		// would land in the upload as ciphertext.
+		return Part{}, s3err.Newf(s3err.NotImplemented, "UploadPartCopy from an encrypted source is not supported; use CopyObject.")
+	}
 	start, length := int64(0), src.Size
 	if in.Range != nil {
 		if start, length, err = in.Range(src.Size); err != nil {

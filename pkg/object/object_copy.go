@@ -1,6 +1,7 @@
 package object
 
 import (
+	"encoding/hex"
 	"io"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/checksum"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/s3name"
+	"github.com/objectgateway/objectgateway/pkg/sse"
 )
 
 // CopyInput is one CopyObject.
@@ -44,6 +46,12 @@ type CopyInput struct {
 	// (x-amz-checksum-algorithm): a full-object checksum of the bytes,
 	// computed while they are copied unless the source has one already.
 	Algorithm checksum.Algorithm
+	// SrcCustomerKey is the SSE-C key of an SSE-C source
+	// (x-amz-copy-source-server-side-encryption-customer-key), nil for none.
+	SrcCustomerKey []byte
+	// Encryption is the destination's encryption, as PutObject's: a copy
+	// never takes the source's, so without it the copy is a plain file.
+	Encryption sse.Request
 }
 
 // CopyObject copies an object. The bytes are copied file to file inside the
@@ -85,8 +93,14 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if in.ReplaceTags {
 		rec.Tags = in.Tags
 	}
+	// transcode decrypts the source or encrypts the copy (or both)
+	// instead of copying the file.
+	transcode := src.SSE.Encrypted() || in.Encryption.Algorithm != ""
+	if err := l.CheckCustomerKey(&src.Object, in.SrcCustomerKey); err != nil {
+		return Object{}, err
+	}
 	rehash := in.Algorithm != checksum.None && !hasFullChecksum(&src.Object, in.Algorithm)
-	if in.SrcBucket == in.DstBucket && in.SrcKey == in.DstKey && !rehash && in.SrcVersionID == "" {
+	if in.SrcBucket == in.DstBucket && in.SrcKey == in.DstKey && !rehash && !transcode && in.SrcVersionID == "" {
 		if !in.Replace && !in.ReplaceTags && in.Headers.WebsiteRedirect == "" {
 			return Object{}, s3err.Newf(s3err.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 		}
@@ -106,6 +120,10 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	}
 	defer up.Abort()
 	switch {
+	case transcode:
+		if rec, err = l.transcode(up, src, rec, in); err != nil {
+			return Object{}, err
+		}
 	case rehash:
 		dg, err := checksum.NewDigest(checksum.Expect{Algorithm: in.Algorithm})
 		if err != nil {
@@ -142,6 +160,54 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		return Object{}, err
 	}
 	return l.commit(in.DstBucket, up, rec, publish{cond: in.Conditions, lock: in.Lock, store: l.putRecord(in.DstBucket)})
+}
+
+// transcode writes the copy of src into up as in asks, through the
+// plaintext: decrypted when the source is encrypted, encrypted when the
+// copy asks for it. The checksums are of the plaintext and carry over;
+// with in.Algorithm the copy carries that checksum, computed on the way.
+func (l *Layer) transcode(up io.Writer, src *Reader, rec Object, in CopyInput) (Object, error) {
+	var body io.Reader = strings.NewReader("")
+	var err error
+	switch {
+	case src.SSE.Encrypted():
+		if body, err = l.Plaintext(src, in.SrcCustomerKey, 0, src.Size); err != nil {
+			return rec, err
+		}
+	case src.File != nil:
+		body = io.LimitReader(src.File, src.Size)
+	}
+	dg, err := checksum.NewDigest(checksum.Expect{Algorithm: in.Algorithm})
+	if err != nil {
+		return rec, err
+	}
+	n, enc, err := l.writeBody(up, body, dg, src.Size, in.Encryption)
+	if err != nil {
+		if s3err.As(err).Code == s3err.IncompleteBody {
+			return rec, s3err.Newf(s3err.InternalError, "source changed during copy")
+		}
+		return rec, err
+	}
+	rec.Size, rec.SSE = n, enc
+	// The copy is one file written in one pass: a single-part object,
+	// whose part checksums (COMPOSITE) no longer apply.
+	rec.PartsCount, rec.Parts = 0, nil
+	var full []metadata.Checksum
+	for _, c := range rec.Checksums {
+		if c.Type == "FULL_OBJECT" {
+			full = append(full, c)
+		}
+	}
+	rec.Checksums = full
+	rec.ETag = hex.EncodeToString(dg.MD5())
+	if enc.Encrypted() && enc.Algorithm != sse.AES256 {
+		rec.ETag = sealedETag(dg.MD5(), enc)
+	}
+	if in.Algorithm != checksum.None && !hasFullChecksum(&src.Object, in.Algorithm) {
+		_, sum := dg.Checksum()
+		rec.Checksums = []metadata.Checksum{{Algorithm: in.Algorithm.String(), Value: sum, Type: "FULL_OBJECT"}}
+	}
+	return rec, nil
 }
 
 // hasFullChecksum reports whether o carries a full-object checksum of alg.

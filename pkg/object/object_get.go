@@ -188,7 +188,7 @@ func (l *Layer) vanished(bucket, key string) error {
 }
 
 func matches(rec *Object, fi storage.FileInfo) bool {
-	return rec.Size == fi.Size && rec.FileMtime == fi.Mtime && rec.FileInode == fi.Inode
+	return fileSize(rec) == fi.Size && rec.FileMtime == fi.Mtime && rec.FileInode == fi.Inode
 }
 
 // refresh rewrites the record of a file that changed behind the gateway's
@@ -213,7 +213,7 @@ func (l *Layer) refresh(bucket, key string, fi storage.FileInfo) (Object, error)
 // describeFile makes o describe fi, bytes the gateway did not write
 // (refresh).
 func describeFile(o *Object, fi storage.FileInfo) {
-	o.Size = fi.Size
+	o.Size = plainSize(o, fi.Size)
 	o.FileMtime = fi.Mtime
 	o.FileInode = fi.Inode
 	o.LastModified = time.Unix(0, fi.Mtime).UTC()

@@ -45,7 +45,9 @@ func (l *Layer) ReadObject(bucket, key string) (*Reader, error) {
 		// a delete marker answers with the marker's headers.
 		return nil, l.noSuchKey(bucket, key, err)
 	}
-	if rec.Location == metadata.Directory || !l.hot.Fits(rec.Size) {
+	// An encrypted object is never cached: its file is ciphertext and
+	// its bytes must not outlive the request in memory.
+	if rec.Location == metadata.Directory || rec.SSE.Encrypted() || !l.hot.Fits(rec.Size) {
 		return l.OpenObject(bucket, key)
 	}
 	k := hotKey(bucket, key, &rec)
@@ -80,7 +82,9 @@ func (l *Layer) fill(bucket, key string) (*filled, error) {
 		return nil, err
 	}
 	defer r.Close()
-	if r.File == nil || !l.hot.Fits(r.Size) {
+	// The key may have been rewritten encrypted since ReadObject looked
+	// at its record: such a file is ciphertext, never a cache body.
+	if r.File == nil || r.SSE.Encrypted() || !l.hot.Fits(r.Size) {
 		return nil, errNotCached
 	}
 	body := make([]byte, r.Size)

@@ -11,6 +11,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/checksum"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/s3name"
+	"github.com/objectgateway/objectgateway/pkg/sse"
 	"github.com/objectgateway/objectgateway/storage"
 )
 
@@ -66,6 +67,8 @@ type PutInput struct {
 	Chown *POSIXOwner
 	// Lock is the new version's Object Lock state.
 	Lock Lock
+	// Encryption, when its Algorithm is set, stores the object encrypted.
+	Encryption sse.Request
 }
 
 // PutObject stores an object: the body is written to a staging file while
@@ -93,7 +96,7 @@ func (l *Layer) PutObject(in PutInput) (Object, error) {
 	}
 	defer up.Abort()
 
-	n, err := copyBody(up, in.Body, dg, in.Size)
+	n, enc, err := l.writeBody(up, in.Body, dg, in.Size, in.Encryption)
 	if err != nil {
 		return Object{}, err
 	}
@@ -102,6 +105,10 @@ func (l *Layer) PutObject(in PutInput) (Object, error) {
 		Key:  in.Key,
 		Size: n,
 		ETag: hex.EncodeToString(dg.MD5()),
+		SSE:  enc,
+	}
+	if enc.Encrypted() && enc.Algorithm != sse.AES256 {
+		rec.ETag = sealedETag(dg.MD5(), enc)
 	}
 	if alg != checksum.None {
 		rec.Checksums = []metadata.Checksum{{Algorithm: alg.String(), Value: sum, Type: "FULL_OBJECT"}}

@@ -3,6 +3,7 @@ package object
 import (
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"path"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/s3name"
+	"github.com/objectgateway/objectgateway/pkg/sse"
 	"github.com/objectgateway/objectgateway/storage"
 )
 
@@ -362,6 +364,13 @@ func (s *scanner) reconcile(key string, rec *Object, fi *storage.FileInfo) error
 		return nil
 	}
 	if rec == nil {
+		if s.looksEncrypted(key, *fi) {
+			// Ciphertext whose record (and sealed key) is gone: imported,
+			// it would be served as if it were the object's bytes.
+			s.rep.Skipped++
+			s.rep.errorf("%s/%s: looks like an encrypted object without its index record; not imported", b, key)
+			return nil
+		}
 		s.put = append(s.put, s.fresh(key, nil, *fi))
 		s.rep.Added++
 		return nil
@@ -373,6 +382,24 @@ func (s *scanner) reconcile(key string, rec *Object, fi *storage.FileInfo) error
 	s.put = append(s.put, s.fresh(key, rec, *fi))
 	s.rep.Updated++
 	return nil
+}
+
+// looksEncrypted reads the first bytes of a file the index does not know
+// and reports whether they are a DARE stream's (sse.LooksEncrypted).
+func (s *scanner) looksEncrypted(key string, fi storage.FileInfo) bool {
+	if fi.Size < 33 || sse.DecryptedSize(fi.Size) < 0 {
+		return false
+	}
+	f, _, err := s.l.fs.Open(s.bucketName, key, storage.Natural)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var h [sse.HeaderSize]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return false
+	}
+	return sse.LooksEncrypted(h[:], fi.Size)
 }
 
 // unchanged counts a record that matches its file, giving it its real MD5
@@ -404,13 +431,14 @@ func (s *scanner) freshAt(key string, rec *Object, fi storage.FileInfo, loc meta
 	} else {
 		o = Object{Key: key, ContentType: contentTypeOf(key)}
 	}
-	o.Size = fi.Size
+	o.Size = plainSize(&o, fi.Size)
 	o.FileMtime = fi.Mtime
 	o.FileInode = fi.Inode
 	o.LastModified = time.Unix(0, fi.Mtime).UTC()
 	o.Location = loc
 	o.ETag = FileETag(fi)
-	if s.o.MD5 {
+	// The MD5 of an encrypted file would be of its ciphertext.
+	if s.o.MD5 && !o.SSE.Encrypted() {
 		if sum, ok := s.md5(key, loc, fi); ok {
 			o.ETag = sum
 		}

@@ -639,7 +639,7 @@ func (l *Layer) openNoncurrentRecord(bucket, key string, o Object) (*Reader, err
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	if fi.Size != o.Size {
+	if fi.Size != fileSize(&o) {
 		f.Close()
 		return nil, s3err.Newf(s3err.InternalError, "the file of version %s of %q changed behind the gateway", shownID(&o), key)
 	}
@@ -959,7 +959,7 @@ func (l *Layer) recoverCurrent(bucket, key string, rec *Object, missing bool) (b
 		return false, nil
 	}
 	fresh := *rec
-	fresh.Size, fresh.FileMtime, fresh.FileInode = cfi.Size, cfi.Mtime, cfi.Inode
+	fresh.Size, fresh.FileMtime, fresh.FileInode = plainSize(rec, cfi.Size), cfi.Mtime, cfi.Inode
 	fresh.LastModified = time.Unix(0, cfi.Mtime).UTC()
 	fresh.ETag = FileETag(cfi)
 	fresh.Checksums, fresh.PartsCount, fresh.Parts = nil, 0, nil

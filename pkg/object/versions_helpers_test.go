@@ -256,7 +256,7 @@ func checkVersionInvariants(t *testing.T, l *Layer, bucket string) {
 			}
 			if cur.Location != metadata.Directory {
 				fi, ok := l.fs.Identify(bucket, key, toStorage(cur.Location))
-				if !ok || fi.Inode != cur.FileInode || fi.Size != cur.Size {
+				if !ok || fi.Inode != cur.FileInode || fi.Size != fileSize(&cur) {
 					t.Errorf("%q: current version %s: file %+v (found %v), record inode %d size %d", key, shownID(&cur), fi, ok, cur.FileInode, cur.Size)
 				}
 			}
@@ -277,7 +277,7 @@ func checkVersionInvariants(t *testing.T, l *Layer, bucket string) {
 				continue
 			}
 			fi, ok := l.fs.IdentifyVersion(bucket, key, versionName(&e.Object))
-			if !ok || fi.Inode != e.FileInode || fi.Size != e.Size {
+			if !ok || fi.Inode != e.FileInode || fi.Size != fileSize(&e.Object) {
 				t.Errorf("%q: noncurrent version %s: file %+v (found %v), record inode %d size %d", key, shownID(&e.Object), fi, ok, e.FileInode, e.Size)
 			}
 			p, _ := storage.VersionPath(bucket, key, versionName(&e.Object))

@@ -1,0 +1,151 @@
+package api
+
+import (
+	"encoding/xml"
+	"net/http"
+
+	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/sse"
+)
+
+// maxEncryptionConfig bounds a PutBucketEncryption body.
+const maxEncryptionConfig = 64 << 10
+
+// encryptionConfig is S3's ServerSideEncryptionConfiguration.
+type encryptionConfig struct {
+	XMLName xml.Name         `xml:"ServerSideEncryptionConfiguration"`
+	NS      string           `xml:"xmlns,attr,omitempty"`
+	Rules   []encryptionRule `xml:"Rule"`
+}
+
+type encryptionRule struct {
+	Default *struct {
+		SSEAlgorithm   string `xml:"SSEAlgorithm"`
+		KMSMasterKeyID string `xml:"KMSMasterKeyID,omitempty"`
+	} `xml:"ApplyServerSideEncryptionByDefault"`
+	BucketKeyEnabled *bool `xml:"BucketKeyEnabled"`
+}
+
+// routeEncryption names PutBucketEncryption, GetBucketEncryption and
+// DeleteBucketEncryption; ok is false for anything else.
+func (s *Server) routeEncryption(method string, lv level, sub string) (operation, bool) {
+	if lv != levelBucket || sub != "encryption" {
+		return operation{}, false
+	}
+	switch method {
+	case http.MethodPut:
+		return operation{"PutBucketEncryption", s.putBucketEncryption}, true
+	case http.MethodGet:
+		return operation{"GetBucketEncryption", s.getBucketEncryption}, true
+	case http.MethodDelete:
+		return operation{"DeleteBucketEncryption", s.deleteBucketEncryption}, true
+	}
+	return operation{}, false
+}
+
+// parseEncryptionConfig reads a PutBucketEncryption body: one rule whose
+// default is AES256, or aws:kms with an optional key id (an existing
+// key-ring key, checked by the caller); aws:kms:dsse is NotImplemented.
+func parseEncryptionConfig(body []byte) (alg, keyID string, bucketKey bool, err error) {
+	var c encryptionConfig
+	if xml.Unmarshal(body, &c) != nil || len(c.Rules) != 1 || c.Rules[0].Default == nil {
+		return "", "", false, s3err.New(s3err.MalformedXML)
+	}
+	r := c.Rules[0]
+	if r.BucketKeyEnabled != nil {
+		bucketKey = *r.BucketKeyEnabled
+	}
+	switch d := r.Default; d.SSEAlgorithm {
+	case sse.AES256:
+		if d.KMSMasterKeyID != "" {
+			return "", "", false, s3err.Newf(s3err.InvalidArgument, "a KMSMasterKeyID is not applicable if the default sse algorithm is not aws:kms").
+				With("ArgumentName", "ApplyServerSideEncryptionByDefault")
+		}
+		return sse.AES256, "", bucketKey, nil
+	case sse.KMS:
+		return sse.KMS, kmsKeyName(d.KMSMasterKeyID), bucketKey, nil
+	case "aws:kms:dsse":
+		return "", "", false, s3err.Newf(s3err.NotImplemented, "Dual-layer server-side encryption (aws:kms:dsse) is not supported; use aws:kms.")
+	}
+	return "", "", false, s3err.New(s3err.MalformedXML)
+}
+
+// putBucketEncryption answers PutBucketEncryption.
+func (s *Server) putBucketEncryption(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if _, err := s.layer.Bucket(rq.bucket); err != nil {
+		return err
+	}
+	body, err := s.readBody(r, rq, maxEncryptionConfig)
+	if err != nil {
+		return err
+	}
+	alg, keyID, bucketKey, err := parseEncryptionConfig(body)
+	if err != nil {
+		return err
+	}
+	if alg == sse.KMS {
+		ring, err := s.layer.KeyRing()
+		if err != nil {
+			return err
+		}
+		if ring.Exists(keyID) != nil {
+			return s3err.Newf(s3err.InvalidArgument, "The KMS key %q does not exist or is disabled.", keyID).
+				With("ArgumentName", "KMSMasterKeyID")
+		}
+	}
+	err = s.layer.UpdateBucket(rq.bucket, s.bucketID(rq), func(b *object.Bucket) error {
+		b.SSEAlgorithm, b.SSEKeyID, b.SSEBucketKey = alg, keyID, bucketKey
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// getBucketEncryption answers GetBucketEncryption, or
+// ServerSideEncryptionConfigurationNotFoundError.
+func (s *Server) getBucketEncryption(w http.ResponseWriter, r *http.Request, rq *request) error {
+	b, err := s.layer.Bucket(rq.bucket)
+	if err != nil {
+		return err
+	}
+	if b.SSEAlgorithm == "" {
+		return s3err.New(s3err.ServerSideEncryptionConfigurationNotFoundError).With("BucketName", rq.bucket)
+	}
+	rule := encryptionRule{BucketKeyEnabled: &b.SSEBucketKey}
+	rule.Default = &struct {
+		SSEAlgorithm   string `xml:"SSEAlgorithm"`
+		KMSMasterKeyID string `xml:"KMSMasterKeyID,omitempty"`
+	}{b.SSEAlgorithm, b.SSEKeyID}
+	return writeXML(w, http.StatusOK, encryptionConfig{NS: s3NS, Rules: []encryptionRule{rule}})
+}
+
+// deleteBucketEncryption answers DeleteBucketEncryption: 204 whether or
+// not there was a configuration.
+func (s *Server) deleteBucketEncryption(w http.ResponseWriter, r *http.Request, rq *request) error {
+	err := s.layer.UpdateBucket(rq.bucket, s.bucketID(rq), func(b *object.Bucket) error {
+		b.SSEAlgorithm, b.SSEKeyID, b.SSEBucketKey = "", "", false
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// defaultEncryption is the encryption of a write that asked for none: the
+// bucket's default encryption, if any.
+func (s *Server) defaultEncryption(rq *request, req sse.Request) (sse.Request, error) {
+	if req.Algorithm != "" {
+		return req, nil
+	}
+	b, err := s.bucketRecord(rq)
+	if err != nil {
+		return req, err
+	}
+	return sse.Request{Algorithm: b.SSEAlgorithm, KeyID: b.SSEKeyID}, nil
+}

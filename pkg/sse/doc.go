@@ -1,0 +1,18 @@
+// Package sse encrypts and decrypts object bytes at rest in DARE 2.0
+// (github.com/minio/sio): AES-256-GCM packages of 64 KiB of plaintext, each
+// authenticated with its sequence number and the stream's final flag, so a
+// range decrypts only the packages it covers and any change, reordering
+// or truncation of the ciphertext is an error, never wrong bytes.
+//
+// Every object has its own random 256-bit data key. The data key is kept
+// only sealed (metadata.Encryption.SealedKey): by a key-ring key for SSE-S3
+// and SSE-KMS, and for SSE-C by a key derived from the customer's key and
+// the ring's default key (HMAC), so neither the customer key nor anything
+// that verifies it offline is stored. A wrong customer key fails to unseal.
+//
+// # Caveats
+//
+// Data keys live in memory only for one request; callers Wipe them. An
+// encrypted file is not readable as a plain file, and losing the key ring
+// loses the data.
+package sse
