@@ -88,8 +88,11 @@ func (fs *FS) ClearStaging() error {
 
 // ShadowBuckets returns the bucket names that have a directory in the
 // shadow area, sorted.
-func (fs *FS) ShadowBuckets() ([]string, error) {
-	d, err := openDir(fs.root, shadowDir)
+func (fs *FS) ShadowBuckets() ([]string, error) { return fs.sortedNames(shadowDir) }
+
+// sortedNames returns the names in a directory of the state area, sorted.
+func (fs *FS) sortedNames(dir string) ([]string, error) {
+	d, err := openDir(fs.root, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +110,15 @@ func (fs *FS) ShadowFiles(bucket string, fn func(name string) error) error {
 	if !validBucket(bucket) {
 		return &os.PathError{Op: "shadow", Path: bucket, Err: syscall.EINVAL}
 	}
-	top, err := openDir(fs.root, shadowBucketDir(bucket))
+	return fs.fannedFiles(shadowBucketDir(bucket), validShadowName, fn)
+}
+
+// fannedFiles calls fn, in order, with the name of every entry of the
+// two-character fan-out directories below dir; a name that valid refuses,
+// or that sits under another fan-out than its first two characters, is
+// passed as "<fan-out>/<name>".
+func (fs *FS) fannedFiles(dir string, valid func(string) bool, fn func(name string) error) error {
+	top, err := openDir(fs.root, dir)
 	if err != nil {
 		return fs.mapErr(err)
 	}
@@ -129,7 +140,7 @@ func (fs *FS) ShadowFiles(bucket string, fn func(name string) error) error {
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			if !validShadowName(n) || n[:2] != fan {
+			if !valid(n) || n[:2] != fan {
 				n = fan + "/" + n
 			}
 			if err := fn(n); err != nil {
@@ -176,16 +187,7 @@ func (fs *FS) RemoveShadowBucket(bucket string) error {
 
 // VersionBuckets returns the bucket names that have a directory in the
 // versions area, sorted.
-func (fs *FS) VersionBuckets() ([]string, error) {
-	d, err := openDir(fs.root, versionsDir)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	slices.Sort(names)
-	return names, err
-}
+func (fs *FS) VersionBuckets() ([]string, error) { return fs.sortedNames(versionsDir) }
 
 // VersionFiles calls fn with the name of every entry in a bucket's
 // versions area: "<hex SHA-256 of the key>.<version id>", as VersionName
@@ -196,37 +198,7 @@ func (fs *FS) VersionFiles(bucket string, fn func(name string) error) error {
 	if !validBucket(bucket) {
 		return &os.PathError{Op: "versions", Path: bucket, Err: syscall.EINVAL}
 	}
-	top, err := openDir(fs.root, versionsBucketDir(bucket))
-	if err != nil {
-		return fs.mapErr(err)
-	}
-	defer top.Close()
-	fans, err := top.Readdirnames(-1)
-	if err != nil {
-		return err
-	}
-	slices.Sort(fans)
-	for _, fan := range fans {
-		d, err := openBelow(top, fan)
-		if err != nil {
-			return err
-		}
-		names, err := d.Readdirnames(-1)
-		d.Close()
-		if err != nil {
-			return err
-		}
-		slices.Sort(names)
-		for _, n := range names {
-			if !validVersionName(n) || n[:2] != fan {
-				n = fan + "/" + n
-			}
-			if err := fn(n); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return fs.fannedFiles(versionsBucketDir(bucket), validVersionName, fn)
 }
 
 // validVersionName reports whether name is of the shape VersionPath gives

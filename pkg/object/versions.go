@@ -894,22 +894,21 @@ func applyLock(st metadata.BucketState, lock Lock, rec *Object) error {
 // Lock, where the filesystem and the gateway's privilege allow it; a
 // failure leaves the index's protection, which every path checks.
 func (l *Layer) protect(bucket, key string, o *Object, current bool) {
-	if !locked(o) || o.Location == metadata.Directory {
-		return
+	if locked(o) {
+		l.setImmutable(bucket, key, o, current, true)
 	}
-	if ok, _ := l.fs.ImmutableSupport(); !ok {
-		return
-	}
-	loc, vid := toStorage(o.Location), ""
-	if !current {
-		loc, vid = storage.Noncurrent, versionName(o)
-	}
-	_ = l.fs.SetImmutable(bucket, key, loc, vid, true)
 }
 
 // unprotect clears the immutable flag of a version whose retention and
 // legal hold no longer hold.
 func (l *Layer) unprotect(bucket, key string, o *Object, current bool) {
+	l.setImmutable(bucket, key, o, current, false)
+}
+
+// setImmutable sets or clears the immutable flag of a version's file
+// (current: at the key's path; otherwise in the versions area). A folder
+// marker has no file, and without ImmutableSupport nothing is tried.
+func (l *Layer) setImmutable(bucket, key string, o *Object, current, on bool) {
 	if o.Location == metadata.Directory {
 		return
 	}
@@ -920,7 +919,7 @@ func (l *Layer) unprotect(bucket, key string, o *Object, current bool) {
 	if !current {
 		loc, vid = storage.Noncurrent, versionName(o)
 	}
-	_ = l.fs.SetImmutable(bucket, key, loc, vid, false)
+	_ = l.fs.SetImmutable(bucket, key, loc, vid, on)
 }
 
 // recoverCurrent brings a versioned key's files back to what its current
