@@ -71,6 +71,7 @@ var actions = map[string]action{
 	"PutBucketLifecycleConfiguration":    {"s3:PutLifecycleConfiguration", ""},
 	"DeleteBucketLifecycle":              {"s3:PutLifecycleConfiguration", ""},
 	"GetBucketEncryption":                {"s3:GetEncryptionConfiguration", ""},
+	"PutBucketEncryption":                {"s3:PutEncryptionConfiguration", ""},
 	"DeleteBucketEncryption":             {"s3:PutEncryptionConfiguration", ""},
 	"GetBucketReplication":               {"s3:GetReplicationConfiguration", ""},
 	"DeleteBucketReplication":            {"s3:PutReplicationConfiguration", ""},
