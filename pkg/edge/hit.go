@@ -25,6 +25,9 @@ import (
 //     disk failed) are closed with it; one in use is closed when its
 //     response ends.
 //   - Contiguous complete slices go out in one sendfile.
+//     A descriptor kept open reads its file even if the file is removed
+//     behind the cache's back; the bytes are still the cached version's,
+//     and the entry is refetched once it is dropped or after a restart.
 //   - A hit touches the LRU order in memory only; the catalogue records
 //     access times at Close, never in a transaction per hit.
 
@@ -33,8 +36,10 @@ import (
 // that a cache of many objects does not hold many descriptors each.
 const maxIdlePerEntry = 4
 
-// maxIdleFiles bounds the descriptors kept open over all entries.
-const maxIdleFiles = 2048
+// maxIdleFiles bounds the descriptors kept open over all entries: 2,048,
+// or a quarter of the process's descriptor limit when that is lower, so
+// that kept descriptors never starve connections and fills.
+var maxIdleFiles = idleFileLimit()
 
 // headerBlock is what every answer from one cached version carries.
 type headerBlock struct {
