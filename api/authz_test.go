@@ -17,6 +17,7 @@ import (
 
 	"github.com/objectgateway/objectgateway/api"
 	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/policy"
 )
 
 // This file tests multi-user authorization: every implemented operation
@@ -26,23 +27,33 @@ import (
 // lateUsers lets the shared harness use an object.Users store, which needs
 // the layer the harness opens inside startGateway: the store is bound
 // right after the start.
-type lateUsers struct{ p atomic.Pointer[object.Users] }
+type lateUsers struct {
+	p atomic.Pointer[object.Users]
+	// identityAsks counts IdentityPolicy calls.
+	identityAsks atomic.Int64
+}
 
 func (l *lateUsers) SecretKey(ak string) (string, bool) { return l.p.Load().SecretKey(ak) }
 func (l *lateUsers) IsRoot(ak string) bool              { return l.p.Load().IsRoot(ak) }
 func (l *lateUsers) FileOwner(ak string) (object.POSIXOwner, bool) {
 	return l.p.Load().FileOwner(ak)
 }
+func (l *lateUsers) IdentityPolicy(ak string) *policy.Policy {
+	l.identityAsks.Add(1)
+	return l.p.Load().IdentityPolicy(ak)
+}
 
 var (
-	_ api.Principals = (*lateUsers)(nil)
-	_ api.FileOwners = (*lateUsers)(nil)
+	_ api.Principals       = (*lateUsers)(nil)
+	_ api.FileOwners       = (*lateUsers)(nil)
+	_ api.IdentityPolicies = (*lateUsers)(nil)
 )
 
 // usersGateway is a gateway whose root user is the harness's key pair,
 // with users alice and bob in its index.
 type usersGateway struct {
 	*gateway
+	late             *lateUsers
 	users            *object.Users
 	root, alice, bob *s3.Client
 	aliceKey, aliceSecret,
@@ -55,7 +66,7 @@ func startUsersGateway(t *testing.T) *usersGateway {
 	g := startGateway(t, func(o *api.Options) { o.Credentials = lu })
 	users := g.layer.Users(object.UsersOptions{Root: object.RootUser{AccessKey: g.AccessKey, SecretKey: g.SecretKey}})
 	lu.p.Store(users)
-	ug := &usersGateway{gateway: g, users: users}
+	ug := &usersGateway{gateway: g, late: lu, users: users}
 	var err error
 	if _, ug.aliceSecret, err = users.AddUser(object.AddUserInput{Name: "alice", AccessKey: "AKIDALICE"}); err != nil {
 		t.Fatal(err)
@@ -427,8 +438,10 @@ func authzCases(g *usersGateway) []authzCase {
 }
 
 // TestAuthzEveryOperation runs every implemented operation on a bucket
-// alice owns, as root, as alice and as bob: root and the owner succeed,
-// bob gets AccessDenied and changes nothing.
+// alice owns, as root, as alice, as bob and as two users with identity
+// policies: root, the owner and the user whose identity policy allows
+// the fixture buckets succeed; bob and the user whose identity policy
+// also denies everything get AccessDenied and change nothing.
 func TestAuthzEveryOperation(t *testing.T) {
 	g := startUsersGateway(t)
 	cases := authzCases(g)
@@ -455,6 +468,20 @@ func TestAuthzEveryOperation(t *testing.T) {
 		}
 	}
 
+	// Users with identity policies: one allowed everything on the
+	// fixture buckets (of another user's) by its policy alone, one whose
+	// Deny overrides the same Allow.
+	identity := func(ak, doc string) *s3.Client {
+		_, secret, err := g.users.AddUser(object.AddUserInput{AccessKey: ak})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.users.SetUserPolicy(ak, doc); err != nil {
+			t.Fatal(err)
+		}
+		return g.sdkWith(sdkModes[0], ak, secret)
+	}
+	const allowFixtures = `{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::authz-*"}`
 	callers := []struct {
 		name   string
 		client *s3.Client
@@ -463,6 +490,9 @@ func TestAuthzEveryOperation(t *testing.T) {
 		{"root", g.root, false},
 		{"owner", g.alice, false},
 		{"other", g.bob, true},
+		{"identity-allowed", identity("AKIDIDALLOW", `{"Version":"2012-10-17","Statement":[`+allowFixtures+`]}`), false},
+		{"identity-denied", identity("AKIDIDDENY", `{"Version":"2012-10-17","Statement":[`+allowFixtures+`,
+			{"Effect":"Deny","Action":"s3:*","Resource":"*"}]}`), true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.op, func(t *testing.T) {

@@ -254,6 +254,11 @@ type request struct {
 	principal    policy.Principal
 	principalSet bool
 	conditions   policy.Conditions
+	// identity is the caller's identity policy, read once per request
+	// (identitySet) so that every question of the request is decided
+	// against the same one, even while the policy is being replaced.
+	identity    *policy.Policy
+	identitySet bool
 	// query is the parsed query string; see queryOf.
 	query url.Values
 	// document is the share of the document budget the request holds;
