@@ -271,3 +271,33 @@ func TestConformanceIdentityPolicyChange(t *testing.T) {
 	_, err = getBody(ctx, c, shared, "a")
 	wantCode(t, "after the policy is removed", err, 403, "AccessDenied")
 }
+
+// TestConformanceIdentityConditions checks condition keys in identity
+// policies against real requests: aws:SourceIp (the test client is on
+// 127.0.0.1) and aws:username.
+func TestConformanceIdentityConditions(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	shared := g.sharedBucket(t, "k")
+	fromIP := func(cidr string) string {
+		return `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::` + shared + `/*","Condition":{"IpAddress":{"aws:SourceIp":"` + cidr + `"}}}}`
+	}
+	local := g.identityUser(t, "AKIDLOCAL", fromIP("127.0.0.0/8"))
+	remote := g.identityUser(t, "AKIDREMOTE", fromIP("10.0.0.0/8"))
+	if _, err := getBody(ctx, local, shared, "k"); err != nil {
+		t.Errorf("aws:SourceIp in 127.0.0.0/8: %v", err)
+	}
+	_, err := getBody(ctx, remote, shared, "k")
+	wantCode(t, "aws:SourceIp in 10.0.0.0/8", err, 403, "AccessDenied")
+	// One document for two users: the Deny binds only the user it names.
+	doc := `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::` + shared + `/*"},
+		{"Effect":"Deny","Action":"s3:GetObject","Resource":"*","Condition":{"StringEquals":{"aws:username":"AKIDDENIED"}}}]}`
+	allowed := g.identityUser(t, "AKIDALLOWED", doc)
+	denied := g.identityUser(t, "AKIDDENIED", doc)
+	if _, err := getBody(ctx, allowed, shared, "k"); err != nil {
+		t.Errorf("aws:username of another user: %v", err)
+	}
+	_, err = getBody(ctx, denied, shared, "k")
+	wantCode(t, "aws:username of the user denied", err, 403, "AccessDenied")
+}
