@@ -716,6 +716,21 @@ func TestAuthzPostObject(t *testing.T) {
 	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
 		t.Fatal(err)
 	}
+	// A user whose identity policy allows s3:PutObject on alice's bucket,
+	// and one whose policy also denies it.
+	withPolicy := func(ak, doc string) string {
+		_, secret, err := g.users.AddUser(object.AddUserInput{AccessKey: ak})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.users.SetUserPolicy(ak, doc); err != nil {
+			t.Fatal(err)
+		}
+		return secret
+	}
+	allowPut := `{"Effect":"Allow","Action":"s3:PutObject","Resource":"arn:aws:s3:::` + bucket + `/*"}`
+	poster := withPolicy("AKIDPOSTER", `{"Version":"2012-10-17","Statement":[`+allowPut+`]}`)
+	noPost := withPolicy("AKIDNOPOST", `{"Version":"2012-10-17","Statement":[`+allowPut+`,{"Effect":"Deny","Action":"s3:PutObject","Resource":"*"}]}`)
 	now := time.Now()
 	p := postPolicy{expiration: now.Add(time.Hour), conditions: []any{
 		map[string]string{"bucket": bucket},
@@ -728,6 +743,8 @@ func TestAuthzPostObject(t *testing.T) {
 		{"root", g.AccessKey, g.SecretKey, 204},
 		{"owner", g.aliceKey, g.aliceSecret, 204},
 		{"other", g.bobKey, g.bobSecret, 403},
+		{"identity-allowed", "AKIDPOSTER", poster, 204},
+		{"identity-denied", "AKIDNOPOST", noPost, 403},
 	} {
 		fields := append([]postField{{"key", "by-" + who.name}}, g.signPost(p, who.ak, who.sk, now)...)
 		resp, body := g.postUpload(bucket, fields, "f.txt", []byte("posted"))
@@ -735,7 +752,9 @@ func TestAuthzPostObject(t *testing.T) {
 			t.Errorf("POST as %s: %d %s, want %d", who.name, resp.StatusCode, body, who.status)
 		}
 	}
-	if _, err := g.alice.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("by-other")}); err == nil {
-		t.Error("a denied POST upload stored its object")
+	for _, k := range []string{"by-other", "by-identity-denied"} {
+		if _, err := g.alice.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(k)}); err == nil {
+			t.Errorf("a denied POST upload stored %s", k)
+		}
 	}
 }
