@@ -221,32 +221,35 @@ func (c *Cache) resolveSide(r *http.Request, bucket, key string, now time.Time) 
 	return nil, "", nil, false
 }
 
-// allWritten reports whether every byte of a fill is in the cache (its file,
-// or its memory once the disk failed) although the fill is not recorded
-// yet: a reader of it gets no byte from the origin. False for nil.
-func (fl *fill) allWritten() bool {
+// writtenTo reports whether a fill has put every byte of its range up to
+// object offset end in the cache (its file, or its memory once the disk
+// failed), recorded or not: a reader of those bytes gets none from the
+// origin. False for nil.
+func (fl *fill) writtenTo(end int64) bool {
 	if fl == nil {
 		return false
 	}
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
-	return fl.err == nil && fl.written >= fl.length
+	return fl.err == nil && fl.off+fl.written >= end
 }
 
 // byteState is the X-Cache value of an answer with a body: state (HIT,
-// REVALIDATED, STALE) only when every slice of rng is complete in the
-// cache when the answer starts, else MISS, whatever made the entry
+// REVALIDATED, STALE) only when every byte of rng is in the cache when
+// the answer starts (its slice complete, or written by a fill still
+// running), else MISS, whatever made the entry
 // usable: some of the bytes come from the origin, by a fill this request
 // starts or one it follows. The hit and miss counters follow the value.
 func (c *Cache) byteState(e *entry, state string, rng byterange.Range) string {
 	if state == xMiss || state == xPass {
 		return state
 	}
-	first, last := rng.Start/e.sliceSize, (rng.Start+rng.Length-1)/e.sliceSize
+	end := rng.Start + rng.Length
+	first, last := rng.Start/e.sliceSize, (end-1)/e.sliceSize
 	c.mu.Lock()
 	all := true
 	for i := first; i <= last && all; i++ {
-		all = e.has(i) || e.fills[i].allWritten()
+		all = e.has(i) || e.fills[i].writtenTo(min(end, (i+1)*e.sliceSize))
 	}
 	c.mu.Unlock()
 	if all {
