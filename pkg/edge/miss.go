@@ -30,6 +30,17 @@ type sideCache struct {
 	mu    sync.Mutex
 	neg   map[string]negative // by bucket + "/" + key
 	heads map[string]*entry   // unregistered entries without slices
+	// heading holds the origin HEADs in flight: however many clients
+	// miss a HEAD at once, one request goes to the origin.
+	heading map[string]*headCall
+}
+
+// headCall is one origin HEAD, shared by the clients that miss at once.
+type headCall struct {
+	done  chan struct{}
+	e     *entry
+	state string
+	err   error
 }
 
 // negative is a cached origin 404.
@@ -166,6 +177,43 @@ func (c *Cache) purgeSide(pg purge) {
 // for serveEntry, which sends no body to a HEAD. state is MISS, or PASS
 // when the origin's answer may not be stored.
 func (c *Cache) headMiss(ctx context.Context, bucket, key string) (*entry, string, error) {
+	ck := bucket + "/" + key
+	s := &c.side
+	s.mu.Lock()
+	if call := s.heading[ck]; call != nil {
+		s.mu.Unlock()
+		select {
+		case <-call.done:
+			return call.e, call.state, call.err
+		case <-ctx.Done():
+			return nil, "", ctx.Err()
+		}
+	}
+	// The call in flight is removed only after its answer was kept: a
+	// client that finds none finds the answer, if it may be kept.
+	if e := s.heads[ck]; e != nil && c.o.Now().Before(e.freshUntil) {
+		s.mu.Unlock()
+		c.stats.misses.Add(^uint64(0))
+		c.stats.hits.Add(1)
+		return e, xHit, nil
+	}
+	call := &headCall{done: make(chan struct{})}
+	if s.heading == nil {
+		s.heading = make(map[string]*headCall)
+	}
+	s.heading[ck] = call
+	s.mu.Unlock()
+	// Not the client's context: the joiners wait for this answer too.
+	call.e, call.state, call.err = c.originHead(context.Background(), bucket, key)
+	s.mu.Lock()
+	delete(s.heading, ck)
+	s.mu.Unlock()
+	close(call.done)
+	return call.e, call.state, call.err
+}
+
+// originHead is headMiss's request to the origin.
+func (c *Cache) originHead(ctx context.Context, bucket, key string) (*entry, string, error) {
 	ck := bucket + "/" + key
 	ctx, cancel := context.WithTimeout(ctx, stallTimeout)
 	defer cancel()

@@ -231,3 +231,38 @@ func TestXCacheBytes(t *testing.T) {
 	e.origin.put("b/nostore", data, func(o *object) { o.cacheControl = "no-store" })
 	e.mustGet("b/nostore", data, xPass)
 }
+
+// TestHeadMissCoalesced checks that concurrent HEAD misses of one object
+// make one origin HEAD: the clients that arrive while it runs wait for
+// its answer, and those after it get the metadata it left.
+func TestHeadMissCoalesced(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(95, 1000)
+	ob := e.origin.put("b/obj", data)
+	g := e.origin.holdHeads()
+	const n = 6
+	results := make(chan response, n)
+	go func() { results <- e.do(http.MethodHead, "b/obj") }()
+	g.wait(t)
+	for range n - 1 {
+		go func() { results <- e.do(http.MethodHead, "b/obj") }()
+	}
+	e.waitInflight(n)
+	g.open()
+	for range n {
+		select {
+		case r := <-results:
+			if r.status != http.StatusOK || r.header.Get("ETag") != ob.etag || r.header.Get("Content-Length") != "1000" {
+				t.Errorf("HEAD: %d %v", r.status, r.header)
+			}
+		case <-time.After(waitLimit):
+			t.Fatal("HEADs did not finish")
+		}
+	}
+	if h := e.origin.total(http.MethodHead, "b/obj"); h != 1 {
+		t.Errorf("%d origin HEADs for %d concurrent misses, want 1", h, n)
+	}
+	if s := e.c().Stats(); s.Hits+s.Misses != n {
+		t.Errorf("stats: %d hits + %d misses, want %d", s.Hits, s.Misses, n)
+	}
+}
