@@ -114,7 +114,8 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 	c.forgetSide(ck)
 	if joined {
 		// Served by another client's fetch, as a cache's waiting list
-		// is: a hit for this client.
+		// is: no origin request of its own. A hit unless byteState finds
+		// bytes of the answer still to come from the origin.
 		c.stats.misses.Add(^uint64(0))
 		c.stats.hits.Add(1)
 		return e, xHit, nil
