@@ -91,11 +91,15 @@ func (hb *headerBlock) set(h http.Header, state string) {
 	for _, kv := range hb.kv {
 		h[kv.k] = kv.v
 	}
-	xc := xCacheValues[state]
-	if xc == nil {
-		xc = []string{state}
+	h["X-Cache"] = xCacheValue(state)
+}
+
+// xCacheValue is the X-Cache header value of state, shared.
+func xCacheValue(state string) []string {
+	if xc := xCacheValues[state]; xc != nil {
+		return xc
 	}
-	h["X-Cache"] = xc
+	return []string{state}
 }
 
 // unset removes what set and serveEntry put into h, for an answer that is
