@@ -65,6 +65,7 @@ type decoder struct {
 	// a local, because the AEAD interface lets it escape, and a local
 	// would be an allocation per package.
 	nonce [12]byte
+	empty bool  // the stream of an empty object: the file must be empty
 	skip  int64 // plaintext bytes to drop before the range
 	left  int64 // plaintext bytes of the range not yet decrypted
 	ct    *[]byte
@@ -81,7 +82,11 @@ func NewReader(src io.ReaderAt, dataKey []byte, size, off, n int64) (*Reader, er
 	r := &Reader{err: io.EOF}
 	if size == 0 {
 		// DARE encrypts nothing as nothing: the empty object's file is
-		// empty, which the caller checked against the record.
+		// empty. The reader checks that it is: a file no DARE stream has
+		// the size of (1 to 32 bytes) is adopted as an empty object's
+		// (plainSize), and must not answer as one.
+		r.err = nil
+		r.d = decoder{src: src, empty: true}
 		return r, nil
 	}
 	end := off+n >= size
@@ -140,6 +145,11 @@ func (r *Reader) Read(p []byte) (int, error) {
 
 // fill decrypts the next block into r.out, or sets r.err.
 func (r *Reader) fill() {
+	if r.d.empty {
+		r.d.empty = false
+		r.finish(r.d.checkEmpty())
+		return
+	}
 	if r.d.done() {
 		r.finish(io.EOF)
 		return
@@ -187,6 +197,20 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 		}
 		r.fill()
 	}
+}
+
+// checkEmpty is io.EOF when the file of an empty object is empty,
+// ErrCorrupt when it holds bytes, or the error reading it.
+func (d *decoder) checkEmpty() error {
+	var b [1]byte
+	m, err := d.src.ReadAt(b[:], 0)
+	switch {
+	case m > 0:
+		return ErrCorrupt
+	case err == nil || errors.Is(err, io.EOF):
+		return io.EOF
+	}
+	return err
 }
 
 // lastPayload is the plaintext size of the range's last package.
