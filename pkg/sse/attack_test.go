@@ -307,3 +307,19 @@ func TestEmptyObjectFileMustBeEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeOutsideTheObjectIsRefused: NewReader refuses a range that is
+// not inside the object (it would slice past the plaintext, or answer
+// short without an error) instead of panicking or reading.
+func TestRangeOutsideTheObjectIsRefused(t *testing.T) {
+	key := bytes.Repeat([]byte{22}, 32)
+	ct := encrypt(t, key, make([]byte, 100))
+	for _, r := range [][3]int64{{100, 101, 0}, {100, 50, 51}, {100, -1, 5}, {100, 0, -1}, {100, 3 * PackagePayload, 1}, {0, 1, 0}, {0, 0, 1}, {-1, 0, 0}} {
+		if _, err := NewReader(bytes.NewReader(ct), key, r[0], r[1], r[2]); !errors.Is(err, errRange) {
+			t.Errorf("size %d range %d+%d: err %v, want errRange", r[0], r[1], r[2], err)
+		}
+	}
+	if _, err := NewReader(bytes.NewReader(ct), key, 100, 100, 0); err != nil {
+		t.Errorf("empty range at the end: %v", err)
+	}
+}

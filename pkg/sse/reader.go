@@ -72,6 +72,9 @@ type decoder struct {
 	block int // packages per read
 }
 
+// errRange is NewReader's error for a range that is not inside the object.
+var errRange = errors.New("sse: range outside the object")
+
 // NewReader returns the n plaintext bytes at off of an encrypted file of
 // plaintext size size. It reads only the packages that hold them; when the
 // range reaches the end it also checks the final package's flag and that
@@ -79,6 +82,11 @@ type decoder struct {
 // Authentication failures, truncation and bad package headers are
 // ErrCorrupt; other errors of src are returned as they are.
 func NewReader(src io.ReaderAt, dataKey []byte, size, off, n int64) (*Reader, error) {
+	if off < 0 || n < 0 || size < 0 || off > size || n > size-off {
+		// The caller's range is checked against the object's size; one
+		// outside it would slice past the plaintext.
+		return nil, errRange
+	}
 	r := &Reader{err: io.EOF}
 	if size == 0 {
 		// DARE encrypts nothing as nothing: the empty object's file is
