@@ -183,6 +183,10 @@ type Request struct {
 	Context string
 	// CustomerKey is the SSE-C key (32 bytes).
 	CustomerKey []byte
+	// BucketKey is x-amz-server-side-encryption-bucket-key-enabled (or the
+	// bucket default's BucketKeyEnabled); kept for SSE-KMS only, as S3
+	// answers it only for SSE-KMS objects.
+	BucketKey bool
 }
 
 // NewDataKey makes a random data key for one object and seals it as req
@@ -203,7 +207,7 @@ func NewDataKey(ring *kms.Ring, req Request) ([]byte, metadata.Encryption, error
 // Seal seals an existing data key as req asks (the parts of one multipart
 // upload share the upload's key).
 func Seal(ring *kms.Ring, req Request, dk []byte) (metadata.Encryption, error) {
-	enc := metadata.Encryption{Algorithm: req.Algorithm, Context: req.Context}
+	enc := metadata.Encryption{Algorithm: req.Algorithm, Context: req.Context, BucketKey: req.BucketKey && req.Algorithm == KMS}
 	var err error
 	switch req.Algorithm {
 	case AES256:
