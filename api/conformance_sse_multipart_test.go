@@ -786,3 +786,112 @@ func TestSSEMinioMultipart(t *testing.T) {
 	}
 	noMarkerUnderRoot(t, g.Root, []byte(mpMarker))
 }
+
+// TestSSEKeyRingRotationAndDisable writes single-part and multipart
+// SSE-KMS objects, rotates their key: the old objects still read (their
+// records name the version that sealed them), before and after a restart,
+// and new writes use the new version; no data is re-encrypted. A disabled
+// key refuses new writes (PutObject, CreateMultipartUpload) and the reads
+// of its objects with 400 KMS.DisabledException, as S3 answers when KMS
+// refuses; enabled again, everything reads.
+func TestSSEKeyRingRotationAndDisable(t *testing.T) {
+	g := startGateway(t)
+	ring, err := g.layer.KeyRing()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ring.Create("rot"); err != nil {
+		t.Fatal(err)
+	}
+	c := g.sdk(sdkMode{name: "tls", tls: true})
+	ctx := context.Background()
+	bucket := uniqueBucket("sserot")
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &bucket}); err != nil {
+		t.Fatal(err)
+	}
+	kmsMode := mpModes(sseKey{}, "rot", base64.StdEncoding.EncodeToString([]byte(`{"k":"v"}`)))[1]
+	single := func(key string) ([]byte, error) {
+		body := markerPart(9, 70000)
+		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: bytes.NewReader(body),
+			ServerSideEncryption: types.ServerSideEncryptionAwsKms, SSEKMSKeyId: aws.String("rot")})
+		return body, err
+	}
+	version := func(key string) uint64 {
+		t.Helper()
+		o, err := g.layer.StatObject(bucket, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.SSE.KeyVersion
+	}
+	read := func(key string, want []byte) error {
+		o, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: &key})
+		if err != nil {
+			return err
+		}
+		defer o.Body.Close()
+		got, err := io.ReadAll(o.Body)
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("%s read back other bytes", key)
+		}
+		return err
+	}
+	want := map[string][]byte{}
+	if want["old"], err = single("old"); err != nil {
+		t.Fatal(err)
+	}
+	want["old-mp"], _ = uploadEncrypted(t, c, bucket, "old-mp", kmsMode)
+	v1 := version("old")
+	if version("old-mp") != v1 {
+		t.Fatalf("the multipart object's key version %d, the single one's %d", version("old-mp"), v1)
+	}
+	oldFile, err := os.ReadFile(filepath.Join(g.Root, bucket, "old-mp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := ring.Rotate("rot")
+	if err != nil || v2 == v1 {
+		t.Fatalf("Rotate: %d, %v", v2, err)
+	}
+	if want["new"], err = single("new"); err != nil {
+		t.Fatal(err)
+	}
+	want["new-mp"], _ = uploadEncrypted(t, c, bucket, "new-mp", kmsMode)
+	if version("new") != v2 || version("new-mp") != v2 || version("old") != v1 {
+		t.Fatalf("key versions after the rotation: old %d new %d new-mp %d, want %d %d %d", version("old"), version("new"), version("new-mp"), v1, v2, v2)
+	}
+	if now, err := os.ReadFile(filepath.Join(g.Root, bucket, "old-mp")); err != nil || !bytes.Equal(now, oldFile) {
+		t.Fatal("the rotation changed an old object's file")
+	}
+	for round := range 2 {
+		for key, b := range want {
+			if err := read(key, b); err != nil {
+				t.Fatalf("round %d: GetObject %s: %v", round, key, err)
+			}
+		}
+		g.restart()
+	}
+	ring, err = g.layer.KeyRing()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ring.SetDisabled("rot", true); err != nil {
+		t.Fatal(err)
+	}
+	_, err = single("refused")
+	wantCode(t, "PutObject with a disabled KMS key", err, 400, "KMS.DisabledException")
+	_, err = c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &bucket, Key: aws.String("refused-mp"),
+		ServerSideEncryption: types.ServerSideEncryptionAwsKms, SSEKMSKeyId: aws.String("rot")})
+	wantCode(t, "CreateMultipartUpload with a disabled KMS key", err, 400, "KMS.DisabledException")
+	for _, key := range []string{"old", "new-mp"} {
+		wantCode(t, "GetObject under a disabled KMS key", read(key, want[key]), 400, "KMS.DisabledException")
+	}
+	if err := ring.SetDisabled("rot", false); err != nil {
+		t.Fatal(err)
+	}
+	for key, b := range want {
+		if err := read(key, b); err != nil {
+			t.Fatalf("GetObject %s once the key is enabled again: %v", key, err)
+		}
+	}
+}

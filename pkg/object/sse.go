@@ -83,7 +83,7 @@ func kmsErr(err error, keyID string) error {
 	case errors.Is(err, kms.ErrNotFound):
 		return s3err.Newf(s3err.InvalidArgument, "The KMS key %q does not exist.", keyID)
 	case errors.Is(err, kms.ErrDisabled):
-		return s3err.Newf(s3err.AccessDenied, "The KMS key %q is disabled.", keyID)
+		return s3err.Newf(s3err.KMSDisabled, "The KMS key %q is disabled.", keyID)
 	case errors.Is(err, sse.ErrCustomerKey):
 		return s3err.Newf(s3err.AccessDenied, "The SSE-C key does not match the key the object was stored with.")
 	case errors.Is(err, kms.ErrUnseal):
