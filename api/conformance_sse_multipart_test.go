@@ -116,6 +116,9 @@ func uploadEncrypted(t *testing.T, c *s3.Client, bucket, key string, m mpSSE) ([
 		if err != nil {
 			t.Fatalf("%s: UploadPart %d: %v", m.name, i+1, err)
 		}
+		if p.ServerSideEncryption != m.sse {
+			t.Errorf("%s: UploadPart %d answered x-amz-server-side-encryption %q", m.name, i+1, p.ServerSideEncryption)
+		}
 		sum := md5.Sum(body)
 		isMD5 := strings.Trim(aws.ToString(p.ETag), `"`) == hex.EncodeToString(sum[:])
 		if isMD5 != (m.sse == types.ServerSideEncryptionAes256) {

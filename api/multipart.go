@@ -15,7 +15,6 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/precondition"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
-	"github.com/objectgateway/objectgateway/pkg/sse"
 )
 
 // checksumFields are the Checksum* elements of S3's documents, one per
@@ -162,8 +161,8 @@ func (s *Server) uploadPart(w http.ResponseWriter, r *http.Request, rq *request)
 	}
 	h := w.Header()
 	h.Set("ETag", `"`+p.ETag+`"`)
-	if ck != nil {
-		setEncryptionHeaders(h, metadata.Encryption{Algorithm: sse.Customer}, ck)
+	if p.Salt != nil {
+		setEncryptionHeaders(h, s.layer.UploadEncryption(rq.bucket, rq.key, q.Get("uploadId")), ck)
 	}
 	if alg, ok := checksum.ParseAlgorithm(p.Checksum.Algorithm); ok && (expect.Algorithm == alg) {
 		h.Set(alg.Header(), p.Checksum.Value)
@@ -222,8 +221,8 @@ func (s *Server) uploadPartCopy(w http.ResponseWriter, r *http.Request, rq *requ
 		return src.refusal(err)
 	}
 	s.setCopySourceVersionID(w.Header(), src, &copied)
-	if ck != nil {
-		setEncryptionHeaders(w.Header(), metadata.Encryption{Algorithm: sse.Customer}, ck)
+	if p.Salt != nil {
+		setEncryptionHeaders(w.Header(), s.layer.UploadEncryption(rq.bucket, rq.key, q.Get("uploadId")), ck)
 	}
 	out := copyPartResult{ETag: `"` + p.ETag + `"`, LastModified: isoTime(p.LastModified)}
 	out.set(p.Checksum.Algorithm, p.Checksum.Value)

@@ -54,6 +54,18 @@ func (l *Layer) uploadKey(u *Upload, customerKey []byte) ([]byte, error) {
 	return dk, kmsErr(err, u.SSE.KeyID)
 }
 
+// UploadEncryption returns the encryption of an upload in progress (its
+// zero value for a plain upload, or one that is gone), which UploadPart
+// and UploadPartCopy answer in their x-amz-server-side-encryption*
+// headers.
+func (l *Layer) UploadEncryption(bucket, key, id string) metadata.Encryption {
+	u, err := l.ix.Upload(bucket, key, id)
+	if err != nil {
+		return metadata.Encryption{}
+	}
+	return u.SSE
+}
+
 // writeEncryptedPart encrypts body into a staged file of its own under
 // the part's key (a fresh salt), hashing the plaintext, and stores it as
 // writePart does. The part's ETag is the plaintext's MD5 for SSE-S3, as
