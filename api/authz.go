@@ -54,6 +54,33 @@ func (s *Server) callerOf(rq *request) access.Caller {
 // once per request, and only for a bucket with a policy; the condition
 // keys likewise, and only for a policy that consults them.
 func (s *Server) decide(r *http.Request, rq *request, b object.Bucket, action, key string) access.Decision {
+	in := s.accessInput(r, rq, b, action, key)
+	return access.Decide(&in)
+}
+
+// decideObject is decide for an action on an object (version versionID,
+// "" the current one) whose owner and ACL may decide it: the object's
+// record is read only when they may change the answer
+// (access.NeedsObject).
+func (s *Server) decideObject(r *http.Request, rq *request, b object.Bucket, action, key, versionID string) access.Decision {
+	in := s.accessInput(r, rq, b, action, key)
+	d := access.Decide(&in)
+	if !access.NeedsObject(&in, d) {
+		return d
+	}
+	o, err := s.layer.StatVersion(b.Name, key, versionID)
+	if err != nil {
+		return d
+	}
+	in.Object = &access.Object{Owner: o.Owner}
+	if o.ACL != "" {
+		in.Object.ACL = s.access.acls.get(o.ACL, func() *access.ACL { return access.ParseStored(o.ACL) })
+	}
+	return access.Decide(&in)
+}
+
+// accessInput is the question decide asks pkg/access.
+func (s *Server) accessInput(r *http.Request, rq *request, b object.Bucket, action, key string) access.Input {
 	c := s.callerOf(rq)
 	in := access.Input{Caller: c, Action: action, Bucket: s.access.bucketOf(b), Key: key}
 	if in.Bucket.Policy != nil {
@@ -70,7 +97,7 @@ func (s *Server) decide(r *http.Request, rq *request, b object.Bucket, action, k
 			in.Conditions = rq.conditions
 		}
 	}
-	return access.Decide(&in)
+	return in
 }
 
 // serveAuthorized runs a request that pkg/access allows, authenticated
@@ -116,9 +143,13 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		// Each key is one DeleteObject, decided by deleteObjects.
 		return op.handler(w, r, rq)
 	}
-	_, byID := rq.queryOf(r)["versionId"]
+	vids, byID := rq.queryOf(r)["versionId"]
 	action, _ := access.ActionOf(op.name, byID)
-	if s.decide(r, rq, b, action, rq.key) != access.Allowed {
+	var vid string
+	if len(vids) > 0 {
+		vid = vids[0]
+	}
+	if s.decideObject(r, rq, b, action, rq.key, vid) != access.Allowed {
 		return s3err.New(s3err.AccessDenied)
 	}
 	read := op.name == "GetObject" || op.name == "HeadObject"
@@ -178,7 +209,7 @@ func (s *Server) mayReadSource(r *http.Request, rq *request) error {
 		return err
 	}
 	action, _ := access.ActionOf("GetObject", src.versionID != "")
-	if s.decide(r, rq, b, action, src.key) != access.Allowed {
+	if s.decideObject(r, rq, b, action, src.key, src.versionID) != access.Allowed {
 		return s3err.New(s3err.AccessDenied)
 	}
 	return nil

@@ -59,6 +59,11 @@ type Upload struct {
 	LockMode  string
 	LockUntil time.Time
 	LegalHold bool
+
+	// ObjectOwner and ACL are the completed object's Object.Owner and
+	// Object.ACL, decided when the upload was created.
+	ObjectOwner string
+	ACL         string
 }
 
 // Part is the record of one uploaded part.
@@ -115,6 +120,11 @@ const (
 	tagUpLockMode  = 15
 	tagUpLockUntil = 16
 	tagUpLegalHold = 17
+	// tagUpObjectOwner and tagUpACL are the owner and ACL the completed
+	// object gets. They start at 50, leaving 18 to 49 to fields added
+	// meanwhile on other lines of work.
+	tagUpObjectOwner = 50
+	tagUpACL         = 51
 )
 
 // Part field tags.
@@ -163,6 +173,8 @@ func (u *Upload) MarshalBinary() ([]byte, error) {
 	e.str(tagUpType, u.ChecksumType)
 	e.str(tagUpRedirect, u.WebsiteRedirect)
 	e.str(tagUpLockMode, u.LockMode)
+	e.str(tagUpObjectOwner, u.ObjectOwner)
+	e.str(tagUpACL, u.ACL)
 	e.time(tagUpLockUntil, u.LockUntil)
 	if u.LegalHold {
 		e.uint(tagUpLegalHold, 1)
@@ -207,6 +219,10 @@ func (u *Upload) UnmarshalBinary(data []byte) error {
 			r.ChecksumType = string(p)
 		case tagUpRedirect:
 			r.WebsiteRedirect = string(p)
+		case tagUpObjectOwner:
+			r.ObjectOwner = string(p)
+		case tagUpACL:
+			r.ACL = string(p)
 		case tagUpLockMode:
 			r.LockMode = string(p)
 		case tagUpLockUntil:

@@ -76,6 +76,11 @@ const (
 	tagObjSSEKeyVersion = 42
 	tagObjSSESealedKey  = 43
 	tagObjSSEContext    = 44
+	// tagObjOwner and tagObjACL are the object's owner and ACL
+	// (Object.Owner, Object.ACL). They start at 50, leaving 45 to 49 to
+	// fields added meanwhile on other lines of work.
+	tagObjOwner = 50
+	tagObjACL   = 51
 )
 
 // Bucket field tags.
@@ -115,6 +120,11 @@ const (
 	tagBktSSEAlgorithm = 40
 	tagBktSSEKeyID     = 41
 	tagBktSSEBucketKey = 42
+	// tagBktACL and tagBktOwnership are the bucket's ACL and Object
+	// Ownership (Bucket.ACL, Bucket.Ownership). They start at 50, leaving
+	// 43 to 49 to fields added meanwhile on other lines of work.
+	tagBktACL       = 50
+	tagBktOwnership = 51
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -189,6 +199,8 @@ func (o *Object) MarshalBinary() ([]byte, error) {
 	e.uint(tagObjSSEKeyVersion, o.SSE.KeyVersion)
 	e.str(tagObjSSESealedKey, string(o.SSE.SealedKey))
 	e.str(tagObjSSEContext, o.SSE.Context)
+	e.str(tagObjOwner, o.Owner)
+	e.str(tagObjACL, o.ACL)
 	for _, p := range o.Parts {
 		if p.Size < 0 {
 			return nil, fmt.Errorf("metadata: negative part size %d", p.Size)
@@ -288,6 +300,10 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 			r.SSE.KeyVersion, err = parseUint(p)
 		case tagObjSSESealedKey:
 			r.SSE.SealedKey = append([]byte(nil), p...)
+		case tagObjOwner:
+			r.Owner = intern(p)
+		case tagObjACL:
+			r.ACL = intern(p)
 		case tagObjSSEContext:
 			r.SSE.Context = string(p)
 		case tagObjPart:
@@ -338,6 +354,8 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	e.str(tagBktLifecycle, b.Lifecycle)
 	e.uint(tagBktPublicAccessBlock, uint64(b.PublicAccessBlock))
 	e.str(tagBktSSEAlgorithm, b.SSEAlgorithm)
+	e.str(tagBktACL, b.ACL)
+	e.str(tagBktOwnership, b.Ownership)
 	e.str(tagBktSSEKeyID, b.SSEKeyID)
 	if b.SSEBucketKey {
 		e.uint(tagBktSSEBucketKey, 1)
@@ -399,6 +417,10 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.Lifecycle = string(p)
 		case tagBktSSEAlgorithm:
 			r.SSEAlgorithm = string(p)
+		case tagBktACL:
+			r.ACL = string(p)
+		case tagBktOwnership:
+			r.Ownership = intern(p)
 		case tagBktSSEKeyID:
 			r.SSEKeyID = string(p)
 		case tagBktSSEBucketKey:

@@ -28,6 +28,8 @@ func TestObjectRecordRoundTrip(t *testing.T) {
 		// An encrypted object's fields, the sealed key with every byte.
 		{Size: 7, SSE: Encryption{Algorithm: "aws:kms", KeyID: "app", KeyVersion: 3,
 			SealedKey: []byte{0, 1, 0xfe, 0xff}, Context: "e30="}},
+		// The object's owner and ACL (pkg/access's stored form).
+		{Size: 1, Owner: "AKIDBOB", ACL: "Fuabc\nRghttp://acs.amazonaws.com/groups/global/AllUsers"},
 	} {
 		b, err := o.MarshalBinary()
 		if err != nil {
@@ -157,6 +159,7 @@ func TestBucketRecord(t *testing.T) {
 		{PublicAccessBlock: PublicAccessBlockSet},
 		{PublicAccessBlock: PublicAccessBlockSet | BlockPublicAcls | IgnorePublicAcls | BlockPublicPolicy | RestrictPublicBuckets},
 		{SSEAlgorithm: "aws:kms", SSEKeyID: "app", SSEBucketKey: true},
+		{ACL: "Fuabc\nWgx", Ownership: "BucketOwnerEnforced"},
 	} {
 		data, err := b.MarshalBinary()
 		if err != nil {
@@ -196,5 +199,22 @@ func TestSuccessor(t *testing.T) {
 		if got := successor(tc.in); !bytes.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
 			t.Errorf("successor(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestUploadRecordAccess checks that an upload keeps the owner and ACL
+// its completed object gets.
+func TestUploadRecordAccess(t *testing.T) {
+	u := Upload{Initiated: time.Unix(1, 0).UTC(), Owner: "AKIDALICE", ObjectOwner: "AKIDBOB", ACL: "Fuabc\nRgx"}
+	data, err := u.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Upload
+	if err := got.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if got.ObjectOwner != u.ObjectOwner || got.ACL != u.ACL || got.Owner != u.Owner {
+		t.Fatalf("upload record read back as %+v", got)
 	}
 }

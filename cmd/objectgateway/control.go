@@ -265,11 +265,12 @@ type userDoc struct {
 	UID       *int      `json:"uid,omitempty"`
 	GID       *int      `json:"gid,omitempty"`
 	Disabled  bool      `json:"disabled"`
+	Email     string    `json:"email,omitempty"`
 	SecretKey string    `json:"secret_key,omitempty"`
 }
 
 func docOfUser(u object.User) userDoc {
-	d := userDoc{AccessKey: u.AccessKey, Name: u.Name, Created: u.Created, Disabled: u.Disabled}
+	d := userDoc{AccessKey: u.AccessKey, Name: u.Name, Created: u.Created, Disabled: u.Disabled, Email: u.Email}
 	if u.POSIX != nil {
 		uid, gid := u.POSIX.UID, u.POSIX.GID
 		d.UID, d.GID = &uid, &gid
@@ -278,7 +279,7 @@ func docOfUser(u object.User) userDoc {
 }
 
 func (d userDoc) user() object.User {
-	u := object.User{AccessKey: d.AccessKey, Name: d.Name, Created: d.Created, Disabled: d.Disabled}
+	u := object.User{AccessKey: d.AccessKey, Name: d.Name, Created: d.Created, Disabled: d.Disabled, Email: d.Email}
 	if d.UID != nil && d.GID != nil {
 		u.POSIX = &object.POSIXOwner{UID: *d.UID, GID: *d.GID}
 	}
@@ -297,6 +298,7 @@ type addUserDoc struct {
 	AccessKey string `json:"access_key,omitempty"`
 	UID       *int   `json:"uid,omitempty"`
 	GID       *int   `json:"gid,omitempty"`
+	Email     string `json:"email,omitempty"`
 }
 
 // cacheControlDoc is the body of GET and PUT /buckets/{bucket}/cache-control.
@@ -334,7 +336,7 @@ func (c *control) addUser(r *http.Request) (int, any, error) {
 	if (in.UID == nil) != (in.GID == nil) {
 		return 0, nil, fmt.Errorf("%w: give both uid and gid, or neither", errBadControlRequest)
 	}
-	add := object.AddUserInput{Name: in.Name, AccessKey: in.AccessKey}
+	add := object.AddUserInput{Name: in.Name, AccessKey: in.AccessKey, Email: in.Email}
 	if in.UID != nil {
 		add.POSIX = &object.POSIXOwner{UID: *in.UID, GID: *in.GID}
 	}

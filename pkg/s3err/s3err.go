@@ -83,6 +83,9 @@ const (
 	OwnershipControlsNotFoundError
 	NoSuchPublicAccessBlockConfiguration
 	MalformedACLError
+	AccessControlListNotSupported
+	UnresolvableGrantByEmailAddress
+	InvalidBucketAclWithObjectOwnership
 
 	numCodes // keep last: the table test checks every code below it has a row.
 )
@@ -175,6 +178,11 @@ var table = [numCodes]row{
 	// S3's answer to an AccessControlPolicy over its schema, such as one
 	// of more than 100 grants.
 	MalformedACLError: {"MalformedACLError", http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema"},
+
+	// ACLs and Object Ownership.
+	AccessControlListNotSupported:       {"AccessControlListNotSupported", http.StatusBadRequest, "The bucket does not allow ACLs"},
+	UnresolvableGrantByEmailAddress:     {"UnresolvableGrantByEmailAddress", http.StatusBadRequest, "The email address you provided does not match any account on record."},
+	InvalidBucketAclWithObjectOwnership: {"InvalidBucketAclWithObjectOwnership", http.StatusBadRequest, "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting"},
 }
 
 // String returns the code as S3 spells it in the <Code> element.
