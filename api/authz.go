@@ -12,7 +12,8 @@ import (
 
 // This file asks pkg/access whether a request may do what it asks and
 // runs it if so. The rules themselves (root, the bucket's owner, the
-// bucket policy's Deny and Allow, the canned ACL) are pkg/access's.
+// bucket policy's Deny and Allow, the ACLs, Object Ownership) are
+// pkg/access's.
 
 // Principals is an optional interface of Options.Credentials that tells
 // the root user from the others. Credentials without it make every
