@@ -97,12 +97,17 @@ func storedACL(acl *access.ACL, ownerKey string) string {
 //     control (bucket-owner-full-control) is AccessControlListNotSupported;
 //   - a public ACL under BlockPublicAcls is AccessDenied;
 //   - under BucketOwnerPreferred, bucket-owner-full-control gives the
-//     object to the bucket's owner; otherwise the writer owns it.
+//     object to the bucket's owner; otherwise the writer owns it, unless
+//     the writer has an identity policy (its objects are the bucket
+//     owner's, as an IAM user's are its account's).
 func (s *Server) newObjectAccess(h http.Header, rq *request, b object.Bucket) (owner, acl string, err error) {
 	writer := rq.accessKey
-	if writer == "" || writer == b.Owner || (b.Owner == "" && s.isAdmin(writer)) {
+	if writer == "" || writer == b.Owner || (b.Owner == "" && s.isAdmin(writer)) || s.identityOf(rq) != nil {
 		// Anonymous writes (a bucket that grants everyone WRITE) and the
-		// owner's own are the bucket owner's objects.
+		// owner's own are the bucket owner's objects. So are those of a
+		// user with an identity policy, an IAM user of the gateway's one
+		// account, whose objects S3 gives to the account: owning them
+		// would let a user its policy confines to writing read them back.
 		writer = ""
 	}
 	bucketKey := bucketOwner(b, rq)

@@ -41,6 +41,9 @@ type User struct {
 	// Disabled users fail authentication but keep their record (and so
 	// their buckets' ownership).
 	Disabled bool
+	// Policy is the user's identity policy document as it was put (the
+	// object layer validates it), empty for none.
+	Policy string
 	// Email is the user's email address, "" for none: ACL grants to an
 	// EmailAddress grantee name the user by it.
 	Email string
@@ -61,7 +64,8 @@ const (
 	tagUserUID      = 4
 	tagUserGID      = 5
 	tagUserDisabled = 6
-	// tagUserEmail is the user's email address. It is 20, leaving 7 to
+	tagUserPolicy   = 7
+	// tagUserEmail is the user's email address. It is 20, leaving 8 to
 	// 19 to fields added meanwhile on other lines of work.
 	tagUserEmail = 20
 )
@@ -90,6 +94,7 @@ func (u *User) MarshalBinary() ([]byte, error) {
 	if u.Disabled {
 		e.uint(tagUserDisabled, 1)
 	}
+	e.str(tagUserPolicy, u.Policy)
 	e.str(tagUserEmail, u.Email)
 	return e.b, nil
 }
@@ -118,6 +123,8 @@ func (u *User) UnmarshalBinary(data []byte) error {
 			var v uint64
 			v, err = parseUint(p)
 			r.Disabled = v != 0
+		case tagUserPolicy:
+			r.Policy = string(p)
 		}
 		return err
 	})
