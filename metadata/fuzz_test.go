@@ -109,7 +109,8 @@ func FuzzBucketRecord(f *testing.F) {
 // decodes re-encodes to a record that decodes equal.
 func FuzzUploadRecord(f *testing.F) {
 	u, err := (&Upload{Initiated: time.Unix(1, 2), Owner: "o", ContentType: "text/plain", UserMeta: []KV{{"k", "v"}},
-		Tags: []KV{{"t", "1"}}, ChecksumAlgorithm: "CRC32", ChecksumType: "COMPOSITE", WebsiteRedirect: "/elsewhere"}).MarshalBinary()
+		Tags: []KV{{"t", "1"}}, ChecksumAlgorithm: "CRC32", ChecksumType: "COMPOSITE", WebsiteRedirect: "/elsewhere",
+		ObjectOwner: "AKIDBOB", ACL: "Fuabc"}).MarshalBinary()
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -23,6 +23,9 @@ type config struct {
 	// sigv2 accepts Signature Version 2 besides Version 4
 	// (api.Options.SigV2).
 	sigv2 bool
+	// newBucketDefaults is "legacy" or "aws2023"
+	// (api.Options.NewBucketDefaults).
+	newBucketDefaults string
 	// multipartExpiry is how long an unfinished multipart upload is kept
 	// when no AbortIncompleteMultipartUpload rule of its bucket matches it.
 	multipartExpiry time.Duration
@@ -102,6 +105,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.root, "root", "./data", "data root: one directory per bucket, one file per object")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:9000", "address to serve S3 on")
 	fs.StringVar(&c.region, "region", "us-east-1", "region requests are signed for")
+	fs.StringVar(&c.newBucketDefaults, "new-bucket-defaults", "legacy", "access settings of buckets created from now on: legacy (S3 before April 2023: no Block Public Access, ObjectWriter ownership, ACLs in force) or aws2023 (Block Public Access on, BucketOwnerEnforced: ACLs disabled); existing buckets keep theirs")
 	fs.BoolVar(&c.sigv2, "sigv2", true, "accept requests, presigned URLs and browser POST uploads signed with Signature Version 2 (HMAC-SHA1, body unsigned) besides Version 4; false: refuse them as S3 regions that accept only Version 4 do")
 	fs.StringVar(&c.domain, "domain", "", "base domain for virtual-hosted-style requests (bucket.DOMAIN); empty: path-style only")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -197,6 +201,11 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	}
 	if err := checkTLSConfig(c); err != nil {
 		return c, err
+	}
+	switch c.newBucketDefaults {
+	case "legacy", "aws2023":
+	default:
+		return c, fmt.Errorf("--new-bucket-defaults must be legacy or aws2023, not %q", c.newBucketDefaults)
 	}
 	switch c.logFormat {
 	case "json", "console":
