@@ -79,11 +79,13 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 		c.mu.Unlock()
 		if isFresh {
 			c.stats.hits.Add(1)
+			e.d.hits.Add(1)
 			return e, xHit, nil
 		}
 		switch out, err := c.revalidate(r.Context(), e, bucket, key); out {
 		case fresh:
 			c.stats.hits.Add(1)
+			e.d.hits.Add(1)
 			return e, xRevalidated, nil
 		case failed:
 			if c.staleUsable(e, now) {
@@ -96,7 +98,7 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 		c.mu.Unlock()
 	}
 	c.stats.misses.Add(1)
-	if !c.healthy.Load() {
+	if !c.anyHealthy() {
 		return nil, xPass, nil
 	}
 	e, pass, joined, err := c.open(r.Context(), bucket, key, firstOffset(r.Header.Get("Range")))
@@ -108,8 +110,10 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 		// is: a hit for this client.
 		c.stats.misses.Add(^uint64(0))
 		c.stats.hits.Add(1)
+		e.d.hits.Add(1)
 		return e, xHit, nil
 	}
+	e.d.misses.Add(1)
 	return e, xMiss, nil
 }
 
@@ -182,10 +186,18 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 	if done, err := c.serveMemory(w, e, status, rng); done {
 		return err
 	}
-	rf, err := os.Open(c.path(e.id))
+	err = c.diskFault(e.d, "read")
+	var rf *os.File
+	if err == nil {
+		rf, err = os.Open(e.path())
+	}
 	if err != nil {
-		// The file is gone (removed behind the cache's back, or the disk
-		// failed): forget the entry and start again.
+		// The file is gone (removed behind the cache's back) or its disk
+		// failed: forget the entry and start again, from another disk or
+		// the origin.
+		if !errors.Is(err, os.ErrNotExist) {
+			c.diskFailed(e.d, "read", err)
+		}
 		c.drop(e)
 		clearEntityHeaders(h)
 		delete(h, "Content-Range")
@@ -203,7 +215,7 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		var fl, next *fill
 		var startFl, startNext bool
 		c.mu.Lock()
-		usable := !e.removed && c.healthy.Load()
+		usable := !e.removed && e.d.healthy.Load()
 		present := e.has(i)
 		if !present {
 			if usable {
@@ -378,7 +390,10 @@ func (c *Cache) serveMemory(w http.ResponseWriter, e *entry, status int, rng byt
 
 // readWhole reads a complete entry's file.
 func (c *Cache) readWhole(e *entry) ([]byte, bool) {
-	f, err := os.Open(c.path(e.id))
+	if c.diskFault(e.d, "read") != nil {
+		return nil, false
+	}
+	f, err := os.Open(e.path())
 	if err != nil {
 		return nil, false
 	}
