@@ -124,9 +124,9 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	}
 	e.present = make([]byte, (e.slices()+7)/8)
 	// A disk failing at create is dropped from placement: the next in
-	// the hash order is tried.
-	for {
-		if e.d = c.place(e.ck, size); e.d == nil {
+	// the hash order is tried, each disk once at most.
+	for tries := 0; ; tries++ {
+		if e.d = c.place(e.ck, size); e.d == nil || tries == len(c.disks) {
 			resp.Body.Close()
 			cancel()
 			return nil, true, nil
