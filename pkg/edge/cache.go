@@ -107,7 +107,7 @@ type counters struct {
 	bytesFromCache, bytesFromUpstream                       atomic.Uint64
 }
 
-// Open opens (or creates) the cache in o.Dir and loads its catalogue:
+// Open opens (or creates) the cache in o.Dir (or o.Disks) and loads its catalogues:
 // every object cached before a restart is served again without a refill.
 // A cache disk that cannot be used does not fail Open: the cache starts
 // without it (in pass-through when it is the only one) and probes the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 )
 
 // A cache of several disks keeps one catalogue, byte budget, LRU list,
@@ -169,6 +170,15 @@ func mix64(x uint64) uint64 {
 	x *= 0x94d049bb133111eb
 	x ^= x >> 31
 	return x
+}
+
+// readError drops disk d from placement when err, met while sending one
+// of its files, is the disk's (EIO) rather than the client's (a reset or
+// closed connection): the response is cut either way.
+func (c *Cache) readError(d *disk, err error) {
+	if errors.Is(err, syscall.EIO) {
+		c.diskFailed(d, "read", err)
+	}
 }
 
 // checkDir fails when d's directory is absent and may not be created.

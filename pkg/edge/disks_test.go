@@ -3,13 +3,16 @@ package edge
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -514,5 +517,55 @@ func TestDiskOptions(t *testing.T) {
 			c.Close()
 			t.Errorf("%s: Open accepted %+v", name, o.Disks)
 		}
+	}
+}
+
+// errWriter is a ResponseWriter whose body writes fail with err, as a
+// sendfile from a failing disk (EIO) or to a gone client (EPIPE) does.
+type errWriter struct {
+	h   http.Header
+	err error
+}
+
+func (w *errWriter) Header() http.Header                 { return w.h }
+func (w *errWriter) WriteHeader(int)                     {}
+func (w *errWriter) Write(p []byte) (int, error)         { return 0, w.err }
+func (w *errWriter) ReadFrom(r io.Reader) (int64, error) { return 0, w.err }
+
+// TestDiskReadErrorMidBody checks that an I/O error while a cached file
+// is being sent drops its disk, while a client's broken connection does
+// not, and that the object is then fetched onto the other disk.
+func TestDiskReadErrorMidBody(t *testing.T) {
+	f := &dirFaults{}
+	e := newDisksEnv(t, []int64{64 << 20, 64 << 20}, func(o *Options) { o.faultAt = f.fault })
+	c := e.c()
+	// The probe fails: once dropped, disk 0 stays out.
+	f.set(c.disks[0].dir, "probe")
+	keys := keysOn(t, c, "obj", 1)
+	ck := keys[0][0]
+	data := randomBytes(400, 2*testSlice+5)
+	e.origin.put(ck, data)
+	e.mustGet(ck, data, xMiss)
+	bucket, key, _ := strings.Cut(ck, "/")
+	r := httptest.NewRequest(http.MethodGet, "/"+ck, nil)
+
+	epipe := &os.SyscallError{Syscall: "write", Err: syscall.EPIPE}
+	if err := c.Serve(&errWriter{h: http.Header{}, err: epipe}, r, bucket, key); err == nil {
+		t.Fatal("Serve to a broken connection succeeded")
+	}
+	if s := c.Stats(); !s.Disks[0].Healthy || s.Disks[0].Failures != 0 {
+		t.Fatalf("a client's broken connection failed the disk: %+v", s.Disks[0])
+	}
+	eio := &os.SyscallError{Syscall: "sendfile", Err: syscall.EIO}
+	if err := c.Serve(&errWriter{h: http.Header{}, err: eio}, r, bucket, key); err == nil {
+		t.Fatal("Serve with a failing read succeeded")
+	}
+	if s := c.Stats(); s.Disks[0].Healthy || s.Disks[0].Failures != 1 || !s.Disks[1].Healthy {
+		t.Fatalf("stats after an EIO: %+v", s.Disks)
+	}
+	e.clock.advance(time.Minute)
+	e.mustGet(ck, data, xMiss)
+	if d := e.diskOf(ck); d != 1 {
+		t.Errorf("%s on disk %d after disk 0 failed, want 1", ck, d)
 	}
 }

@@ -241,10 +241,12 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		}
 		if present {
 			if err := sendRange(w, rf, pos, n); err != nil {
+				c.readError(e.d, err)
 				return err
 			}
 			c.stats.bytesFromCache.Add(uint64(n))
 		} else if err := fl.stream(w, rf, pos, n); err != nil {
+			c.readError(e.d, err)
 			return err
 		}
 		pos += n
