@@ -107,8 +107,9 @@ type counters struct {
 	bytesFromCache, bytesFromUpstream                       atomic.Uint64
 }
 
-// Open opens (or creates) the cache in o.Dir (or o.Disks) and loads its catalogues:
-// every object cached before a restart is served again without a refill.
+// Open opens (or creates) the cache in o.Dir, or o.Disks, and loads its
+// catalogues: every object cached before a restart is served again
+// without a refill.
 // A cache disk that cannot be used does not fail Open: the cache starts
 // without it (in pass-through when it is the only one) and probes the
 // disk until it works.
@@ -127,7 +128,7 @@ func Open(o Options) (*Cache, error) {
 	}
 	c.up = newUpstream(&c.o)
 	for _, d := range c.disks {
-		if err := c.attach(d); err != nil {
+		if err := c.attach(d, false); err != nil {
 			msg := "edge cache disk unusable: passing requests through to the origin"
 			if len(c.disks) > 1 {
 				msg = "edge cache disk unusable: its share of the objects goes to the other disks"
@@ -142,8 +143,11 @@ func Open(o Options) (*Cache, error) {
 }
 
 // attach opens d's catalogue, loads it and removes files no record names
-// (interrupted fills of an earlier run).
-func (c *Cache) attach(d *disk) error {
+// (interrupted fills of an earlier run). With verify (a disk coming back
+// after a failure, whose files may have been damaged or truncated by a
+// repair), a record is kept only if its file has the object's size; at
+// Open the names suffice, so that start-up costs no stat per object.
+func (c *Cache) attach(d *disk, verify bool) error {
 	if err := c.diskFault(d, "attach"); err != nil {
 		return err
 	}
@@ -190,7 +194,7 @@ func (c *Cache) attach(d *disk) error {
 			present[n] = true
 		}
 		for ck, e := range entries {
-			if !present[e.id] {
+			if !present[e.id] || verify && !fileHasSize(d.path(e.id), e.size) {
 				bad = append(bad, ck)
 				delete(entries, ck)
 			}
@@ -360,7 +364,7 @@ func (c *Cache) probe() {
 		if err := c.checkDisk(d); err != nil {
 			continue
 		}
-		if err := c.attach(d); err != nil {
+		if err := c.attach(d, true); err != nil {
 			continue
 		}
 		c.o.Logger.Info().Str("dir", d.dir).Msg("edge cache disk works again: caching resumed")

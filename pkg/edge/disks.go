@@ -181,6 +181,13 @@ func (c *Cache) readError(d *disk, err error) {
 	}
 }
 
+// fileHasSize reports whether the file at p is a regular file of size
+// bytes.
+func fileHasSize(p string, size int64) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == size
+}
+
 // checkDir fails when d's directory is absent and may not be created.
 func (d *disk) checkDir() error {
 	if d.mayCreate {

@@ -345,6 +345,10 @@ func TestRestartWithDiskMissing(t *testing.T) {
 	e.settle()
 	missing := e.opts.Disks[1].Dir
 	movedID := e.fileOf(keys[1][0])
+	idOf := map[string]string{}
+	for _, ck := range keys[1] {
+		idOf[ck] = e.fileOf(ck)
+	}
 	if err := e.c().Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -377,16 +381,24 @@ func TestRestartWithDiskMissing(t *testing.T) {
 	}
 	e.settle()
 
-	// The disk is mounted again.
+	// The disk is mounted again, one of its files truncated meanwhile.
+	truncated := keys[1][2]
+	if err := os.Truncate(filepath.Join(missing+".unmounted", "data", idOf[truncated]), 100); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Rename(missing+".unmounted", missing); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the disk to be attached", func() bool { return c.Stats().Disks[1].Healthy })
+	if d := e.diskOf(truncated); d != -1 {
+		t.Fatalf("the truncated file's object is served from disk %d", d)
+	}
+	e.mustGet(truncated, data[truncated], xMiss)
 	before = e.origin.all()
 	for _, ck := range keys[1][1:] {
 		e.mustGet(ck, data[ck], xHit)
-		if d := e.diskOf(ck); d != 1 {
-			t.Errorf("%s on disk %d after the reattach, want 1", ck, d)
+		if d := e.diskOf(ck); d != placedOn(t, c, ck) {
+			t.Errorf("%s on disk %d after the reattach, want %d", ck, d, placedOn(t, c, ck))
 		}
 	}
 	e.mustGet(moved, data[moved], xHit)
