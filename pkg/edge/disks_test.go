@@ -581,3 +581,63 @@ func TestDiskReadErrorMidBody(t *testing.T) {
 		t.Errorf("%s on disk %d after disk 0 failed, want 1", ck, d)
 	}
 }
+
+// TestDisksUnderLoad runs clients over the objects of three disks while
+// one of them fails at write and read and comes back: every body is
+// right, and afterwards every object is cached again and served from the
+// cache.
+func TestDisksUnderLoad(t *testing.T) {
+	f := &dirFaults{}
+	e := newDisksEnv(t, []int64{16 << 20, 16 << 20, 32 << 20}, func(o *Options) { o.faultAt = f.fault })
+	c := e.c()
+	const objects, clients, rounds = 24, 6, 40
+	data := make(map[string][]byte, objects)
+	var keys []string
+	for i := range objects {
+		ck := fmt.Sprintf("b/load/%d", i)
+		data[ck] = randomBytes(uint64(500+i), testSlice/2+i*7919)
+		e.origin.put(ck, data[ck])
+		keys = append(keys, ck)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, clients*rounds)
+	for w := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				if w == 0 && i == rounds/4 {
+					f.set(c.disks[1].dir, "write", "read", "probe")
+				}
+				if w == 0 && i == rounds*3/4 {
+					f.set(c.disks[1].dir)
+				}
+				ck := keys[(w*7+i*5)%objects]
+				r := e.get(ck)
+				if r.err != nil || r.status != http.StatusOK || !bytes.Equal(r.body, data[ck]) {
+					errs <- fmt.Errorf("GET %s: %d, %d bytes, %v", ck, r.status, len(r.body), r.err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	eventually(t, "every disk to be healthy", func() bool { return c.Stats().Healthy })
+	for _, ck := range keys {
+		e.mustGet(ck, data[ck], "")
+	}
+	e.settle()
+	before := e.origin.all()
+	for _, ck := range keys {
+		e.mustGet(ck, data[ck], xHit)
+	}
+	if n := e.origin.all() - before; n != 0 {
+		t.Errorf("%d origin requests for cached objects, want 0", n)
+	}
+	if s := c.Stats(); s.Objects != objects || s.Disks[0].Objects+s.Disks[1].Objects+s.Disks[2].Objects != objects || s.Disks[1].Failures == 0 {
+		t.Errorf("stats: %+v", s)
+	}
+}
