@@ -132,7 +132,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.upstreamAccessKey, "upstream-access-key", "", "edge mode: access key signing requests to the origin (empty: anonymous)")
 	fs.StringVar(&c.upstreamSecretKey, "upstream-secret-key", "", "edge mode: secret key for the origin (prefer OBJECTGATEWAY_UPSTREAM_SECRET_KEY to the flag)")
 	fs.StringVar(&c.upstreamRegion, "upstream-region", "us-east-1", "edge mode: the origin's signing region")
-	fs.Var(&c.cacheDirs, "cache-dir", "edge mode: directory of cached objects and their catalogue (default: ROOT/.objectgateway/edge); repeat it, as DIR:SIZE (e.g. --cache-dir /ssd1/edge:200GiB --cache-dir /ssd2/edge:100GiB), for one directory per disk: objects are spread by a hash of their key weighted by the sizes, and a failing disk costs only its share; with several, a directory is not created when absent (point at a directory inside the mount, so that an unmounted disk shows as missing)")
+	fs.Var(&c.cacheDirs, "cache-dir", "edge mode: `DIR[:SIZE]`, a directory of cached objects and their catalogue (default: ROOT/.objectgateway/edge); repeat it, as DIR:SIZE (e.g. --cache-dir /ssd1/edge:200GiB --cache-dir /ssd2/edge:100GiB), for one directory per disk: objects are spread by a hash of their key weighted by the sizes, and a failing disk costs only its share; with several, a directory is not created when absent (point at a directory inside the mount, so that an unmounted disk shows as missing)")
 	c.cacheSize = 1 << 30
 	fs.Var(&c.cacheSize, "cache-size", "edge mode: byte budget of the disk cache, e.g. 50GiB (of each --cache-dir given without a size)")
 	c.cacheSlice = 4 << 20
