@@ -544,6 +544,9 @@ func (c *Cache) flushDisk(d *disk) {
 		}
 	}
 	err := cat.db.Update(func(tx *bolt.Tx) error {
+		if err := c.diskFault(d, "catalogue"); err != nil {
+			return err
+		}
 		b := tx.Bucket(objectsBucket)
 		for _, g := range removed {
 			if err := deleteRecord(b, g.ck, g.id); err != nil {

@@ -211,12 +211,12 @@ func checkShares(t *testing.T, what string, count []int, want []float64) {
 }
 
 // TestDiskFailureOfSeveral checks that one disk of two failing at create,
-// write, sync or read costs only its share: the other disk's objects are
+// write, sync, read or a catalogue commit costs only its share: the other disk's objects are
 // hits without an origin request, the failed disk's keys are fetched
 // again and stored on the other disk, and when the disk works again it is
 // reattached with its recorded objects, served without an origin request.
 func TestDiskFailureOfSeveral(t *testing.T) {
-	for _, op := range []string{"create", "write", "sync", "read"} {
+	for _, op := range []string{"create", "write", "sync", "read", "catalogue"} {
 		t.Run(op, func(t *testing.T) {
 			f := &dirFaults{}
 			e := newDisksEnv(t, []int64{64 << 20, 64 << 20}, func(o *Options) {
@@ -286,8 +286,8 @@ func TestDiskFailureOfSeveral(t *testing.T) {
 			e.settle()
 			// Its three, the moved key, and the key that met the failure
 			// where create (tried on the next disk) or read (fetched
-			// again) failed; a failed write or sync gave it up.
-			want := map[string]int{"create": 5, "write": 4, "sync": 4, "read": 5}[op]
+			// again) failed; a failed write, sync or commit gave it up.
+			want := map[string]int{"create": 5, "write": 4, "sync": 4, "read": 5, "catalogue": 4}[op]
 			if s := c.Stats(); s.Disks[1].Objects != want || s.Disks[0].Objects != 0 {
 				t.Errorf("disks hold %d and %d objects, want 0 and %d", s.Disks[0].Objects, s.Disks[1].Objects, want)
 			}
