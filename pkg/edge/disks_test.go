@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -639,5 +640,36 @@ func TestDisksUnderLoad(t *testing.T) {
 	}
 	if s := c.Stats(); s.Objects != objects || s.Disks[0].Objects+s.Disks[1].Objects+s.Disks[2].Objects != objects || s.Disks[1].Failures == 0 {
 		t.Errorf("stats: %+v", s)
+	}
+}
+
+// TestDiskReadOutOfDescriptors checks that a cached file that cannot be
+// opened for want of file descriptors (EMFILE) fails neither its disk nor
+// its entry: the request is relayed, and the object is a hit again once
+// descriptors are free.
+func TestDiskReadOutOfDescriptors(t *testing.T) {
+	var emfile atomic.Bool
+	e := newEnv(t, func(o *Options) {
+		o.faultAt = func(_, op string) error {
+			if op == "read" && emfile.Load() {
+				return &os.PathError{Op: "open", Path: "data", Err: syscall.EMFILE}
+			}
+			return nil
+		}
+	})
+	data := randomBytes(600, testSlice+10)
+	e.origin.put("b/obj", data)
+	e.mustGet("b/obj", data, xMiss)
+	e.settle()
+	emfile.Store(true)
+	e.mustGet("b/obj", data, xPass)
+	emfile.Store(false)
+	if s := e.c().Stats(); !s.Healthy || s.DiskErrors != 0 || s.Objects != 1 {
+		t.Fatalf("stats after EMFILE: %+v", s)
+	}
+	before := e.origin.all()
+	e.mustGet("b/obj", data, xHit)
+	if n := e.origin.all() - before; n != 0 {
+		t.Errorf("%d origin requests after EMFILE, want 0", n)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/objectgateway/objectgateway/pkg/byterange"
@@ -194,11 +195,15 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 	if err != nil {
 		// The file is gone (removed behind the cache's back) or its disk
 		// failed: forget the entry and start again, from another disk or
-		// the origin.
-		if !errors.Is(err, os.ErrNotExist) {
+		// the origin. Running out of file descriptors is neither's fault:
+		// the entry stays.
+		switch {
+		case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		case errors.Is(err, os.ErrNotExist):
+			c.drop(e)
+		default:
 			c.diskFailed(e.d, "read", err)
 		}
-		c.drop(e)
 		clearEntityHeaders(h)
 		delete(h, "Content-Range")
 		delete(h, "Content-Length")
