@@ -36,6 +36,9 @@ type Cache struct {
 	flushMu sync.Mutex
 
 	stats counters
+	// side holds the origin 404s and HEAD answers kept in memory only
+	// (miss.go).
+	side sideCache
 }
 
 // entry is one cached object (one version of it). Its fields are guarded
@@ -99,12 +102,17 @@ type Stats struct {
 	// Disks are the figures of each cache disk, in the order of
 	// Options.Disks.
 	Disks []DiskStats
+
+	// NegativeHits are the requests answered by a cached origin 404;
+	// OriginHeads the HEAD misses answered by an origin HEAD.
+	NegativeHits, OriginHeads uint64
 }
 
 type counters struct {
 	hits, misses, revalidations, notModified, stale, passes atomic.Uint64
 	fetches, upstreamErrors, evictions, diskErrors          atomic.Uint64
 	bytesFromCache, bytesFromUpstream                       atomic.Uint64
+	negativeHits, originHeads                               atomic.Uint64
 }
 
 // Open opens (or creates) the cache in o.Dir, or o.Disks, and loads its
@@ -596,6 +604,7 @@ func (c *Cache) flushDisk(d *disk) {
 // again, before any of them is served.
 func (c *Cache) Purge(bucket, key string, prefix bool) int {
 	pg := purge{bucket: bucket, key: key, prefix: prefix}
+	c.purgeSide(pg)
 	c.mu.Lock()
 	for _, d := range c.disks {
 		if d.cat == nil && !c.closed {
@@ -657,6 +666,7 @@ func (c *Cache) Stats() Stats {
 		UpstreamFetches: s.fetches.Load(), UpstreamErrors: s.upstreamErrors.Load(),
 		Evictions: s.evictions.Load(), DiskErrors: s.diskErrors.Load(),
 		BytesFromCache: s.bytesFromCache.Load(), BytesFromUpstream: s.bytesFromUpstream.Load(),
+		NegativeHits: s.negativeHits.Load(), OriginHeads: s.originHeads.Load(),
 		Objects: n, Bytes: b, MaxBytes: c.o.MaxBytes, Healthy: healthy, Disks: disks,
 	}
 }
