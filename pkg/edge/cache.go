@@ -30,6 +30,8 @@ type Cache struct {
 	entries map[string]*entry
 	opening map[string]*opening
 	closed  bool
+	// idleFiles counts the descriptors kept in the entries' idle lists.
+	idleFiles int
 
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -60,6 +62,10 @@ type entry struct {
 	lastAccess   time.Time
 	elem         *list.Element
 	removed      bool
+	// hdr is the header block of every answer (hit.go); idle the file
+	// descriptors kept for the next hits, closed when e is dropped.
+	hdr  atomic.Pointer[headerBlock]
+	idle []*os.File
 }
 
 func (e *entry) slices() int64 {
@@ -337,6 +343,7 @@ func (c *Cache) diskFailed(d *disk, op string, err error) {
 	for ck, e := range c.entries {
 		if e.d == d {
 			e.removed = true
+			c.closeIdleLocked(e)
 			delete(c.entries, ck)
 		}
 	}
@@ -440,6 +447,7 @@ func (c *Cache) dropLocked(e *entry) {
 		return
 	}
 	e.removed = true
+	c.closeIdleLocked(e)
 	if c.entries[e.ck] == e {
 		delete(c.entries, e.ck)
 	}
@@ -696,6 +704,7 @@ func (c *Cache) Close() error {
 		for ck, e := range c.entries {
 			if e.d == d {
 				times[ck] = e.lastAccess
+				c.closeIdleLocked(e)
 			}
 		}
 		c.mu.Unlock()

@@ -69,97 +69,19 @@ type writeOnly struct{ w io.Writer }
 
 func (w writeOnly) Write(p []byte) (int, error) { return w.w.Write(p) }
 
-// NewReader returns the n plaintext bytes at off of an encrypted file of
-// plaintext size size. It reads only the packages that hold them; when the
-// range reaches the end it also checks the final package's flag, so a
-// truncated file is an error.
-func NewReader(src io.ReaderAt, dataKey []byte, size, off, n int64) (io.Reader, error) {
-	if size == 0 {
-		// DARE encrypts nothing as nothing: the empty object's file is
-		// empty, which the caller checked against the record.
-		return &io.LimitedReader{}, nil
-	}
-	end := off+n >= size
-	if n == 0 && !end {
-		return &io.LimitedReader{}, nil
-	}
-	first := off / PackagePayload
-	last := (off + n + PackagePayload - 1) / PackagePayload
-	if end {
-		// The range reaches the end: read through the final package, at
-		// least that one, to check the stream is not cut short.
-		last = (size + PackagePayload - 1) / PackagePayload
-		first = min(first, last-1)
-	}
-	cfg := config(dataKey)
-	cfg.SequenceNumber = uint32(first)
-	sec := io.NewSectionReader(src, first*PackageSize, (last-first)*PackageSize)
-	d, err := sio.DecryptReader(sec, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &rangeReader{d: d, skip: off - first*PackagePayload, left: n, end: end}, nil
-}
-
-type rangeReader struct {
-	d    io.Reader
-	skip int64
-	left int64
-	// end is set when the range reaches the end of the object: the reader
-	// then insists on the stream's end (final package, nothing after).
-	end bool
-}
-
-func (r *rangeReader) Read(p []byte) (int, error) {
-	if r.skip > 0 {
-		if _, err := io.CopyN(io.Discard, r.d, r.skip); err != nil {
-			return 0, corrupt(err)
-		}
-		r.skip = 0
-	}
-	if r.left == 0 {
-		if r.end {
-			r.end = false
-			var b [1]byte
-			if m, err := r.d.Read(b[:]); m != 0 || err != io.EOF {
-				return 0, ErrCorrupt
-			}
-		}
-		return 0, io.EOF
-	}
-	if int64(len(p)) > r.left {
-		p = p[:r.left]
-	}
-	m, err := r.d.Read(p)
-	r.left -= int64(m)
-	if err == io.EOF && r.left > 0 {
-		return m, ErrCorrupt
-	}
-	if err != nil && err != io.EOF {
-		return m, corrupt(err)
-	}
-	return m, nil
-}
-
-func corrupt(err error) error {
-	var se sio.Error
-	if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return ErrCorrupt
-	}
-	return err
-}
-
 // HeaderSize is how many leading bytes LooksEncrypted needs.
 const HeaderSize = 5
 
 // LooksEncrypted reports whether a file of size bytes starting with
 // header (its first HeaderSize bytes) has the shape of a DARE 2.0 stream
 // as NewWriter writes it: version 2.0, AES-256-GCM, a first package whose
-// length and final flag agree with the file's size, and a size some
-// plaintext encrypts to. A scan that finds such a file without its record
-// must not import its ciphertext as a plain object.
+// length and final flag agree with the file's size, and for a file of one
+// package a size some plaintext encrypts to. A file of more than one
+// package need not be one stream's size: a multipart encrypted object is
+// several streams one after the other. A scan that finds such a file
+// without its record must not import its ciphertext as a plain object.
 func LooksEncrypted(header []byte, size int64) bool {
-	if len(header) < HeaderSize || size < 33 || DecryptedSize(size) < 0 {
+	if len(header) < HeaderSize || size < 33 || size <= PackageSize && DecryptedSize(size) < 0 {
 		return false
 	}
 	if header[0] != sio.Version20 || header[1] != sio.AES_256_GCM {
@@ -183,6 +105,10 @@ type Request struct {
 	Context string
 	// CustomerKey is the SSE-C key (32 bytes).
 	CustomerKey []byte
+	// BucketKey is x-amz-server-side-encryption-bucket-key-enabled (or the
+	// bucket default's BucketKeyEnabled); kept for SSE-KMS only, as S3
+	// answers it only for SSE-KMS objects.
+	BucketKey bool
 }
 
 // NewDataKey makes a random data key for one object and seals it as req
@@ -203,7 +129,7 @@ func NewDataKey(ring *kms.Ring, req Request) ([]byte, metadata.Encryption, error
 // Seal seals an existing data key as req asks (the parts of one multipart
 // upload share the upload's key).
 func Seal(ring *kms.Ring, req Request, dk []byte) (metadata.Encryption, error) {
-	enc := metadata.Encryption{Algorithm: req.Algorithm, Context: req.Context}
+	enc := metadata.Encryption{Algorithm: req.Algorithm, Context: req.Context, BucketKey: req.BucketKey && req.Algorithm == KMS}
 	var err error
 	switch req.Algorithm {
 	case AES256:
