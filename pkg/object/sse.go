@@ -211,12 +211,14 @@ func (l *Layer) Plaintext(rd *Reader, customerKey []byte, off, n int64) (io.Read
 	if rd.File == nil {
 		return nil, s3err.Newf(s3err.InternalError, "encrypted object without a file")
 	}
-	var r io.Reader
 	if len(rd.SSE.Parts) > 0 {
-		r, err = sse.NewPartsReader(rd.File, dk, rd.SSE.Parts, rd.Size, off, n)
-	} else {
-		r, err = sse.NewReader(rd.File, dk, rd.Size, off, n)
+		r, err := sse.NewPartsReader(rd.File, dk, rd.SSE.Parts, rd.Size, off, n)
+		if err != nil {
+			return nil, corruptErr(err)
+		}
+		return newCheckedReader(r, n)
 	}
+	r, err := sse.NewReader(rd.File, dk, rd.Size, off, n)
 	if err != nil {
 		return nil, corruptErr(err)
 	}
@@ -224,6 +226,41 @@ func (l *Layer) Plaintext(rd *Reader, customerKey []byte, off, n int64) (io.Read
 		return nil, corruptErr(err)
 	}
 	return plaintext{r}, nil
+}
+
+// checkedReader is a decrypted range of a multipart encrypted object
+// whose first bytes (up to a package) were read ahead, so that damage or
+// a wrong key there is an error before any answer is written.
+type checkedReader struct {
+	head []byte
+	rest io.Reader
+}
+
+func newCheckedReader(r io.Reader, n int64) (io.Reader, error) {
+	head := make([]byte, min(n, sse.PackagePayload))
+	if _, err := io.ReadFull(r, head); err != nil {
+		return nil, corruptErr(err)
+	}
+	if int64(len(head)) == n {
+		// The whole range is read: one more read checks the stream's end.
+		if _, err := r.Read(make([]byte, 1)); err != io.EOF {
+			return nil, corruptErr(err)
+		}
+	}
+	return &checkedReader{head: head, rest: r}, nil
+}
+
+func (c *checkedReader) Read(p []byte) (int, error) {
+	if len(c.head) > 0 {
+		n := copy(p, c.head)
+		c.head = c.head[n:]
+		return n, nil
+	}
+	n, err := c.rest.Read(p)
+	if err != nil && err != io.EOF {
+		err = corruptErr(err)
+	}
+	return n, err
 }
 
 // plaintext is a decrypted range whose damage found after Plaintext

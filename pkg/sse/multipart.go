@@ -144,7 +144,7 @@ func (r *partsReader) open() error {
 	if err != nil {
 		Wipe(r.dk)
 		r.spans = nil
-		return corrupt(err)
+		return err
 	}
 	r.cur = d
 	return nil
