@@ -71,7 +71,9 @@ type config struct {
 	upstreamAccessKey string
 	upstreamSecretKey string
 	upstreamRegion    string
-	cacheDir          string
+	// cacheDirs are the edge cache's disks (--cache-dir, repeatable);
+	// a disk without a size of its own has cacheSize.
+	cacheDirs         cacheDirs
 	cacheSize         byteSize
 	cacheSlice        byteSize
 	cacheTTL          time.Duration
@@ -138,9 +140,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.upstreamAccessKey, "upstream-access-key", "", "edge mode: access key signing requests to the origin (empty: anonymous)")
 	fs.StringVar(&c.upstreamSecretKey, "upstream-secret-key", "", "edge mode: secret key for the origin (prefer OBJECTGATEWAY_UPSTREAM_SECRET_KEY to the flag)")
 	fs.StringVar(&c.upstreamRegion, "upstream-region", "us-east-1", "edge mode: the origin's signing region")
-	fs.StringVar(&c.cacheDir, "cache-dir", "", "edge mode: directory of cached objects and their catalogue (default: ROOT/.objectgateway/edge)")
+	fs.Var(&c.cacheDirs, "cache-dir", "edge mode: `DIR[:SIZE]`, a directory of cached objects and their catalogue (default: ROOT/.objectgateway/edge); repeat it, as DIR:SIZE (e.g. --cache-dir /ssd1/edge:200GiB --cache-dir /ssd2/edge:100GiB), for one directory per disk: objects are spread by a hash of their key weighted by the sizes, and a failing disk costs only its share; with several, a directory is not created when absent (point at a directory inside the mount, so that an unmounted disk shows as missing)")
 	c.cacheSize = 1 << 30
-	fs.Var(&c.cacheSize, "cache-size", "edge mode: byte budget of the disk cache, e.g. 50GiB")
+	fs.Var(&c.cacheSize, "cache-size", "edge mode: byte budget of the disk cache, e.g. 50GiB (of each --cache-dir given without a size)")
 	c.cacheSlice = 4 << 20
 	fs.Var(&c.cacheSlice, "cache-slice", "edge mode: unit of fetching large objects from the origin, e.g. 4MiB")
 	fs.DurationVar(&c.cacheTTL, "cache-ttl", 10*time.Minute, "edge mode: freshness of objects whose origin response gives none (Cache-Control, Expires)")
