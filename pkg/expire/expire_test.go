@@ -480,3 +480,30 @@ func TestExpireRoundReadsRecordsInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestExpirePacedPassCountsItsCPU: a paced pass (as the gateway runs it)
+// does the same work as an unpaced one, its removals running on
+// goroutines of their own, and counts the CPU time its rounds used.
+func TestExpirePacedPassCountsItsCPU(t *testing.T) {
+	e := newEnv(t, Options{Busy: 0.5, RoundSize: 10})
+	e.bucket("bkt", object.Bucket{})
+	e.rules("bkt", `<Rule><ID>tmp</ID><Filter><Prefix>tmp/</Prefix></Filter>`+days1+`</Rule>`)
+	want := map[string]bool{}
+	for i := 0; i < 40; i++ {
+		k := fmt.Sprintf("keep/%02d", i)
+		if i%2 == 0 {
+			k = fmt.Sprintf("tmp/%02d", i)
+		}
+		e.put("bkt", k, "x", nil, object.Lock{})
+		want[k] = i%2 != 0
+	}
+	e.pass(t0.Add(2 * time.Hour))
+	e.wantKeys("bkt", want)
+	st := e.w.Stats()
+	if st.Expired.Load() != 20 || st.Examined.Load() != 20 {
+		t.Errorf("examined %d, expired %d; want 20 and 20", st.Examined.Load(), st.Expired.Load())
+	}
+	if st.CPUNanos.Load() <= 0 {
+		t.Errorf("the pass counted %d ns of CPU", st.CPUNanos.Load())
+	}
+}
