@@ -47,7 +47,9 @@ const lifecycleBusy = 0.5
 // worker's own count) and that as a share of the CPU time the process
 // used in a window without a pass (%cpu-of-window): on a shared machine
 // the ops/s of two windows differ by more than a pass costs, while CPU
-// times do not depend on the load. Run it with
+// times do not depend on the load. With LCBENCH_IDLE set it runs the
+// pass alone, without the workload, and reports its duration and the
+// process's CPU time meanwhile (process-cpu-s/pass). Run it with
 //
 //	go test -run XXX -bench LifecyclePass -benchtime 1x -timeout 15m ./bench
 func BenchmarkLifecyclePass(b *testing.B) {
@@ -127,6 +129,26 @@ func BenchmarkLifecyclePass(b *testing.B) {
 	}
 	b.Logf("%d records, %d objects in %v", records, records/100, time.Since(start).Round(time.Millisecond))
 
+	if os.Getenv("LCBENCH_IDLE") != "" {
+		// The pass alone, without the workload: its CPU time is the
+		// process's, whatever else the machine runs.
+		w := expire.New(expire.Options{Layer: layer, Busy: busy, Now: func() time.Time { return time.Now().Add(72 * time.Hour) }, Log: zerolog.Nop()})
+		b.ResetTimer()
+		cpu0, t := processCPU(b), time.Now()
+		if err := w.Pass(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		pass, cpu := time.Since(t), processCPU(b)-cpu0
+		b.StopTimer()
+		if got := w.Stats().Expired.Load(); got != uint64(records/100) {
+			b.Errorf("expired %d, want %d", got, records/100)
+		}
+		b.ReportMetric(pass.Seconds(), "s/pass")
+		b.ReportMetric(cpu.Seconds(), "process-cpu-s/pass")
+		b.Logf("busy %.2f: idle pass (examined %d, expired %d) %v, the process used %v of CPU", busy,
+			w.Stats().Examined.Load(), w.Stats().Expired.Load(), pass.Round(time.Millisecond), cpu.Round(time.Millisecond))
+		return
+	}
 	srv := httptest.NewServer(api.New(layer, api.Options{Credentials: testCreds{testAccess: testSecret}}))
 	defer srv.Close()
 	// mixed runs one window of the mixed scenario and returns its ops/s
