@@ -453,6 +453,56 @@ step_policy_user() {
 		"$BIN" user remove AKIDE2EBOB --root "$ROOTDIR" >/dev/null
 }
 
+# An identity policy attached with `objectgateway user policy put` through
+# the serving gateway's control socket: the user AKIDE2ECAROL may read and
+# list only under ro/ of root's bucket (s3:prefix condition on the
+# listing); it is refused a write there, a read and a listing outside the
+# prefix; once the policy is removed it reads nothing.
+step_identity_policy() {
+	local b=e2e-ident out secret
+	out=$("$BIN" user add carol --access-key AKIDE2ECAROL --root "$ROOTDIR") || { echo "$out"; return 1; }
+	secret=$(sed -n 's/^  secret key: //p' <<<"$out")
+	[[ -n $secret ]] || { echo "no secret in: $out"; return 1; }
+	carol_() { AWS_ACCESS_KEY_ID=AKIDE2ECAROL AWS_SECRET_ACCESS_KEY=$secret aws_ "$@"; }
+	aws_ s3 mb "s3://$b" &&
+		aws_ s3 cp --only-show-errors "$DATA/small.bin" "s3://$b/ro/small.bin" &&
+		aws_ s3 cp --only-show-errors "$DATA/small.bin" "s3://$b/other/small.bin" &&
+		printf '{"Version":"2012-10-17","Statement":[{"Sid":"ReadRo","Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::%s/ro/*"},{"Sid":"ListRo","Effect":"Allow","Action":"s3:ListBucket","Resource":"arn:aws:s3:::%s","Condition":{"StringLike":{"s3:prefix":"ro/*"}}}]}' "$b" "$b" >"$WORK/identity.json" &&
+		"$BIN" user policy put AKIDE2ECAROL "$WORK/identity.json" --root "$ROOTDIR" &&
+		"$BIN" user policy get AKIDE2ECAROL --root "$ROOTDIR" | grep -q ReadRo &&
+		"$BIN" user list --root "$ROOTDIR" | grep AKIDE2ECAROL | grep -q identity &&
+		carol_ s3 cp --only-show-errors "s3://$b/ro/small.bin" "$WORK/down/carol.bin" &&
+		cmp "$DATA/small.bin" "$WORK/down/carol.bin" &&
+		carol_ s3 ls "s3://$b/ro/" | grep -q small.bin || return 1
+	if out=$(carol_ s3 cp --only-show-errors "$DATA/small.bin" "s3://$b/ro/new.bin" 2>&1); then
+		echo "carol wrote under a read-only policy"
+		return 1
+	fi
+	echo "carol write in ro/: $out"
+	grep -q AccessDenied <<<"$out" || return 1
+	if out=$(carol_ s3api get-object --bucket "$b" --key other/small.bin "$WORK/down/carol-other.bin" 2>&1); then
+		echo "carol read outside ro/"
+		return 1
+	fi
+	echo "carol read outside ro/: $out"
+	grep -q AccessDenied <<<"$out" || return 1
+	if out=$(carol_ s3 ls "s3://$b/other/" 2>&1); then
+		echo "carol listed outside ro/"
+		return 1
+	fi
+	echo "carol ls outside ro/: $out"
+	grep -q AccessDenied <<<"$out" &&
+		"$BIN" user policy delete AKIDE2ECAROL --root "$ROOTDIR" || return 1
+	if out=$(carol_ s3api get-object --bucket "$b" --key ro/small.bin "$WORK/down/carol-after.bin" 2>&1); then
+		echo "carol read after the policy was removed"
+		return 1
+	fi
+	echo "carol read after delete: $out"
+	grep -q AccessDenied <<<"$out" &&
+		aws_ s3 rb --force "s3://$b" &&
+		"$BIN" user remove AKIDE2ECAROL --root "$ROOTDIR" >/dev/null
+}
+
 check "mb s3://$BUCKET" step_mb
 check "cp up 1 KiB and 5 MiB" step_cp_up
 check "cp down and cmp" step_cp_down
@@ -468,6 +518,7 @@ check "s3api multipart by hand" step_mpu_by_hand
 check "s3api abort-multipart-upload" step_mpu_abort
 check "public-read bucket by plain curl, private 403" step_public_read
 check "bucket policy with a user principal and Conditions" step_policy_user
+check "identity policy: read-only on a prefix (user policy put)" step_identity_policy
 check "boto3 suite" step_boto3
 if [[ -s "$WORK/boto3.log" ]]; then
 	sed 's/^/     /' "$WORK/boto3.log"

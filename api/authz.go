@@ -23,6 +23,13 @@ type Principals interface {
 	IsRoot(accessKey string) bool
 }
 
+// IdentityPolicies is an optional interface of Options.Credentials
+// giving a user's identity policy (policy.ParseIdentity), nil for a user
+// without one. Credentials without it give every user none.
+type IdentityPolicies interface {
+	IdentityPolicy(accessKey string) *policy.Policy
+}
+
 // FileOwners is an optional interface of Options.Credentials mapping an
 // access key to the POSIX owner of the files and directories its requests
 // create; ok is false when the key has none.
@@ -49,28 +56,64 @@ func (s *Server) callerOf(rq *request) access.Caller {
 	return access.NewCaller(rq.accessKey, rq.accessKey != "" && s.isAdmin(rq.accessKey))
 }
 
-// decide asks pkg/access whether the request may perform action on key
-// (or on the bucket, for an empty key) of bucket b. The principal is made
-// once per request, and only for a bucket with a policy; the condition
-// keys likewise, and only for a policy that consults them.
-func (s *Server) decide(r *http.Request, rq *request, b object.Bucket, action, key string) access.Decision {
-	c := s.callerOf(rq)
-	in := access.Input{Caller: c, Action: action, Bucket: s.access.bucketOf(b), Key: key}
-	if in.Bucket.Policy != nil {
-		if !rq.principalSet {
-			rq.principal, rq.principalSet = c.Principal(), true
-		}
-		in.Principal = rq.principal
-		if in.Bucket.Policy.UsesContext() {
-			// Gathering the keys allocates; the common public-read
-			// policy has no Condition and needs none.
-			if rq.conditions == nil {
-				rq.conditions = s.conditionsOf(r, rq, c)
-			}
-			in.Conditions = rq.conditions
+// identityOf returns the caller's identity policy, asked of the
+// credentials once per request: a policy replaced while the request runs
+// does not change the answers it already got.
+func (s *Server) identityOf(rq *request) *policy.Policy {
+	if !rq.identitySet {
+		rq.identitySet = true
+		if ip, ok := s.opts.Credentials.(IdentityPolicies); ok && rq.accessKey != "" && !s.isAdmin(rq.accessKey) {
+			rq.identity = ip.IdentityPolicy(rq.accessKey)
 		}
 	}
+	return rq.identity
+}
+
+// decide asks pkg/access whether the request may perform action on key
+// (or on the bucket, for an empty key) of bucket b. The principal is made
+// once per request, and only for a bucket with a policy or a caller with
+// an identity policy; the condition keys likewise, and only for a policy
+// that consults them.
+func (s *Server) decide(r *http.Request, rq *request, b object.Bucket, action, key string) access.Decision {
+	c := s.callerOf(rq)
+	in := access.Input{Caller: c, Action: action, Bucket: s.access.bucketOf(b), Key: key, Identity: s.identityOf(rq)}
+	s.policyContext(r, rq, &in)
 	return access.Decide(&in)
+}
+
+// policyContext fills in the principal and the condition keys of a
+// question that a policy (the bucket's or the caller's) will evaluate.
+func (s *Server) policyContext(r *http.Request, rq *request, in *access.Input) {
+	var bp *policy.Policy
+	if in.Bucket != nil {
+		bp = in.Bucket.Policy
+	}
+	if bp == nil && in.Identity == nil {
+		return
+	}
+	if !rq.principalSet {
+		rq.principal, rq.principalSet = in.Caller.Principal(), true
+	}
+	in.Principal = rq.principal
+	if bp.UsesContext() || in.Identity.UsesContext() {
+		// Gathering the keys allocates; the common public-read policy
+		// has no Condition and needs none.
+		if rq.conditions == nil {
+			rq.conditions = s.conditionsOf(r, rq, in.Caller)
+		}
+		in.Conditions = rq.conditions
+	}
+}
+
+// decideAccount asks pkg/access about an action on no existing bucket:
+// s3:CreateBucket of bucket, or s3:ListAllMyBuckets (bucket "").
+func (s *Server) decideAccount(r *http.Request, rq *request, action, bucket string) access.Decision {
+	in := access.Input{Caller: s.callerOf(rq), Action: action, Identity: s.identityOf(rq)}
+	if bucket != "" {
+		in.Bucket = &access.Bucket{Name: bucket}
+	}
+	s.policyContext(r, rq, &in)
+	return access.DecideAccount(&in)
 }
 
 // serveAuthorized runs a request that pkg/access allows, authenticated
@@ -91,6 +134,9 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		}
 		// ListBuckets, which lists only the caller's buckets (see
 		// listBuckets), or NotImplemented.
+		if op.name == "ListBuckets" && s.decideAccount(r, rq, "s3:ListAllMyBuckets", "") != access.Allowed {
+			return s3err.New(s3err.AccessDenied)
+		}
 		return op.handler(w, r, rq)
 	}
 	b, err := s.bucketRecord(rq)
@@ -101,7 +147,11 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		}
 		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchBucket {
 			// Nothing to protect: the handler answers NoSuchBucket, or
-			// CreateBucket creates it with the caller as owner.
+			// CreateBucket creates it with the caller as owner, if the
+			// caller's identity policy lets it.
+			if op.name == "CreateBucket" && s.decideAccount(r, rq, "s3:CreateBucket", rq.bucket) != access.Allowed {
+				return s3err.New(s3err.AccessDenied)
+			}
 			return op.handler(w, r, rq)
 		}
 		return err

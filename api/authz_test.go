@@ -17,6 +17,7 @@ import (
 
 	"github.com/objectgateway/objectgateway/api"
 	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/policy"
 )
 
 // This file tests multi-user authorization: every implemented operation
@@ -26,23 +27,33 @@ import (
 // lateUsers lets the shared harness use an object.Users store, which needs
 // the layer the harness opens inside startGateway: the store is bound
 // right after the start.
-type lateUsers struct{ p atomic.Pointer[object.Users] }
+type lateUsers struct {
+	p atomic.Pointer[object.Users]
+	// identityAsks counts IdentityPolicy calls.
+	identityAsks atomic.Int64
+}
 
 func (l *lateUsers) SecretKey(ak string) (string, bool) { return l.p.Load().SecretKey(ak) }
 func (l *lateUsers) IsRoot(ak string) bool              { return l.p.Load().IsRoot(ak) }
 func (l *lateUsers) FileOwner(ak string) (object.POSIXOwner, bool) {
 	return l.p.Load().FileOwner(ak)
 }
+func (l *lateUsers) IdentityPolicy(ak string) *policy.Policy {
+	l.identityAsks.Add(1)
+	return l.p.Load().IdentityPolicy(ak)
+}
 
 var (
-	_ api.Principals = (*lateUsers)(nil)
-	_ api.FileOwners = (*lateUsers)(nil)
+	_ api.Principals       = (*lateUsers)(nil)
+	_ api.FileOwners       = (*lateUsers)(nil)
+	_ api.IdentityPolicies = (*lateUsers)(nil)
 )
 
 // usersGateway is a gateway whose root user is the harness's key pair,
 // with users alice and bob in its index.
 type usersGateway struct {
 	*gateway
+	late             *lateUsers
 	users            *object.Users
 	root, alice, bob *s3.Client
 	aliceKey, aliceSecret,
@@ -55,7 +66,7 @@ func startUsersGateway(t *testing.T) *usersGateway {
 	g := startGateway(t, func(o *api.Options) { o.Credentials = lu })
 	users := g.layer.Users(object.UsersOptions{Root: object.RootUser{AccessKey: g.AccessKey, SecretKey: g.SecretKey}})
 	lu.p.Store(users)
-	ug := &usersGateway{gateway: g, users: users}
+	ug := &usersGateway{gateway: g, late: lu, users: users}
 	var err error
 	if _, ug.aliceSecret, err = users.AddUser(object.AddUserInput{Name: "alice", AccessKey: "AKIDALICE"}); err != nil {
 		t.Fatal(err)
@@ -427,8 +438,10 @@ func authzCases(g *usersGateway) []authzCase {
 }
 
 // TestAuthzEveryOperation runs every implemented operation on a bucket
-// alice owns, as root, as alice and as bob: root and the owner succeed,
-// bob gets AccessDenied and changes nothing.
+// alice owns, as root, as alice, as bob and as two users with identity
+// policies: root, the owner and the user whose identity policy allows
+// the fixture buckets succeed; bob and the user whose identity policy
+// also denies everything get AccessDenied and change nothing.
 func TestAuthzEveryOperation(t *testing.T) {
 	g := startUsersGateway(t)
 	cases := authzCases(g)
@@ -455,6 +468,20 @@ func TestAuthzEveryOperation(t *testing.T) {
 		}
 	}
 
+	// Users with identity policies: one allowed everything on the
+	// fixture buckets (of another user's) by its policy alone, one whose
+	// Deny overrides the same Allow.
+	identity := func(ak, doc string) *s3.Client {
+		_, secret, err := g.users.AddUser(object.AddUserInput{AccessKey: ak})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.users.SetUserPolicy(ak, doc); err != nil {
+			t.Fatal(err)
+		}
+		return g.sdkWith(sdkModes[0], ak, secret)
+	}
+	const allowFixtures = `{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::authz-*"}`
 	callers := []struct {
 		name   string
 		client *s3.Client
@@ -463,6 +490,9 @@ func TestAuthzEveryOperation(t *testing.T) {
 		{"root", g.root, false},
 		{"owner", g.alice, false},
 		{"other", g.bob, true},
+		{"identity-allowed", identity("AKIDIDALLOW", `{"Version":"2012-10-17","Statement":[`+allowFixtures+`]}`), false},
+		{"identity-denied", identity("AKIDIDDENY", `{"Version":"2012-10-17","Statement":[`+allowFixtures+`,
+			{"Effect":"Deny","Action":"s3:*","Resource":"*"}]}`), true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.op, func(t *testing.T) {
@@ -686,6 +716,21 @@ func TestAuthzPostObject(t *testing.T) {
 	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
 		t.Fatal(err)
 	}
+	// A user whose identity policy allows s3:PutObject on alice's bucket,
+	// and one whose policy also denies it.
+	withPolicy := func(ak, doc string) string {
+		_, secret, err := g.users.AddUser(object.AddUserInput{AccessKey: ak})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.users.SetUserPolicy(ak, doc); err != nil {
+			t.Fatal(err)
+		}
+		return secret
+	}
+	allowPut := `{"Effect":"Allow","Action":"s3:PutObject","Resource":"arn:aws:s3:::` + bucket + `/*"}`
+	poster := withPolicy("AKIDPOSTER", `{"Version":"2012-10-17","Statement":[`+allowPut+`]}`)
+	noPost := withPolicy("AKIDNOPOST", `{"Version":"2012-10-17","Statement":[`+allowPut+`,{"Effect":"Deny","Action":"s3:PutObject","Resource":"*"}]}`)
 	now := time.Now()
 	p := postPolicy{expiration: now.Add(time.Hour), conditions: []any{
 		map[string]string{"bucket": bucket},
@@ -698,6 +743,8 @@ func TestAuthzPostObject(t *testing.T) {
 		{"root", g.AccessKey, g.SecretKey, 204},
 		{"owner", g.aliceKey, g.aliceSecret, 204},
 		{"other", g.bobKey, g.bobSecret, 403},
+		{"identity-allowed", "AKIDPOSTER", poster, 204},
+		{"identity-denied", "AKIDNOPOST", noPost, 403},
 	} {
 		fields := append([]postField{{"key", "by-" + who.name}}, g.signPost(p, who.ak, who.sk, now)...)
 		resp, body := g.postUpload(bucket, fields, "f.txt", []byte("posted"))
@@ -705,7 +752,9 @@ func TestAuthzPostObject(t *testing.T) {
 			t.Errorf("POST as %s: %d %s, want %d", who.name, resp.StatusCode, body, who.status)
 		}
 	}
-	if _, err := g.alice.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("by-other")}); err == nil {
-		t.Error("a denied POST upload stored its object")
+	for _, k := range []string{"by-other", "by-identity-denied"} {
+		if _, err := g.alice.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(k)}); err == nil {
+			t.Errorf("a denied POST upload stored %s", k)
+		}
 	}
 }

@@ -213,15 +213,33 @@ func (s *Server) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 	}
 	s.documents.give(rq.document)
 	var answered *answeredError
+	// A failure after the status line went out is a cut (abortCut); it
+	// is decided before writeError, which starts the error's own answer.
+	cut := err != nil && w.started && !errors.As(err, &answered)
 	if err != nil && !errors.As(err, &answered) {
 		s.writeError(w, r, rq, err)
 	}
 	s.opts.Metrics.end(rq.op, w.status, r.ContentLength, w.written, s.now().Sub(start))
 	if fl.leave() {
 		s.logCut(r, rq, w, err, s.now().Sub(start))
+		abortCut(cut)
 		return
 	}
 	s.logAccess(r, rq, w, err, start)
+	abortCut(cut)
+}
+
+// abortCut aborts the connection of a response that failed after its
+// status line went out (a GET whose file failed to read mid-body, an edge
+// whose origin died mid-object): returning would end a chunked body as
+// if it were complete, and a client could take a truncated object for
+// the whole one. net/http closes the connection (HTTP/1.x) or resets the
+// stream (HTTP/2) on http.ErrAbortHandler, without logging it. An error
+// whose answer a handler sent on purpose (answeredError) is not a cut.
+func abortCut(cut bool) {
+	if cut {
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // request is what the handlers know about one request beyond *http.Request.
@@ -254,6 +272,11 @@ type request struct {
 	principal    policy.Principal
 	principalSet bool
 	conditions   policy.Conditions
+	// identity is the caller's identity policy, read once per request
+	// (identitySet) so that every question of the request is decided
+	// against the same one, even while the policy is being replaced.
+	identity    *policy.Policy
+	identitySet bool
 	// query is the parsed query string; see queryOf.
 	query url.Values
 	// document is the share of the document budget the request holds;

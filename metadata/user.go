@@ -41,6 +41,9 @@ type User struct {
 	// Disabled users fail authentication but keep their record (and so
 	// their buckets' ownership).
 	Disabled bool
+	// Policy is the user's identity policy document as it was put (the
+	// object layer validates it), empty for none.
+	Policy string
 }
 
 // POSIXOwner is a numeric file owner.
@@ -58,6 +61,7 @@ const (
 	tagUserUID      = 4
 	tagUserGID      = 5
 	tagUserDisabled = 6
+	tagUserPolicy   = 7
 )
 
 // MarshalBinary encodes the record. AccessKey is not part of the
@@ -84,6 +88,7 @@ func (u *User) MarshalBinary() ([]byte, error) {
 	if u.Disabled {
 		e.uint(tagUserDisabled, 1)
 	}
+	e.str(tagUserPolicy, u.Policy)
 	return e.b, nil
 }
 
@@ -109,6 +114,8 @@ func (u *User) UnmarshalBinary(data []byte) error {
 			var v uint64
 			v, err = parseUint(p)
 			r.Disabled = v != 0
+		case tagUserPolicy:
+			r.Policy = string(p)
 		}
 		return err
 	})

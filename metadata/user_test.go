@@ -15,6 +15,7 @@ func TestUserRecordRoundTrip(t *testing.T) {
 		{Name: "alice", SealedSecret: []byte{1, 2, 3, 0, 255}, Created: created},
 		{Name: "root-owned", Created: created, POSIX: &POSIXOwner{UID: 0, GID: 0}},
 		{Created: created, POSIX: &POSIXOwner{UID: 1000, GID: 4294967295}, Disabled: true},
+		{Name: "reader", Created: created, Policy: `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"s3:GetObject","Resource":"*"}}`},
 	} {
 		data, err := u.MarshalBinary()
 		if err != nil {

@@ -53,8 +53,10 @@ func (a *admin) edgeCache(c *edge.Cache, root credentials, region string) {
 			func() float64 { return float64(f(c.Stats())) })
 	}
 	a.reg.MustRegister(
-		counter("objectgateway_edge_hits_total", "Edge requests answered from the cache (fresh or revalidated).", func(s edge.Stats) uint64 { return s.Hits }),
-		counter("objectgateway_edge_misses_total", "Edge requests for objects not cached.", func(s edge.Stats) uint64 { return s.Misses }),
+		counter("objectgateway_edge_hits_total", "Edge requests answered with every byte from the cache (fresh or revalidated), and cached 404s.", func(s edge.Stats) uint64 { return s.Hits }),
+		counter("objectgateway_edge_misses_total", "Edge requests answered with bytes from the origin (objects or slices not cached).", func(s edge.Stats) uint64 { return s.Misses }),
+		counter("objectgateway_edge_negative_hits_total", "Edge requests answered by a cached origin 404 (--negative-ttl).", func(s edge.Stats) uint64 { return s.NegativeHits }),
+		counter("objectgateway_edge_origin_heads_total", "HEAD misses answered by an origin HEAD.", func(s edge.Stats) uint64 { return s.OriginHeads }),
 		counter("objectgateway_edge_revalidations_total", "Conditional requests to the origin for stale objects.", func(s edge.Stats) uint64 { return s.Revalidations }),
 		counter("objectgateway_edge_not_modified_total", "Revalidations that found the object unchanged.", func(s edge.Stats) uint64 { return s.NotModified }),
 		counter("objectgateway_edge_stale_total", "Stale objects served while the origin failed.", func(s edge.Stats) uint64 { return s.Stale }),

@@ -73,7 +73,11 @@ type config struct {
 	cacheSlice        byteSize
 	cacheTTL          time.Duration
 	cacheStaleIfError time.Duration
-	edgePublic        bool
+	// negativeTTL is how long the edge answers an origin 404 itself (0:
+	// off); upstreamStyle is "path" or "virtual".
+	negativeTTL   time.Duration
+	upstreamStyle string
+	edgePublic    bool
 	// upstreamCAFile adds CAs to the system's for the origin's
 	// certificate (edge mode).
 	upstreamCAFile string
@@ -137,6 +141,8 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.Var(&c.cacheSlice, "cache-slice", "edge mode: unit of fetching large objects from the origin, e.g. 4MiB")
 	fs.DurationVar(&c.cacheTTL, "cache-ttl", 10*time.Minute, "edge mode: freshness of objects whose origin response gives none (Cache-Control, Expires)")
 	fs.DurationVar(&c.cacheStaleIfError, "cache-stale-if-error", time.Hour, "edge mode: how long past freshness an object is served while the origin fails (0: never)")
+	fs.DurationVar(&c.negativeTTL, "negative-ttl", 10*time.Second, "edge mode: how long an origin 404 (NoSuchKey) is answered from the cache without asking the origin again (0: never)")
+	fs.StringVar(&c.upstreamStyle, "upstream-style", "path", "edge mode: how objects are addressed at the origin: path (URL/bucket/key) or virtual (bucket.HOST/key, virtual-hosted-style)")
 	fs.BoolVar(&c.edgePublic, "edge-public", false, "edge mode: let anonymous clients read through the edge (public content)")
 	fs.StringVar(&c.upstreamCAFile, "upstream-ca-file", "", "edge mode: PEM bundle of CAs trusted for an https:// origin's certificate, besides the system's")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve S3 over TLS with this PEM certificate (chain, leaf first); needs --tls-key")
@@ -183,8 +189,11 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	if !validHeaderValue(c.defaultCacheControl) {
 		return c, fmt.Errorf("--default-cache-control %q is not a header value", c.defaultCacheControl)
 	}
-	if c.upstream != "" && (c.cacheSize <= 0 || c.cacheSlice < 64<<10 || c.cacheTTL < 0 || c.cacheStaleIfError < 0) {
-		return c, fmt.Errorf("--cache-size must be positive, --cache-slice at least 64KiB, --cache-ttl and --cache-stale-if-error not negative")
+	if c.upstream != "" && (c.cacheSize <= 0 || c.cacheSlice < 64<<10 || c.cacheTTL < 0 || c.cacheStaleIfError < 0 || c.negativeTTL < 0) {
+		return c, fmt.Errorf("--cache-size must be positive, --cache-slice at least 64KiB, --cache-ttl, --cache-stale-if-error and --negative-ttl not negative")
+	}
+	if c.upstreamStyle != "path" && c.upstreamStyle != "virtual" {
+		return c, fmt.Errorf("--upstream-style must be path or virtual, not %q", c.upstreamStyle)
 	}
 	if err := checkTLSConfig(c); err != nil {
 		return c, err

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/policy"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
@@ -24,9 +25,10 @@ import (
 // docs/users.md). Requests are plain HTTP with JSON bodies.
 const controlSocketFile = "control.sock"
 
-// controlBodyLimit bounds a control request's body; the largest is a new
-// user's name and ids.
-const controlBodyLimit = 64 << 10
+// controlBodyLimit bounds a control request's body; the largest is a
+// user's identity policy (policy.MaxSize bytes, up to six times that once
+// escaped as a JSON string).
+const controlBodyLimit = 6*policy.MaxSize + 4<<10
 
 var (
 	// errBadControlRequest is wrapped by the errors of a control request
@@ -201,6 +203,9 @@ func (c *control) routes() http.Handler {
 	mux.Handle("POST /users/{accessKey}/rotate", c.handle(c.rotateUser))
 	mux.Handle("POST /users/{accessKey}/disable", c.handle(c.disableUser))
 	mux.Handle("POST /users/{accessKey}/enable", c.handle(c.enableUser))
+	mux.Handle("GET /users/{accessKey}/policy", c.handle(c.getUserPolicy))
+	mux.Handle("PUT /users/{accessKey}/policy", c.handle(c.putUserPolicy))
+	mux.Handle("DELETE /users/{accessKey}/policy", c.handle(c.deleteUserPolicy))
 	mux.Handle("GET /buckets/{bucket}/cache-control", c.handle(c.getCacheControl))
 	mux.Handle("PUT /buckets/{bucket}/cache-control", c.handle(c.putCacheControl))
 	mux.Handle("DELETE /buckets/{bucket}/cache-control", c.handle(c.deleteCacheControl))
@@ -228,8 +233,9 @@ func (c *control) handle(fn controlFunc) http.Handler {
 }
 
 // controlError is the JSON document of a failed control request. Code is
-// stable (NoSuchUser, UserExists, NoSuchBucket, BadRequest, AccessDenied,
-// InternalError); Message is for people.
+// stable (NoSuchUser, UserExists, NoSuchUserPolicy, MalformedPolicy,
+// NoSuchBucket, BadRequest, AccessDenied, InternalError); Message is for
+// people.
 type controlError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
@@ -246,6 +252,10 @@ func renderControlError(err error) (int, controlError) {
 		status, code = http.StatusNotFound, "NoSuchUser"
 	case errors.Is(err, object.ErrUserExists):
 		status, code = http.StatusConflict, "UserExists"
+	case errors.Is(err, object.ErrNoUserPolicy):
+		status, code = http.StatusNotFound, "NoSuchUserPolicy"
+	case errors.Is(err, errMalformedPolicy):
+		status, code = http.StatusBadRequest, "MalformedPolicy"
 	case errors.Is(err, errBadControlRequest):
 		status, code = http.StatusBadRequest, "BadRequest"
 	default:
@@ -265,11 +275,12 @@ type userDoc struct {
 	UID       *int      `json:"uid,omitempty"`
 	GID       *int      `json:"gid,omitempty"`
 	Disabled  bool      `json:"disabled"`
+	HasPolicy bool      `json:"has_policy,omitempty"`
 	SecretKey string    `json:"secret_key,omitempty"`
 }
 
 func docOfUser(u object.User) userDoc {
-	d := userDoc{AccessKey: u.AccessKey, Name: u.Name, Created: u.Created, Disabled: u.Disabled}
+	d := userDoc{AccessKey: u.AccessKey, Name: u.Name, Created: u.Created, Disabled: u.Disabled, HasPolicy: u.HasPolicy}
 	if u.POSIX != nil {
 		uid, gid := u.POSIX.UID, u.POSIX.GID
 		d.UID, d.GID = &uid, &gid
@@ -278,7 +289,7 @@ func docOfUser(u object.User) userDoc {
 }
 
 func (d userDoc) user() object.User {
-	u := object.User{AccessKey: d.AccessKey, Name: d.Name, Created: d.Created, Disabled: d.Disabled}
+	u := object.User{AccessKey: d.AccessKey, Name: d.Name, Created: d.Created, Disabled: d.Disabled, HasPolicy: d.HasPolicy}
 	if d.UID != nil && d.GID != nil {
 		u.POSIX = &object.POSIXOwner{UID: *d.UID, GID: *d.GID}
 	}
@@ -297,6 +308,13 @@ type addUserDoc struct {
 	AccessKey string `json:"access_key,omitempty"`
 	UID       *int   `json:"uid,omitempty"`
 	GID       *int   `json:"gid,omitempty"`
+}
+
+// userPolicyDoc is the body of GET and PUT /users/{accessKey}/policy: the
+// policy document as text, so that it comes back exactly as it was put.
+type userPolicyDoc struct {
+	AccessKey string `json:"access_key,omitempty"`
+	Policy    string `json:"policy"`
 }
 
 // cacheControlDoc is the body of GET and PUT /buckets/{bucket}/cache-control.
@@ -387,6 +405,40 @@ func (c *control) enableUser(r *http.Request) (int, any, error) {
 	}
 	c.log.Info().Str("op", "EnableUser").Str("access_key", ak).Msg("control: user enabled")
 	return http.StatusOK, userDoc{AccessKey: ak}, nil
+}
+
+func (c *control) getUserPolicy(r *http.Request) (int, any, error) {
+	ak := r.PathValue("accessKey")
+	doc, err := c.ops.UserPolicy(ak)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, userPolicyDoc{AccessKey: ak, Policy: doc}, nil
+}
+
+func (c *control) putUserPolicy(r *http.Request) (int, any, error) {
+	var in userPolicyDoc
+	if err := decodeBody(r, &in); err != nil {
+		return 0, nil, err
+	}
+	if in.Policy == "" {
+		return 0, nil, fmt.Errorf("%w: an empty policy (DELETE removes it)", errBadControlRequest)
+	}
+	ak := r.PathValue("accessKey")
+	if err := c.ops.SetUserPolicy(ak, in.Policy); err != nil {
+		return 0, nil, err
+	}
+	c.log.Info().Str("op", "PutUserPolicy").Str("access_key", ak).Int("policy_bytes", len(in.Policy)).Msg("control: identity policy set")
+	return http.StatusOK, userPolicyDoc{AccessKey: ak}, nil
+}
+
+func (c *control) deleteUserPolicy(r *http.Request) (int, any, error) {
+	ak := r.PathValue("accessKey")
+	if err := c.ops.SetUserPolicy(ak, ""); err != nil {
+		return 0, nil, err
+	}
+	c.log.Info().Str("op", "DeleteUserPolicy").Str("access_key", ak).Msg("control: identity policy removed")
+	return http.StatusOK, userPolicyDoc{AccessKey: ak}, nil
 }
 
 func (c *control) getCacheControl(r *http.Request) (int, any, error) {

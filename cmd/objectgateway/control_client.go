@@ -84,6 +84,10 @@ func (e remoteError) Unwrap() error {
 		return object.ErrNoSuchUser
 	case "UserExists":
 		return object.ErrUserExists
+	case "NoSuchUserPolicy":
+		return object.ErrNoUserPolicy
+	case "MalformedPolicy":
+		return errMalformedPolicy
 	case "NoSuchBucket":
 		return s3err.New(s3err.NoSuchBucket)
 	case "BadRequest":
@@ -179,6 +183,21 @@ func (c *controlClient) DisableUser(accessKey string) error {
 
 func (c *controlClient) EnableUser(accessKey string) error {
 	return c.do(http.MethodPost, userPath(accessKey, "enable"), nil, nil)
+}
+
+func (c *controlClient) UserPolicy(accessKey string) (string, error) {
+	var out userPolicyDoc
+	if err := c.do(http.MethodGet, userPath(accessKey, "policy"), nil, &out); err != nil {
+		return "", err
+	}
+	return out.Policy, nil
+}
+
+func (c *controlClient) SetUserPolicy(accessKey, doc string) error {
+	if doc == "" {
+		return c.do(http.MethodDelete, userPath(accessKey, "policy"), nil, nil)
+	}
+	return c.do(http.MethodPut, userPath(accessKey, "policy"), userPolicyDoc{Policy: doc}, nil)
 }
 
 func bucketPath(bucket string) string {

@@ -23,6 +23,13 @@ type adminOps interface {
 	RotateUser(accessKey string) (string, error)
 	DisableUser(accessKey string) error
 	EnableUser(accessKey string) error
+	// UserPolicy returns the user's identity policy document as it was
+	// put, or object.ErrNoUserPolicy.
+	UserPolicy(accessKey string) (string, error)
+	// SetUserPolicy validates and attaches an identity policy ("" removes
+	// it; object.ErrNoUserPolicy when there is none). A document that
+	// does not validate is an error wrapping errMalformedPolicy.
+	SetUserPolicy(accessKey, doc string) error
 	// BucketCacheControl returns the bucket's default Cache-Control, ""
 	// when it has none.
 	BucketCacheControl(bucket string) (string, error)
@@ -57,6 +64,14 @@ func (o localOps) DisableUser(accessKey string) error {
 
 func (o localOps) EnableUser(accessKey string) error {
 	return o.users.SetDisabled(accessKey, false)
+}
+
+func (o localOps) UserPolicy(accessKey string) (string, error) {
+	return o.users.UserPolicy(accessKey)
+}
+
+func (o localOps) SetUserPolicy(accessKey, doc string) error {
+	return policyErr(o.users.SetUserPolicy(accessKey, doc))
 }
 
 func (o localOps) BucketCacheControl(bucket string) (string, error) {

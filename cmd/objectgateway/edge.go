@@ -36,6 +36,10 @@ func openEdge(cfg config, layer *object.Layer, hot *hotcache.Cache, now func() t
 	if stale == 0 {
 		stale = -1
 	}
+	negative := cfg.negativeTTL
+	if negative == 0 {
+		negative = -1
+	}
 	c, err := edge.Open(edge.Options{
 		Upstream:     u,
 		AccessKey:    cfg.upstreamAccessKey,
@@ -47,6 +51,8 @@ func openEdge(cfg config, layer *object.Layer, hot *hotcache.Cache, now func() t
 		SliceSize:    int64(cfg.cacheSlice),
 		DefaultTTL:   cfg.cacheTTL,
 		StaleIfError: stale,
+		NegativeTTL:  negative,
+		VirtualHost:  cfg.upstreamStyle == "virtual",
 		NoSync:       !cfg.fsync,
 		Memory:       hot,
 		Logger:       log,

@@ -19,7 +19,7 @@ Commands:
   scan      import or reconcile the files under the root with the index
   fsck      check, and with --repair fix, the index, the files and the state directory
   bench     measure S3 endpoints, or serve the static-file baseline
-  user      add, list, remove, rotate, disable or enable access keys
+  user      add, list, remove, rotate, disable or enable access keys; identity policies
   bucket    bucket settings S3 has no request for (a default Cache-Control)
   kms       the key ring of encrypted objects (list, create, rotate, disable, enable)
   version   print the version

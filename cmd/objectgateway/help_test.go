@@ -22,6 +22,7 @@ func TestHelpEveryCommand(t *testing.T) {
 		{"serve", "--help"}, {"serve", "-h"}, {"--root", "x", "-h"}, {"help", "serve"},
 		{"scan", "-h"}, {"fsck", "--help"}, {"bench", "-h"}, {"bench", "--help"},
 		{"user", "--help"}, {"user", "add", "--help"}, {"user", "add", "alice", "-h"}, {"user", "list", "-h"}, {"user", "rotate", "--help"},
+		{"user", "policy", "-h"}, {"user", "policy", "put", "--help"}, {"user", "policy", "get", "AKID", "-h"},
 		{"bucket", "-h"}, {"bucket", "cache-control", "--help"}, {"help", "fsck"}, {"version", "--help"},
 	} {
 		var stdout, stderr bytes.Buffer

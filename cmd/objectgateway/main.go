@@ -77,7 +77,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return runBench(ctx, args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "user":
-		return userCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
+		return userCmd(args, env{stdout: stdout, stderr: stderr, stdin: os.Stdin, getenv: os.Getenv})
 	case "kms":
 		return kmsCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "bucket":

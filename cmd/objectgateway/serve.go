@@ -22,7 +22,9 @@ import (
 // env is what a subcommand gets from the process.
 type env struct {
 	stdout, stderr io.Writer
-	getenv         func(string) string
+	// stdin is what `user policy put AK -` reads; nil has none.
+	stdin  io.Reader
+	getenv func(string) string
 	// ready, when set, receives the listening address once the gateway
 	// accepts requests (tests use it instead of polling).
 	ready func(addr string)

@@ -23,6 +23,8 @@ const userUsage = `usage: objectgateway user <command> [--root DIR] ...
   remove AK                                        remove a user
   rotate AK                                        give a user a new secret; prints it once
   disable AK | enable AK                           refuse or allow a user's requests
+  policy put AK FILE|- | get AK | delete AK        a user's identity policy
+                                                   (objectgateway user policy -h)
 
 While a gateway serves --root, the change goes through its control
 socket (ROOT/.objectgateway/control.sock) and is in force from the next
@@ -38,6 +40,9 @@ func userCmd(args []string, e env) error {
 		return nil
 	}
 	sub, args := args[0], args[1:]
+	if sub == "policy" {
+		return userPolicyCmd(args, e)
+	}
 	fs, root := offlineFlags("user "+sub, e)
 	var accessKey *string
 	uid, gid := -1, -1
@@ -103,7 +108,7 @@ func userCmd(args []string, e env) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ACCESS KEY\tNAME\tCREATED\tUID:GID\tSTATUS")
+		fmt.Fprintln(tw, "ACCESS KEY\tNAME\tCREATED\tUID:GID\tSTATUS\tPOLICY")
 		for _, u := range list {
 			ids, status := "-", "enabled"
 			if u.POSIX != nil {
@@ -116,7 +121,11 @@ func userCmd(args []string, e env) error {
 			if name == "" {
 				name = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.AccessKey, name, u.Created.Format(time.RFC3339), ids, status)
+			pol := "-"
+			if u.HasPolicy {
+				pol = "identity"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.AccessKey, name, u.Created.Format(time.RFC3339), ids, status, pol)
 		}
 		return tw.Flush()
 	case "remove":

@@ -59,6 +59,10 @@ type Input struct {
 	Key string
 	// Conditions are the request's condition keys; nil has none.
 	Conditions policy.Conditions
+	// Identity is the caller's identity policy (a user's; see
+	// policy.ParseIdentity), nil for none. It binds only a Caller of
+	// Kind policy.User.
+	Identity *policy.Policy
 }
 
 // Decision is Decide's answer.
@@ -90,20 +94,58 @@ func Decide(in *Input) Decision {
 		return Allowed
 	}
 	owner := c.Kind == policy.User && b.Owner != "" && b.Owner == c.AccessKey
-	pd := policy.NoDecision
-	if b.Policy != nil {
+	identity := in.Identity != nil && c.Kind == policy.User
+	pd, id := policy.NoDecision, policy.NoDecision
+	if b.Policy != nil || identity {
 		r := policy.Request{Principal: in.Principal, Action: in.Action, Resource: resourceARN(b.Name, in.Key), Conditions: in.Conditions}
-		pd = b.Policy.Evaluate(&r)
+		pd = b.Policy.Evaluate(&r) // nil has no decision
+		if identity {
+			id = in.Identity.Evaluate(&r)
+		}
 	}
 	switch {
+	case id == policy.Deny:
+		return ExplicitDeny
 	case pd == policy.Deny && !(owner && isPolicyAction(in.Action)):
 		return ExplicitDeny
-	case owner:
+	case owner, id == policy.Allow:
 		return Allowed
 	case pd == policy.Allow && !(c.Kind == policy.Anonymous && b.Block.RestrictPublicBuckets && b.Policy.IsPublic()):
 		return Allowed
 	case b.PublicRead && !b.Block.IgnorePublicAcls && publicReadGrants(in.Action):
 		return Allowed
+	}
+	return ImplicitDeny
+}
+
+// DecideAccount answers a question about an action on no bucket of the
+// gateway: s3:CreateBucket of a bucket that does not exist (in.Bucket
+// names it, with no Owner or policy) and s3:ListAllMyBuckets (in.Bucket
+// nil). Root is allowed; anonymous callers are not. A user without an
+// identity policy may (every user may create buckets and list its own, as
+// before identity policies existed); a user with one is an IAM user as
+// AWS has it: only its policy's Allow, and no Deny, lets it. The
+// resource is the bucket's ARN, or "*" for ListAllMyBuckets.
+func DecideAccount(in *Input) Decision {
+	switch in.Caller.Kind {
+	case policy.Root:
+		return Allowed
+	case policy.Anonymous:
+		return ImplicitDeny
+	}
+	if in.Identity == nil {
+		return Allowed
+	}
+	res := "*"
+	if in.Bucket != nil {
+		res = resourceARN(in.Bucket.Name, "")
+	}
+	r := policy.Request{Principal: in.Principal, Action: in.Action, Resource: res, Conditions: in.Conditions}
+	switch in.Identity.Evaluate(&r) {
+	case policy.Allow:
+		return Allowed
+	case policy.Deny:
+		return ExplicitDeny
 	}
 	return ImplicitDeny
 }

@@ -15,26 +15,38 @@
 //     policy binds it, so that no policy can lock the operator out of a
 //     bucket (AWS's account root likewise keeps the right to change a
 //     bucket policy that denies it).
-//  2. An explicit Deny of the bucket policy that applies to the request
+//  2. An explicit Deny of the user's identity policy (Input.Identity)
+//     denies it, on every bucket, the user's own included: the operator
+//     who attached the policy confines the user everywhere.
+//  3. An explicit Deny of the bucket policy that applies to the request
 //     denies it, whoever the caller is, the bucket's owner included —
 //     except the bucket policy operations themselves for the owner, who
 //     can always read, replace or delete a policy that denies it.
-//  3. The bucket's owner is allowed everything else on its bucket.
-//  4. An Allow of the bucket policy allows the request — but not an
+//  4. The bucket's owner is allowed everything else on its bucket, and
+//     an Allow of the user's identity policy allows the request on any
+//     bucket (the gateway is one account, and in one account an Allow of
+//     either the identity or the resource policy suffices).
+//  5. An Allow of the bucket policy allows the request — but not an
 //     anonymous one when Block Public Access's RestrictPublicBuckets is
 //     set and the policy is public (policy.IsPublic): every signed user
 //     is an authorized user of the gateway's one account, whom S3's
 //     RestrictPublicBuckets still lets the policy grant to.
-//  5. The canned ACL public-read grants everyone the reads the gateway
+//  6. The canned ACL public-read grants everyone the reads the gateway
 //     has always given it: listing the bucket (and its versions and
 //     uploads) and reading its objects and their versions — unless
 //     IgnorePublicAcls is set.
-//  6. Anything else is denied (implicitly).
+//  7. Anything else is denied (implicitly).
+//
+// DecideAccount answers the actions on no existing bucket
+// (s3:CreateBucket of a new name, s3:ListAllMyBuckets): a user with an
+// identity policy needs its Allow; one without keeps the gateway's
+// default of creating buckets and listing its own.
 //
 // # Invariants
 //
 // Decide is a pure function of its Input; it allocates only the
-// resource's ARN, and only for a bucket that has a policy. A bucket
+// resource's ARN, and only for a bucket that has a policy or a caller
+// that has an identity policy. A bucket
 // policy never matches a resource outside its bucket (see
 // policy.Evaluate), so a user's policy cannot grant on another user's
 // bucket. Every operation the api routes has a row in ActionOf's table

@@ -45,6 +45,9 @@ type Cache struct {
 	flushMu sync.Mutex
 
 	stats counters
+	// side holds the origin 404s and HEAD answers kept in memory only
+	// (miss.go).
+	side sideCache
 }
 
 // entry is one cached object (one version of it). Its fields are guarded
@@ -103,12 +106,17 @@ type Stats struct {
 	Objects                                                 int
 	Bytes, MaxBytes                                         int64
 	Healthy                                                 bool
+
+	// NegativeHits are the requests answered by a cached origin 404;
+	// OriginHeads the HEAD misses answered by an origin HEAD.
+	NegativeHits, OriginHeads uint64
 }
 
 type counters struct {
 	hits, misses, revalidations, notModified, stale, passes atomic.Uint64
 	fetches, upstreamErrors, evictions, diskErrors          atomic.Uint64
 	bytesFromCache, bytesFromUpstream                       atomic.Uint64
+	negativeHits, originHeads                               atomic.Uint64
 }
 
 // Open opens (or creates) the cache in o.Dir and loads its catalogue:
@@ -550,6 +558,7 @@ func (c *Cache) flush() {
 // again, before any of them is served.
 func (c *Cache) Purge(bucket, key string, prefix bool) int {
 	pg := purge{bucket: bucket, key: key, prefix: prefix}
+	c.purgeSide(pg)
 	c.mu.Lock()
 	if c.cat == nil && !c.closed {
 		c.detachedPurges = append(c.detachedPurges, pg)
@@ -602,6 +611,7 @@ func (c *Cache) Stats() Stats {
 		UpstreamFetches: s.fetches.Load(), UpstreamErrors: s.upstreamErrors.Load(),
 		Evictions: s.evictions.Load(), DiskErrors: s.diskErrors.Load(),
 		BytesFromCache: s.bytesFromCache.Load(), BytesFromUpstream: s.bytesFromUpstream.Load(),
+		NegativeHits: s.negativeHits.Load(), OriginHeads: s.originHeads.Load(),
 		Objects: n, Bytes: b, MaxBytes: c.o.MaxBytes, Healthy: c.healthy.Load(),
 	}
 }

@@ -27,6 +27,13 @@
 //   - A cache disk that fails (EIO, read-only, full) puts the cache in
 //     pass-through: requests go to the origin and are relayed without
 //     being stored, until a periodic probe finds the disk healthy again.
+//   - A HEAD miss is answered by one origin HEAD (shared by concurrent
+//     misses), and origin 404s by the cache for Options.NegativeTTL; both
+//     are kept in memory only, beside the entries (miss.go).
+//   - X-Cache says HIT (or REVALIDATED, STALE) only when every byte of
+//     the answer is in the cache as it starts; MISS when any comes from
+//     the origin. An error returned once the answer started means its
+//     body was cut; the caller aborts the connection.
 //
 // Nothing here knows S3 operations beyond GET and HEAD of an object; the
 // api package routes those to Cache.Serve and answers everything else.

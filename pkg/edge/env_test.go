@@ -133,7 +133,11 @@ func (e *env) serve(w http.ResponseWriter, r *http.Request) {
 	if tw.started {
 		panic(http.ErrAbortHandler)
 	}
-	w.WriteHeader(s3err.As(err).Code.Status())
+	se := s3err.As(err)
+	for _, f := range se.Headers {
+		w.Header().Set(f.Name, f.Value)
+	}
+	w.WriteHeader(se.Code.Status())
 }
 
 // trackingWriter records whether the response began. It forwards ReadFrom

@@ -107,7 +107,9 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 			c.stats.upstreamErrors.Add(1)
 		}
 		cancel()
-		return nil, false, upstreamError(resp)
+		err := upstreamError(resp)
+		c.rememberMissing(bucket+"/"+key, resp, err)
+		return nil, false, err
 	}
 	now := c.o.Now()
 	pol := cachePolicy(resp.Header, now, c.o.DefaultTTL)

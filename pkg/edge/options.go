@@ -16,8 +16,19 @@ import (
 // Options configure a Cache.
 type Options struct {
 	// Upstream is the origin's base URL (http or https); objects are
-	// fetched path-style as Upstream/bucket/key.
+	// fetched path-style as Upstream/bucket/key, or virtual-hosted-style
+	// (VirtualHost).
 	Upstream *url.URL
+	// VirtualHost addresses the origin virtual-hosted-style, as
+	// https://bucket.<Upstream's host>/<Upstream's path>/key, for origins
+	// that do not serve path-style requests (AWS S3 for new buckets,
+	// many S3-compatible services behind a wildcard DNS name).
+	VirtualHost bool
+	// NegativeTTL is how long an origin 404 (NoSuchKey, NoSuchBucket) is
+	// answered from memory without asking the origin again, unless the
+	// 404 itself says no-store, private, no-cache or a shorter max-age.
+	// Zero is DefaultNegativeTTL (10 s); negative turns it off.
+	NegativeTTL time.Duration
 	// AccessKey and SecretKey sign requests to the origin with SigV4;
 	// empty means anonymous requests (public content).
 	AccessKey, SecretKey string
@@ -98,6 +109,9 @@ func (o *Options) defaults() error {
 	}
 	if o.DefaultTTL == 0 {
 		o.DefaultTTL = 10 * time.Minute
+	}
+	if o.NegativeTTL == 0 {
+		o.NegativeTTL = DefaultNegativeTTL
 	}
 	if o.StaleIfError == 0 {
 		o.StaleIfError = time.Hour

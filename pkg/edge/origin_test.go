@@ -36,6 +36,10 @@ type origin struct {
 
 	// now, when set, is the clock of the Date header.
 	now func() time.Time
+
+	// headGate, when set, holds every HEAD until it is opened; its
+	// reached is closed by the first HEAD held.
+	headGate *gate
 }
 
 const (
@@ -103,10 +107,22 @@ func newOrigin(t *testing.T) *origin {
 	return o
 }
 
+// holdHeads installs a gate that holds every HEAD until opened.
+func (o *origin) holdHeads() *gate {
+	g := &gate{reached: make(chan struct{}), release: make(chan struct{})}
+	o.mu.Lock()
+	o.headGate = g
+	o.mu.Unlock()
+	return g
+}
+
 // openGates lets every paused body go on.
 func (o *origin) openGates() {
 	o.mu.Lock()
 	gates := o.gates
+	if o.headGate != nil {
+		gates = append(gates, o.headGate)
+	}
 	o.mu.Unlock()
 	for _, g := range gates {
 		g.open()
@@ -207,7 +223,18 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
+	hg := o.headGate
 	o.mu.Unlock()
+	if hg != nil && r.Method == http.MethodHead {
+		if hg.used.CompareAndSwap(false, true) {
+			close(hg.reached)
+		}
+		select {
+		case <-hg.release:
+		case <-r.Context().Done():
+			return
+		}
+	}
 
 	switch o.failMode.Load() {
 	case failStatus:

@@ -98,7 +98,7 @@ func TestRestartAfterCutFill(t *testing.T) {
 	if got := e.dataFiles(); !slices.Equal(got, []string{objID}) {
 		t.Errorf("data files after Open %v, want only %v (not %v)", got, objID, firstID)
 	}
-	e.mustGet("b/obj", data, xHit)
+	e.mustGet("b/obj", data, xMiss) // slice 1 comes from the origin again
 	if n := e.origin.fetches("b/obj", 0); n != 1 {
 		t.Errorf("slice 0 fetched %d times, want 1", n)
 	}

@@ -91,21 +91,31 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 				return e, xStale, nil
 			}
 			return nil, "", err
+		case changed:
+			c.forgetSide(ck)
 		}
 	} else {
 		c.mu.Unlock()
+	}
+	if e, state, err, ok := c.resolveSide(r, bucket, key, now); ok {
+		return e, state, err
 	}
 	c.stats.misses.Add(1)
 	if !c.healthy.Load() {
 		return nil, xPass, nil
 	}
+	if r.Method == http.MethodHead {
+		return c.headMiss(r.Context(), bucket, key)
+	}
 	e, pass, joined, err := c.open(r.Context(), bucket, key, firstOffset(r.Header.Get("Range")))
 	if err != nil || pass {
 		return nil, xPass, err
 	}
+	c.forgetSide(ck)
 	if joined {
 		// Served by another client's fetch, as a cache's waiting list
-		// is: a hit for this client.
+		// is: no origin request of its own. A hit unless byteState finds
+		// bytes of the answer still to come from the origin.
 		c.stats.misses.Add(^uint64(0))
 		c.stats.hits.Add(1)
 		return e, xHit, nil
@@ -174,6 +184,9 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		h["Content-Range"] = []string{rng.ContentRange(size)}
 	}
 	h["Content-Length"] = []string{strconv.FormatInt(rng.Length, 10)}
+	if r.Method != http.MethodHead && rng.Length > 0 {
+		h["X-Cache"] = []string{c.byteState(e, state, rng)}
+	}
 	if r.Method == http.MethodHead || rng.Length == 0 {
 		w.WriteHeader(status)
 		return nil
@@ -308,7 +321,9 @@ func (c *Cache) pass(w http.ResponseWriter, r *http.Request, bucket, key string)
 		}
 		return upstreamError(resp)
 	default:
-		return upstreamError(resp)
+		err := upstreamError(resp)
+		c.rememberMissing(bucket+"/"+key, resp, err)
+		return err
 	}
 	defer resp.Body.Close()
 	for k, v := range storedHeader(resp.Header) {

@@ -29,6 +29,15 @@ func (u *upstream) request(ctx context.Context, method, bucket, key string, h ht
 	base := *u.o.Upstream
 	p := strings.TrimSuffix(base.Path, "/") + "/" + bucket + "/" + key
 	raw := strings.TrimSuffix(base.EscapedPath(), "/") + "/" + s3name.EscapeKey(bucket) + "/" + s3name.EscapeKey(key)
+	if u.o.VirtualHost {
+		// The bucket is the host's first label (a bucket name is a valid
+		// DNS label sequence: ValidExistingBucketName held at the api);
+		// the path is the key alone. SigV4 signs the host the request
+		// goes to, which this is.
+		base.Host = bucket + "." + base.Host
+		p = strings.TrimSuffix(base.Path, "/") + "/" + key
+		raw = strings.TrimSuffix(base.EscapedPath(), "/") + "/" + s3name.EscapeKey(key)
+	}
 	base.Path, base.RawPath, base.RawQuery, base.Fragment = p, raw, "", ""
 	r, err := http.NewRequestWithContext(ctx, method, base.String(), nil)
 	if err != nil {

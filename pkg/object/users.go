@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/policy"
 )
 
 // This file keeps the gateway's users: access keys recorded in the index,
@@ -41,6 +42,9 @@ var (
 	// ErrUsersKey is wrapped by the errors of a missing or damaged
 	// UsersKeyFile: secrets sealed under it cannot be read.
 	ErrUsersKey = errors.New("object: users key unavailable")
+	// ErrNoUserPolicy is returned by UserPolicy, and by SetUserPolicy
+	// asked to remove it, when the user has no identity policy.
+	ErrNoUserPolicy = errors.New("object: the user has no identity policy")
 )
 
 // User is a user as callers see it: never with its secret.
@@ -51,6 +55,8 @@ type User struct {
 	// POSIX, when set, owns the files and directories the user creates.
 	POSIX    *POSIXOwner
 	Disabled bool
+	// HasPolicy is set when the user has an identity policy.
+	HasPolicy bool
 }
 
 // POSIXOwner is a numeric file owner (uid, gid).
@@ -86,6 +92,10 @@ type Users struct {
 
 	mu    sync.Mutex
 	cache map[string]cachedUser
+	// parsed keeps each user's identity policy as last parsed (guarded
+	// by mu), so that a cache refill of an unchanged record does not
+	// parse its policy again.
+	parsed map[string]parsedPolicy
 	// gen counts the changes made through this Users (guarded by mu). A
 	// lookup that read the index keeps what it read only if no change
 	// came in between: else a secret read just before a rotation could
@@ -96,11 +106,20 @@ type Users struct {
 	afterRead func()
 }
 
-// cachedUser is a user's unsealed secret as of a read of the index.
+// cachedUser is a user's unsealed secret and parsed identity policy as
+// of one read of the index: the two always come from the same record.
 type cachedUser struct {
 	secret string
 	posix  *POSIXOwner
-	read   time.Time
+	// identity is the user's identity policy, nil for none.
+	identity *policy.Policy
+	read     time.Time
+}
+
+// parsedPolicy is an identity policy document and its parse.
+type parsedPolicy struct {
+	doc string
+	p   *policy.Policy
 }
 
 // Users returns the user store of the layer's index.
@@ -111,7 +130,7 @@ func (l *Layer) Users(o UsersOptions) *Users {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Users{l: l, root: o.Root, ttl: o.TTL, now: o.Now, cache: make(map[string]cachedUser)}
+	return &Users{l: l, root: o.Root, ttl: o.TTL, now: o.Now, cache: make(map[string]cachedUser), parsed: make(map[string]parsedPolicy)}
 }
 
 // SecretKey implements sigv4.Credentials: the root user's secret, or the
@@ -164,7 +183,7 @@ func (u *Users) lookup(accessKey string) (cachedUser, bool) {
 	if err == nil && !rec.Disabled {
 		var secret []byte
 		if secret, err = u.unseal(accessKey, rec.SealedSecret); err == nil {
-			c = cachedUser{secret: string(secret), posix: rec.POSIX, read: now}
+			c = cachedUser{secret: string(secret), posix: rec.POSIX, identity: u.identityOf(accessKey, rec.Policy), read: now}
 			u.mu.Lock()
 			if u.gen == gen {
 				u.cache[accessKey] = c
@@ -179,6 +198,95 @@ func (u *Users) lookup(accessKey string) (cachedUser, bool) {
 	}
 	u.mu.Unlock()
 	return cachedUser{}, false
+}
+
+// denyAll is the identity policy of a user whose stored policy does not
+// parse (a damaged record, or one written by a later version with a
+// grammar this one lacks): the user is denied everything rather than
+// given more than its policy said.
+var denyAll = func() *policy.Policy {
+	p, err := policy.ParseIdentity([]byte(`{"Version":"2012-10-17","Statement":{"Effect":"Deny","Action":"*","Resource":"*"}}`))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()
+
+// identityOf returns the parsed identity policy of a user whose record
+// holds doc: the last parse when the document has not changed, else a
+// new one.
+func (u *Users) identityOf(accessKey, doc string) *policy.Policy {
+	if doc == "" {
+		return nil
+	}
+	u.mu.Lock()
+	pp, ok := u.parsed[accessKey]
+	u.mu.Unlock()
+	if ok && pp.doc == doc {
+		return pp.p
+	}
+	p, err := policy.ParseIdentity([]byte(doc))
+	if err != nil {
+		p = denyAll
+	}
+	u.mu.Lock()
+	u.parsed[accessKey] = parsedPolicy{doc: doc, p: p}
+	u.mu.Unlock()
+	return p
+}
+
+// IdentityPolicy returns the identity policy of an enabled user, nil when
+// it has none; the root user, unknown and disabled keys have none. The
+// policy comes from the same cached read of the user's record as its
+// secret (see SecretKey), and a change made through this Users is seen
+// by the next call. A stored policy that no longer parses denies
+// everything.
+func (u *Users) IdentityPolicy(accessKey string) *policy.Policy {
+	if accessKey == "" || u.IsRoot(accessKey) {
+		return nil
+	}
+	c, ok := u.lookup(accessKey)
+	if !ok {
+		return nil
+	}
+	return c.identity
+}
+
+// UserPolicy returns the identity policy document of a user as it was
+// put, ErrNoUserPolicy when it has none, or ErrNoSuchUser.
+func (u *Users) UserPolicy(accessKey string) (string, error) {
+	rec, err := u.l.ix.User(accessKey)
+	if err != nil {
+		return "", err
+	}
+	if rec.Policy == "" {
+		return "", ErrNoUserPolicy
+	}
+	return rec.Policy, nil
+}
+
+// SetUserPolicy attaches the identity policy doc to a user, replacing
+// the one it had; an empty doc removes it (ErrNoUserPolicy when there is
+// none). doc is validated first (policy.ParseIdentity): an invalid one is
+// an *s3err.Error MalformedPolicy and changes nothing. The change is one
+// index transaction, so a request sees the old policy or the new one;
+// it is in force from the next request for this Users, and within the
+// TTL for another Users of the same index.
+func (u *Users) SetUserPolicy(accessKey, doc string) error {
+	if doc != "" {
+		if _, err := policy.ParseIdentity([]byte(doc)); err != nil {
+			return err
+		}
+	}
+	err := u.l.ix.UpdateUser(accessKey, func(r *metadata.User) error {
+		if doc == "" && r.Policy == "" {
+			return ErrNoUserPolicy
+		}
+		r.Policy = doc
+		return nil
+	})
+	u.forget(accessKey)
+	return err
 }
 
 // forget drops a user's cached secret after a change to its record, and
@@ -281,6 +389,9 @@ func (u *Users) SetDisabled(accessKey string, disabled bool) error {
 func (u *Users) RemoveUser(accessKey string) error {
 	err := u.l.ix.DeleteUser(accessKey)
 	u.forget(accessKey)
+	u.mu.Lock()
+	delete(u.parsed, accessKey)
+	u.mu.Unlock()
 	return err
 }
 
@@ -298,7 +409,7 @@ func (u *Users) List() ([]User, error) {
 }
 
 func userOf(r metadata.User) User {
-	return User{AccessKey: r.AccessKey, Name: r.Name, Created: r.Created, POSIX: r.POSIX, Disabled: r.Disabled}
+	return User{AccessKey: r.AccessKey, Name: r.Name, Created: r.Created, POSIX: r.POSIX, Disabled: r.Disabled, HasPolicy: r.Policy != ""}
 }
 
 func validAccessKey(ak string) error {

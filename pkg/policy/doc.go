@@ -65,8 +65,8 @@
 // actions are not checked), "Invalid IP address in Conditions", "Invalid
 // Condition type : X", "Missing required field Principal", "This policy
 // contains invalid Json"), prefixed with the statement's number. A bucket policy is at most MaxSize (20 KB, S3's limit); an
-// identity policy at most MaxIdentitySize (6,144) characters not counting
-// white space, IAM's limit for a managed policy.
+// identity policy at most MaxIdentitySize (2,048) characters not counting
+// white space, IAM's limit for the inline policies of a user.
 //
 // # Evaluation
 //

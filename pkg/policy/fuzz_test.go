@@ -144,3 +144,43 @@ func FuzzMatch(f *testing.F) {
 }
 
 func validUTF8(s string) bool { return strings.ToValidUTF8(s, "") == s }
+
+// FuzzParseIdentity checks identity policies as FuzzParse checks bucket
+// policies: a document parses or fails with MalformedPolicy, never
+// panics; an accepted one is within IAM's size limit, is of Kind
+// Identity, and evaluates the same way twice for requests built from the
+// document itself.
+func FuzzParseIdentity(f *testing.F) {
+	// Confined to a prefix, with a variable and a condition.
+	f.Add([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::shared/home/${aws:username}/*"},{"Effect":"Allow","Action":"s3:ListBucket","Resource":"arn:aws:s3:::shared","Condition":{"StringLike":{"s3:prefix":"home/${aws:username}/*"}}}]}`))
+	// Deny everywhere, another service's action and resource.
+	f.Add([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Deny","NotAction":"s3:Get*","Resource":"*"},{"Effect":"Allow","Action":"sqs:SendMessage","Resource":"arn:aws:sqs:eu-west-1:123456789012:q"}]}`))
+	// A Principal, which identity policies refuse.
+	f.Add([]byte(`{"Statement":{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*"}}`))
+	// No Resource.
+	f.Add([]byte(`{"Statement":{"Effect":"Allow","Action":"s3:GetObject"}}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		p, err := ParseIdentity(doc)
+		if err != nil {
+			if c := s3err.As(err).Code; c != s3err.MalformedPolicy {
+				t.Fatalf("ParseIdentity error code %s, want MalformedPolicy", c)
+			}
+			return
+		}
+		if p.Kind() != Identity || countNonSpace(doc) > MaxIdentitySize {
+			t.Fatalf("accepted: Kind %v, %d characters", p.Kind(), countNonSpace(doc))
+		}
+		words := strings.FieldsFunc(string(doc), func(r rune) bool { return r == '"' })
+		if len(words) > 16 {
+			words = words[:16]
+		}
+		for _, w := range append(words, "", "a") {
+			r := Request{Principal: Principal{Kind: User, Username: w, UserID: w}, Action: "s3:" + w, Resource: "arn:aws:s3:::" + w, Conditions: Conditions{}}
+			r.Conditions.Set("s3:prefix", w)
+			r.Conditions.Set("aws:SourceIp", w)
+			if d1, d2 := p.Evaluate(&r), p.Evaluate(&r); d1 != d2 {
+				t.Fatalf("Evaluate is not deterministic: %v then %v", d1, d2)
+			}
+		}
+	})
+}

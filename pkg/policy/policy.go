@@ -22,10 +22,14 @@ const (
 // MaxSize is S3's limit on the size of a bucket policy document, in bytes.
 const MaxSize = 20 << 10
 
-// MaxIdentitySize is the limit on an identity (user) policy: IAM's 6,144
-// characters for a managed policy, whitespace not counted. Documents of
-// more than MaxSize bytes are refused before they are counted.
-const MaxIdentitySize = 6144
+// MaxIdentitySize is the limit on an identity policy, the policy attached
+// to a user: IAM's quota for the inline policies of a user, "User policy
+// size cannot exceed 2,048 characters", white space not counted ("IAM and
+// AWS STS quotas", IAM User Guide,
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html).
+// Documents of more than MaxSize bytes are refused before they are
+// counted.
+const MaxIdentitySize = 2048
 
 const arnPrefix = "arn:aws:s3:::"
 
@@ -92,7 +96,7 @@ func parse(doc []byte, kind Kind, bucket string) (*Policy, error) {
 	}
 	if kind == Identity {
 		if n := countNonSpace(doc); n > MaxIdentitySize {
-			return nil, malformed("Identity policies must be at most %d characters, whitespace not counted; this one is %d.", MaxIdentitySize, n)
+			return nil, malformed("Maximum policy size of %d bytes exceeded for user: this one has %d characters, white space not counted.", MaxIdentitySize, n)
 		}
 	}
 	trimmed := bytes.TrimLeft(doc, " \t\r\n")

@@ -1,0 +1,268 @@
+package edge
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestHeadMissAsksOriginHead checks that a HEAD of an object not cached
+// is answered by an origin HEAD (no GET, no body bytes, no file), that
+// its metadata answers the next HEADs until it expires, and that ranges
+// and conditionals apply to it as to a cached entry.
+func TestHeadMissAsksOriginHead(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(90, 3*testSlice+17)
+	ob := e.origin.put("b/obj", data, func(o *object) {
+		o.cacheControl = "max-age=60"
+		o.meta = map[string]string{"Color": "red"}
+	})
+
+	r := e.do(http.MethodHead, "b/obj")
+	if r.status != http.StatusOK || r.header.Get("Content-Length") != fmt.Sprint(len(data)) ||
+		r.header.Get("ETag") != ob.etag || r.header.Get("X-Amz-Meta-Color") != "red" || r.xcache() != xMiss {
+		t.Fatalf("HEAD miss: %d %v", r.status, r.header)
+	}
+	if g, h := e.origin.total(http.MethodGet, "b/obj"), e.origin.total(http.MethodHead, "b/obj"); g != 0 || h != 1 {
+		t.Fatalf("HEAD miss made %d GETs and %d HEADs at the origin, want 0 and 1", g, h)
+	}
+	if files := e.dataFiles(); len(files) != 0 {
+		t.Errorf("HEAD miss created files %v", files)
+	}
+
+	// Its metadata answers the next HEADs: plain, ranged, conditional.
+	if r := e.do(http.MethodHead, "b/obj"); r.status != http.StatusOK || r.xcache() != xHit || r.header.Get("ETag") != ob.etag {
+		t.Errorf("second HEAD: %d X-Cache %q", r.status, r.xcache())
+	}
+	if r := e.do(http.MethodHead, "b/obj", "Range", "bytes=10-19"); r.status != http.StatusPartialContent ||
+		r.header.Get("Content-Range") != fmt.Sprintf("bytes 10-19/%d", len(data)) || r.header.Get("Content-Length") != "10" {
+		t.Errorf("ranged HEAD: %d %v", r.status, r.header)
+	}
+	if r := e.do(http.MethodHead, "b/obj", "If-None-Match", ob.etag); r.status != http.StatusNotModified {
+		t.Errorf("HEAD If-None-Match: %d, want 304", r.status)
+	}
+	if r := e.do(http.MethodHead, "b/obj", "If-Match", `"other"`); r.status != http.StatusPreconditionFailed {
+		t.Errorf("HEAD If-Match: %d, want 412", r.status)
+	}
+	if h := e.origin.total(http.MethodHead, "b/obj"); h != 1 {
+		t.Errorf("%d origin HEADs after HEAD hits, want 1", h)
+	}
+	if s := e.c().Stats(); s.OriginHeads != 1 {
+		t.Errorf("Stats.OriginHeads %d, want 1", s.OriginHeads)
+	}
+
+	// Expired: asked again.
+	e.clock.advance(61 * time.Second)
+	if r := e.do(http.MethodHead, "b/obj"); r.status != http.StatusOK || r.xcache() != xMiss {
+		t.Errorf("HEAD after expiry: %d X-Cache %q", r.status, r.xcache())
+	}
+	if h := e.origin.total(http.MethodHead, "b/obj"); h != 2 {
+		t.Errorf("%d origin HEADs after expiry, want 2", h)
+	}
+
+	// A GET makes the entry, which answers HEADs from then on; a purge
+	// forgets the HEAD's metadata too.
+	e.mustGet("b/obj", data, xMiss)
+	heads := e.origin.total(http.MethodHead, "b/obj")
+	if r := e.do(http.MethodHead, "b/obj"); r.status != http.StatusOK || r.xcache() != xHit {
+		t.Errorf("HEAD of a cached object: %d X-Cache %q", r.status, r.xcache())
+	}
+	e.origin.put("b/other", data)
+	e.do(http.MethodHead, "b/other")
+	e.c().Purge("b", "", true)
+	if r := e.do(http.MethodHead, "b/other"); r.xcache() != xMiss {
+		t.Errorf("HEAD after a purge: X-Cache %q, want MISS", r.xcache())
+	}
+	if e.origin.total(http.MethodHead, "b/obj") != heads {
+		t.Errorf("a HEAD of a cached object went to the origin")
+	}
+
+	// What may not be stored is asked for each time.
+	e.origin.put("b/private", data, func(o *object) { o.cacheControl = "private" })
+	for i := range 2 {
+		if r := e.do(http.MethodHead, "b/private"); r.status != http.StatusOK || r.xcache() != xPass {
+			t.Errorf("HEAD %d of a private object: %d X-Cache %q", i, r.status, r.xcache())
+		}
+	}
+	if h := e.origin.total(http.MethodHead, "b/private"); h != 2 {
+		t.Errorf("%d origin HEADs of a private object, want 2", h)
+	}
+	if g := e.origin.total(http.MethodGet, "b/private"); g != 0 {
+		t.Errorf("%d origin GETs of a private object on HEAD, want 0", g)
+	}
+}
+
+// TestNegativeCache checks that an origin 404 is answered from the cache
+// for NegativeTTL (GET and HEAD alike), that an object put at the origin
+// within it appears once it expires or when purged, and that a deletion
+// found by revalidation is cached the same way.
+func TestNegativeCache(t *testing.T) {
+	e := newEnv(t, nil) // the default NegativeTTL
+	data := randomBytes(91, testSlice+5)
+
+	for i := range 3 {
+		r := e.get("b/missing")
+		if r.status != http.StatusNotFound {
+			t.Fatalf("GET %d of a missing key: %d, want 404", i, r.status)
+		}
+		if want := map[bool]string{true: "", false: xHit}[i == 0]; r.xcache() != want {
+			t.Errorf("GET %d of a missing key: X-Cache %q, want %q", i, r.xcache(), want)
+		}
+	}
+	if r := e.do(http.MethodHead, "b/missing"); r.status != http.StatusNotFound || r.xcache() != xHit {
+		t.Errorf("HEAD of a cached 404: %d X-Cache %q", r.status, r.xcache())
+	}
+	if n := e.origin.total(http.MethodGet, "b/missing") + e.origin.total(http.MethodHead, "b/missing"); n != 1 {
+		t.Errorf("%d origin requests for a missing key, want 1", n)
+	}
+	if s := e.c().Stats(); s.NegativeHits != 3 {
+		t.Errorf("Stats.NegativeHits %d, want 3", s.NegativeHits)
+	}
+
+	// Put at the origin: still 404 until the negative answer expires.
+	e.origin.put("b/missing", data)
+	e.clock.advance(DefaultNegativeTTL - time.Second)
+	if r := e.get("b/missing"); r.status != http.StatusNotFound {
+		t.Errorf("within the negative TTL: %d, want 404", r.status)
+	}
+	e.clock.advance(time.Second)
+	e.mustGet("b/missing", data, xMiss)
+	e.mustGet("b/missing", data, xHit)
+
+	// A purge forgets a 404 at once.
+	if r := e.get("b/later"); r.status != http.StatusNotFound {
+		t.Fatalf("b/later: %d, want 404", r.status)
+	}
+	e.origin.put("b/later", data)
+	e.c().Purge("b", "later", false)
+	e.mustGet("b/later", data, xMiss)
+
+	// Deleted at the origin and found so by revalidation: the 404 is
+	// cached; an object put again is seen after the negative TTL.
+	e.origin.put("b/gone", data, func(o *object) { o.cacheControl = "max-age=60" })
+	e.mustGet("b/gone", data, xMiss)
+	fills := e.origin.total(http.MethodGet, "b/gone")
+	e.origin.remove("b/gone")
+	e.clock.advance(61 * time.Second)
+	for range 2 {
+		if r := e.get("b/gone"); r.status != http.StatusNotFound {
+			t.Fatalf("deleted object: %d, want 404", r.status)
+		}
+	}
+	if n := e.origin.total(http.MethodGet, "b/gone"); n != fills+1 {
+		t.Errorf("%d origin GETs of b/gone, want %d (the fill's and one answered 404)", n, fills+1)
+	}
+	v2 := randomBytes(92, 100)
+	e.origin.put("b/gone", v2)
+	e.clock.advance(DefaultNegativeTTL)
+	e.mustGet("b/gone", v2, xMiss)
+}
+
+// TestNegativeCacheOff checks NegativeTTL < 0: every 404 asks the origin.
+func TestNegativeCacheOff(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.NegativeTTL = -1 })
+	for range 3 {
+		if r := e.get("b/missing"); r.status != http.StatusNotFound || r.xcache() != "" {
+			t.Fatalf("GET of a missing key: %d X-Cache %q", r.status, r.xcache())
+		}
+	}
+	if n := e.origin.total(http.MethodGet, "b/missing"); n != 3 {
+		t.Errorf("%d origin GETs, want 3", n)
+	}
+}
+
+// TestXCacheBytes checks that X-Cache says HIT only when every byte of
+// the answer came from the cache: a range filled before, the whole
+// object once all its slices are there; MISS when any slice is fetched;
+// PASS when nothing is stored. The hit and miss counters agree.
+func TestXCacheBytes(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(93, 3*testSlice+100)
+	e.origin.put("b/obj", data)
+	rng := func(from, to int) []string { return []string{"Range", fmt.Sprintf("bytes=%d-%d", from, to)} }
+
+	steps := []struct {
+		what     string
+		hdr      []string
+		from, to int
+		want     string
+	}{
+		{"first range: miss", rng(10, 20), 10, 20, xMiss},
+		{"same range: hit", rng(10, 20), 10, 20, xHit},
+		{"other bytes of the same slice: hit", rng(testSlice-10, testSlice-1), testSlice - 10, testSlice - 1, xHit},
+		{"range across a missing slice: miss", rng(testSlice-10, testSlice+10), testSlice - 10, testSlice + 10, xMiss},
+		{"the whole object, slices 2 and 3 missing: miss", nil, 0, len(data) - 1, xMiss},
+		{"the whole object: hit", nil, 0, len(data) - 1, xHit},
+	}
+	for _, s := range steps {
+		// A slice is in the cache once its fill is done; a request that
+		// follows a fill still running gets bytes from the origin (MISS).
+		e.settle()
+		r := e.get("b/obj", s.hdr...)
+		status := http.StatusPartialContent
+		if s.hdr == nil {
+			status = http.StatusOK
+		}
+		checkBody(t, s.what, r, status, data[s.from:s.to+1])
+		if r.xcache() != s.want {
+			t.Errorf("%s: X-Cache %q, want %q", s.what, r.xcache(), s.want)
+		}
+	}
+	if st := e.c().Stats(); st.Hits != 3 || st.Misses != 3 {
+		t.Errorf("stats: %d hits, %d misses, want 3 and 3", st.Hits, st.Misses)
+	}
+
+	// Fresh by the clock but refilled: a revalidated copy whose slices are
+	// missing is a MISS too.
+	e.origin.put("b/short", data, func(o *object) { o.cacheControl = "max-age=1" })
+	e.get("b/short", rng(0, 9)...)
+	e.settle()
+	e.clock.advance(2 * time.Second)
+	if r := e.get("b/short"); r.xcache() != xMiss {
+		t.Errorf("revalidated copy with missing slices: X-Cache %q, want MISS", r.xcache())
+	}
+	e.settle()
+	e.clock.advance(2 * time.Second)
+	if r := e.get("b/short"); r.xcache() != xRevalidated {
+		t.Errorf("revalidated complete copy: X-Cache %q, want REVALIDATED", r.xcache())
+	}
+
+	e.origin.put("b/nostore", data, func(o *object) { o.cacheControl = "no-store" })
+	e.mustGet("b/nostore", data, xPass)
+}
+
+// TestHeadMissCoalesced checks that concurrent HEAD misses of one object
+// make one origin HEAD: the clients that arrive while it runs wait for
+// its answer, and those after it get the metadata it left.
+func TestHeadMissCoalesced(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(95, 1000)
+	ob := e.origin.put("b/obj", data)
+	g := e.origin.holdHeads()
+	const n = 6
+	results := make(chan response, n)
+	go func() { results <- e.do(http.MethodHead, "b/obj") }()
+	g.wait(t)
+	for range n - 1 {
+		go func() { results <- e.do(http.MethodHead, "b/obj") }()
+	}
+	e.waitInflight(n)
+	g.open()
+	for range n {
+		select {
+		case r := <-results:
+			if r.status != http.StatusOK || r.header.Get("ETag") != ob.etag || r.header.Get("Content-Length") != "1000" {
+				t.Errorf("HEAD: %d %v", r.status, r.header)
+			}
+		case <-time.After(waitLimit):
+			t.Fatal("HEADs did not finish")
+		}
+	}
+	if h := e.origin.total(http.MethodHead, "b/obj"); h != 1 {
+		t.Errorf("%d origin HEADs for %d concurrent misses, want 1", h, n)
+	}
+	if s := e.c().Stats(); s.Hits+s.Misses != n {
+		t.Errorf("stats: %d hits + %d misses, want %d", s.Hits, s.Misses, n)
+	}
+}
