@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+
+	"github.com/gorilla/mux"
 )
 
 // resolveRequest is a server-side request for host and the request-target
@@ -51,5 +53,46 @@ func TestResolve(t *testing.T) {
 		if got := s.resolve(r); got != tt.want {
 			t.Errorf("domain %q host %q target %q: resolve = %+v, want %+v", tt.domain, tt.host, tt.target, got, tt.want)
 		}
+	}
+}
+
+// TestPathAddressMatchesRouter checks the path-style shortcut of resolve
+// against the gorilla/mux routes it stands for, on every path of up to
+// six pieces from an alphabet of the characters that matter to them.
+func TestPathAddressMatchesRouter(t *testing.T) {
+	router := newRouter("")
+	pieces := []string{"/", "a", "b.c", "%2F", "%20", "..", "é", "\x7f", " "}
+	var paths []string
+	var grow func(p string, n int)
+	grow = func(p string, n int) {
+		paths = append(paths, p)
+		if n == 0 {
+			return
+		}
+		for _, c := range pieces {
+			grow(p+c, n-1)
+		}
+	}
+	grow("", 6)
+	shortcut := 0
+	for _, p := range paths {
+		r := &http.Request{Method: "GET", URL: &url.URL{Path: p}, Host: "h", Header: http.Header{}}
+		a, ok := pathAddress(r.URL.EscapedPath())
+		if !ok {
+			continue
+		}
+		shortcut++
+		var m mux.RouteMatch
+		want := address{lv: levelService}
+		if router.Match(r, &m) {
+			lv := m.Handler.(levelHandler)
+			want = address{lv: level(lv), bucket: m.Vars["bucket"], key: m.Vars["key"]}
+		}
+		if a != want {
+			t.Errorf("pathAddress(%q) = %+v, the router says %+v", p, a, want)
+		}
+	}
+	if shortcut < 1000 {
+		t.Errorf("only %d of %d paths took the shortcut", shortcut, len(paths))
 	}
 }

@@ -117,6 +117,9 @@ type Server struct {
 	// router is the gorilla/mux route table of the three levels; see
 	// resolve.
 	router *mux.Router
+	// pathStyleOnly is set without a Domain: resolve then reads path-style
+	// addresses without the router (pathAddress).
+	pathStyleOnly bool
 
 	// ids makes request ids: a random start, then a counter, so ids are
 	// unique per process without a syscall per request.
@@ -174,6 +177,7 @@ func New(layer *object.Layer, o Options) *Server {
 		s.verifyV2 = sigv2.NewVerifier(sigv2.Options{Credentials: o.Credentials, Now: o.Now})
 	}
 	s.router = newRouter(o.Domain)
+	s.pathStyleOnly = o.Domain == ""
 	s.bucketCacheControl, s.bucketVersioning = bucketDefaults(layer)
 	s.lifecycleSet.Store(anyBucketLifecycle(layer))
 	return s

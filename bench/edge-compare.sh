@@ -25,6 +25,10 @@
 #   RESTART_REQUESTS  GETs per class in each restart-phase pass (default 2000)
 #   DIRECT=1       also measure the origin itself as an endpoint (no cache)
 #   SKIP           caches not to start, comma-separated: og, varnish, nginx
+#   BASE_BIN       a second objectgateway binary (e.g. built from an older
+#                  commit) run as another edge, endpoint "og-base", on its
+#                  own cache directory with the same flags: before/after in
+#                  one interleaved run
 #   EXTRA          more flags for both bench runs
 #
 # Needs root only to install Varnish or nginx when missing (apt-get).
@@ -314,9 +318,26 @@ else
 	log "ObjectGateway edge mode: this tree's 'serve' has no --upstream flag yet: skipped"
 fi
 
+# --- a second edge from another binary (BASE_BIN) -------------------------------
+BPORT=$(free_port)
+HAVE_BASE=0
+start_base() {
+	"$BASE_BIN" serve --root "$WORK/edge-base" --listen "127.0.0.1:$BPORT" --upstream "$ORIGIN" \
+		--cache-size "${CACHE_SIZE}GiB" --cache-memory 256MiB --edge-public \
+		--log-level warn >"$WORK/og-base.log" 2>&1 &
+	PID[base]=$!
+	wait_http base "http://127.0.0.1:$BPORT/" "$WORK/og-base.log"
+}
+if [[ -n ${BASE_BIN:-} ]]; then
+	start_base
+	HAVE_BASE=1
+	log "ObjectGateway edge mode from $BASE_BIN on 127.0.0.1:$BPORT (pid ${PID[base]})"
+fi
+
 # --- the runs -------------------------------------------------------------------
 compare() {
 	local eps=()
+	((HAVE_BASE)) && eps+=("og-base=http://127.0.0.1:$BPORT;mode=http;pid=${PID[base]}")
 	((HAVE_OG)) && eps+=("og=http://127.0.0.1:$EPORT;mode=http;pid=${PID[og]}")
 	((HAVE_VARNISH)) && eps+=("varnish=http://127.0.0.1:$VPORT;mode=http;pid=${PID[varnish]}")
 	((HAVE_NGINX)) && eps+=("nginx=http://127.0.0.1:$NPORT;mode=http;pid=${PID[nginx]}")
@@ -350,6 +371,7 @@ bench() {
 	echo "varnish: $(/usr/sbin/varnishd -V 2>&1 | head -1)"
 	echo "nginx: $(/usr/sbin/nginx -v 2>&1)"
 	echo "objectgateway: $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet || echo ' (modified)')"
+	if ((HAVE_BASE)); then echo "og-base: $BASE_BIN"; fi
 } | tee "$OUT/machine.txt"
 
 bench edge --edge-sizes "$SIZES" --duration "$DURATION" --html "$OUT/edge.html"
@@ -362,6 +384,7 @@ RARGS=(--edge-sizes "$RESTART_SIZES" --edge-requests "$RESTART_REQUESTS" --round
 bench restart-warm "${RARGS[@]}"
 log "restarting the caches on the same storage"
 if ((HAVE_OG)); then stop og; start_og; fi
+if ((HAVE_BASE)); then stop base; start_base; fi
 if ((HAVE_VARNISH)); then stop varnish; start_varnish; fi
 if ((HAVE_NGINX)); then stop nginx; start_nginx; fi
 bench restart-after "${RARGS[@]}"

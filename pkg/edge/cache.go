@@ -31,6 +31,8 @@ type Cache struct {
 	opening map[string]*opening
 	cat     *catalog // nil while the disk is failed
 	closed  bool
+	// idleFiles counts the descriptors kept in the entries' idle lists.
+	idleFiles int
 
 	healthy atomic.Bool
 	stop    chan struct{}
@@ -68,6 +70,10 @@ type entry struct {
 	lastAccess   time.Time
 	elem         *list.Element
 	removed      bool
+	// hdr is the header block of every answer (hit.go); idle the file
+	// descriptors kept for the next hits, closed when e is dropped.
+	hdr  atomic.Pointer[headerBlock]
+	idle []*os.File
 }
 
 func (e *entry) slices() int64 {
@@ -307,6 +313,7 @@ func (c *Cache) diskFailed(op string, err error) {
 	// catalogue is reloaded from disk when the probe reattaches it.
 	for ck, e := range c.entries {
 		e.removed = true
+		c.closeIdleLocked(e)
 		delete(c.entries, ck)
 	}
 	c.lru.Init()
@@ -404,6 +411,7 @@ func (c *Cache) dropLocked(e *entry) {
 		return
 	}
 	e.removed = true
+	c.closeIdleLocked(e)
 	if c.entries[e.ck] == e {
 		delete(c.entries, e.ck)
 	}
@@ -638,6 +646,7 @@ func (c *Cache) Close() error {
 	times := make(map[string]time.Time, len(c.entries))
 	for ck, e := range c.entries {
 		times[ck] = e.lastAccess
+		c.closeIdleLocked(e)
 	}
 	c.mu.Unlock()
 	if cat == nil {

@@ -24,6 +24,10 @@
 //     request (If-None-Match); a 304 makes it fresh again without a
 //     download. While the origin cannot be reached, a stale object is
 //     served for at most its stale-if-error window.
+//   - A hit (hit.go) costs an lseek and a sendfile on a descriptor of the
+//     object's file kept open for the next hits, with a header block
+//     computed once per cached version, and no catalogue transaction; the
+//     memory tier (Options.Memory) answers objects up to 48 KiB.
 //   - A cache disk that fails (EIO, read-only, full) puts the cache in
 //     pass-through: requests go to the origin and are relayed without
 //     being stored, until a periodic probe finds the disk healthy again.

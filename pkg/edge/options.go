@@ -54,7 +54,9 @@ type Options struct {
 	NoSync bool
 	// Memory, when set, keeps small hot objects in memory too (the same
 	// byte-budgeted, scan-resistant cache as the origin's hot-object
-	// tier): hits on them cost no file operation. Entries are keyed by
+	// tier): hits on them cost no file operation. Only objects up to
+	// 48 KiB are answered from it (hit.go, memoryServeMax): larger ones
+	// cost less as a sendfile from the page cache. Entries are keyed by
 	// the cached version's file id, so a changed object is never served
 	// from it.
 	Memory *hotcache.Cache

@@ -40,19 +40,11 @@ func (c *Cache) Serve(w http.ResponseWriter, r *http.Request, bucket, key string
 			c.stats.passes.Add(1)
 			return c.pass(w, r, bucket, key)
 		}
-		before := make(map[string]bool, len(w.Header()))
-		for k := range w.Header() {
-			before[k] = true
-		}
 		err = c.serveEntry(w, r, e, state, bucket, key)
 		if errors.Is(err, errRetry) {
 			// Nothing was sent: drop every header the entry set, so
 			// that the next answer carries none of the old version's.
-			for k := range w.Header() {
-				if !before[k] {
-					delete(w.Header(), k)
-				}
-			}
+			e.headers().unset(w.Header())
 		}
 		if errors.Is(err, errRetry) && attempt == 0 {
 			continue
@@ -142,29 +134,22 @@ func firstOffset(h string) int64 {
 // the bytes slice by slice, from the file when the slice is complete,
 // else following (or starting) its fill.
 func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, state, bucket, key string) error {
-	size, etag, hdr := e.size, e.etag, e.header
+	size, hb := e.size, e.headers()
+	etag, lastMod := hb.etag, hb.lastMod
 	h := w.Header()
-	for k, v := range hdr {
-		h[k] = v
-	}
-	if etag != "" {
-		h["Etag"] = []string{etag}
-	}
-	h["X-Cache"] = []string{state}
-	h["Accept-Ranges"] = []string{"bytes"}
-	lastMod, _ := http.ParseTime(hdr.Get("Last-Modified"))
+	hb.set(h, state)
 	if err := precondition.Check(precondition.Headers{
 		IfMatch: r.Header.Get("If-Match"), IfNoneMatch: r.Header.Get("If-None-Match"),
 		IfModifiedSince: r.Header.Get("If-Modified-Since"), IfUnmodifiedSince: r.Header.Get("If-Unmodified-Since"),
 		Now: c.o.Now(),
-	}, strings.Trim(etag, `"`), lastMod); err != nil {
+	}, etag, lastMod); err != nil {
 		if s3err.As(err).Code != s3err.NotModified {
 			clearEntityHeaders(h)
 		}
 		return err
 	}
 	rangeHeader := r.Header.Get("Range")
-	if !precondition.RangeApplies(r.Header.Get("If-Range"), strings.Trim(etag, `"`), lastMod) {
+	if !precondition.RangeApplies(r.Header.Get("If-Range"), etag, lastMod) {
 		// The client holds another version: the whole object, never a
 		// range of this one spliced onto it (RFC 9110 §13.1.5).
 		rangeHeader = ""
@@ -183,9 +168,13 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		status = http.StatusPartialContent
 		h["Content-Range"] = []string{rng.ContentRange(size)}
 	}
-	h["Content-Length"] = []string{strconv.FormatInt(rng.Length, 10)}
+	if partial {
+		h["Content-Length"] = []string{strconv.FormatInt(rng.Length, 10)}
+	} else {
+		h["Content-Length"] = hb.length
+	}
 	if r.Method != http.MethodHead && rng.Length > 0 {
-		h["X-Cache"] = []string{c.byteState(e, state, rng)}
+		h["X-Cache"] = xCacheValue(c.byteState(e, state, rng))
 	}
 	if r.Method == http.MethodHead || rng.Length == 0 {
 		w.WriteHeader(status)
@@ -195,7 +184,7 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 	if done, err := c.serveMemory(w, e, status, rng); done {
 		return err
 	}
-	rf, err := os.Open(c.path(e.id))
+	rf, err := c.openFile(e)
 	if err != nil {
 		// The file is gone (removed behind the cache's back, or the disk
 		// failed): forget the entry and start again.
@@ -205,7 +194,8 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		delete(h, "Content-Length")
 		return errRetry
 	}
-	defer rf.Close()
+	sent := false
+	defer func() { c.releaseFile(e, rf, sent) }()
 	w.WriteHeader(status)
 
 	pos, end := rng.Start, rng.Start+rng.Length
@@ -218,7 +208,11 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		c.mu.Lock()
 		usable := !e.removed && c.healthy.Load()
 		present := e.has(i)
-		if !present {
+		if present {
+			// The complete slices that follow go in the same sendfile.
+			n = e.presentRun(i, end) - pos
+			i = (pos + n - 1) / e.sliceSize
+		} else {
 			if usable {
 				fl, startFl = c.fillLocked(e, i)
 			} else if fl = e.fills[i]; fl == nil {
@@ -250,6 +244,7 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		}
 		pos += n
 	}
+	sent = true
 	return nil
 }
 
@@ -357,14 +352,14 @@ func (c *Cache) pass(w http.ResponseWriter, r *http.Request, bucket, key string)
 }
 
 // serveMemory answers from the memory tier (Options.Memory) when the
-// whole object is cached and small enough: no open, seek or sendfile, the
+// whole object is cached and small enough (at most memoryServeMax): no open, seek or sendfile, the
 // bytes leave from memory as Varnish's do. On a memory miss of a complete
 // object it reads the file once, offers it to the tier (whose admission
 // policy decides) and answers from those bytes. done is false when the
 // caller must serve from the file.
 func (c *Cache) serveMemory(w http.ResponseWriter, e *entry, status int, rng byterange.Range) (done bool, err error) {
 	mem := c.o.Memory
-	if !mem.Fits(e.size) {
+	if !mem.Fits(e.size) || e.size > memoryServeMax {
 		return false, nil
 	}
 	k := hotcache.Key{Bucket: e.ck, Object: e.id, ETag: e.etag, Size: e.size}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package edge
+
+func idleFileLimit() int { return 2048 }
