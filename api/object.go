@@ -14,7 +14,6 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/precondition"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
-	"github.com/objectgateway/objectgateway/pkg/sse"
 )
 
 // putObject answers PutObject.
@@ -189,12 +188,10 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 		}
 		h["Content-Length"] = []string{itoa(length)}
 		w.WriteHeader(status)
-		// Reads of whole packages let sio decrypt straight into the
-		// buffer; the ResponseWriter's ReadFrom would copy through 32 KiB,
-		// half a package, so it is hidden.
-		bp := plainBufs.Get().(*[]byte)
-		defer plainBufs.Put(bp)
-		_, err = io.CopyBuffer(struct{ io.Writer }{w}, body, *bp)
+		// The body's WriteTo reads a block of packages with one pread,
+		// decrypts it and writes its plaintext (up to 256 KiB) with one
+		// Write.
+		_, err = io.Copy(w, body)
 		return err
 	}
 	h["Content-Length"] = []string{itoa(length)}
@@ -236,10 +233,6 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 // smallBody is the largest body GET reads into memory instead of sending
 // with sendfile; see smallBodies.
 const smallBody = 16 << 10
-
-// plainBufs are the buffers decrypted GET bodies go through: four DARE
-// packages of plaintext.
-var plainBufs = sync.Pool{New: func() any { b := make([]byte, 4*sse.PackagePayload); return &b }}
 
 // smallBodies are the buffers small GET bodies go through.
 var smallBodies = sync.Pool{New: func() any { b := make([]byte, smallBody); return &b }}

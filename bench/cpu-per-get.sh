@@ -23,6 +23,9 @@
 #   WARMUP    wrk run before each measured one (default 2s)
 #   CONNS     wrk connections (default 32)
 #   BASE      git revision to build and measure as gateway "base"
+#   SSE       1: also store the object with SSE-AES256 on each gateway as
+#             obj-sse and measure its presigned GET as endpoint NAME-sse
+#             (issue 13: within 1.5× of the plain object's CPU)
 #
 # Needs wrk and the AWS CLI v2 (/usr/bin/aws); as root it installs them
 # with apt-get when they are missing.
@@ -105,6 +108,13 @@ for name in "${gateways[@]}"; do
 	$AWS --endpoint-url "$ep" s3api create-bucket --bucket wrkb >/dev/null
 	$AWS --endpoint-url "$ep" s3api put-object --bucket wrkb --key obj --body "$WORK/obj" >/dev/null
 	URL[$name]=$($AWS --endpoint-url "$ep" s3 presign s3://wrkb/obj --expires-in 21600)
+	if [[ ${SSE:-} == 1 ]]; then
+		$AWS --endpoint-url "$ep" s3api put-object --bucket wrkb --key obj-sse --body "$WORK/obj" \
+			--server-side-encryption AES256 >/dev/null
+		URL[$name-sse]=$($AWS --endpoint-url "$ep" s3 presign s3://wrkb/obj-sse --expires-in 21600)
+		PID[$name-sse]=${PID[$name]}
+		gateways+=("$name-sse")
+	fi
 done
 port=$(free_port)
 mkdir -p "$WORK/static/wrkb"

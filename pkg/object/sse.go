@@ -187,7 +187,8 @@ func (l *Layer) dataKey(o *Object, customerKey []byte) ([]byte, error) {
 
 // Plaintext returns the n bytes at off of an open encrypted object,
 // decrypted; customerKey is the SSE-C key the request sent (nil for
-// none). The first package is decrypted before Plaintext returns, so a
+// none). The range's first block of packages (up to 256 KiB) is decrypted
+// before Plaintext returns, so a
 // damaged file or a wrong key is an error before any answer is written;
 // damage found later is the reader's error (the answer is cut short).
 func (l *Layer) Plaintext(rd *Reader, customerKey []byte, off, n int64) (io.Reader, error) {
@@ -203,37 +204,28 @@ func (l *Layer) Plaintext(rd *Reader, customerKey []byte, off, n int64) (io.Read
 	if err != nil {
 		return nil, err
 	}
-	return newCheckedReader(r, n)
-}
-
-// checkedReader has read ahead the first bytes of a decrypted range.
-type checkedReader struct {
-	head []byte
-	rest io.Reader
-}
-
-func newCheckedReader(r io.Reader, n int64) (io.Reader, error) {
-	head := make([]byte, min(n, sse.PackagePayload))
-	if _, err := io.ReadFull(r, head); err != nil {
+	if err := r.Prime(); err != nil {
 		return nil, corruptErr(err)
 	}
-	if int64(len(head)) == n {
-		// The whole range is read: one more read checks the stream's end.
-		if _, err := r.Read(make([]byte, 1)); err != io.EOF {
-			return nil, corruptErr(err)
-		}
-	}
-	return &checkedReader{head: head, rest: r}, nil
+	return plaintext{r}, nil
 }
 
-func (c *checkedReader) Read(p []byte) (int, error) {
-	if len(c.head) > 0 {
-		n := copy(p, c.head)
-		c.head = c.head[n:]
-		return n, nil
-	}
-	n, err := c.rest.Read(p)
+// plaintext is a decrypted range whose damage found after Plaintext
+// returned is S3's InternalError. It keeps sse.Reader's WriteTo, which
+// writes a block of packages per Write.
+type plaintext struct{ r *sse.Reader }
+
+func (p plaintext) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
 	if err != nil && err != io.EOF {
+		err = corruptErr(err)
+	}
+	return n, err
+}
+
+func (p plaintext) WriteTo(w io.Writer) (int64, error) {
+	n, err := p.r.WriteTo(w)
+	if err != nil {
 		err = corruptErr(err)
 	}
 	return n, err

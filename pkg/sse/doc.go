@@ -4,6 +4,13 @@
 // range decrypts only the packages it covers and any change, reordering
 // or truncation of the ciphertext is an error, never wrong bytes.
 //
+// sio writes the stream (NewWriter). The reading side is this package's
+// own (reader.go): it reads a range's packages in blocks of four with one
+// ReadAt each and decrypts them straight into the plaintext it hands out
+// (WriteTo writes a block per Write), checking each header against the
+// package's place in the stream, where sio's reader reads a package per
+// call. The tests check it against streams sio writes and decrypts.
+//
 // Every object has its own random 256-bit data key. The data key is kept
 // only sealed (metadata.Encryption.SealedKey): by a key-ring key for SSE-S3
 // and SSE-KMS, and for SSE-C by a key derived from the customer's key and
