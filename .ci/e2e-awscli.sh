@@ -710,9 +710,22 @@ step_tls_refusals() {
 		aws_tls s3api head-object --bucket "$BUCKET" --key small.bin >/dev/null
 }
 
+# sse_etag_parts BUCKET KEY [HEAD-ARGS...] prints the number of parts an
+# object's ETag names ("…-N"), 1 for a single-part ETag.
+sse_etag_parts() {
+	local b=$1 k=$2 etag
+	shift 2
+	etag=$(aws_tls s3api head-object --bucket "$b" --key "$k" "$@" --query ETag --output text) || return 1
+	etag=${etag//\"/}
+	if [[ $etag == *-* ]]; then echo "${etag##*-}"; else echo 1; fi
+}
+
 # Server-side encryption over HTTPS (SSE-C needs it): SSE-C, SSE-S3 and
 # SSE-KMS with a key made by objectgateway kms create, up and down; a
-# bucket default encryption; the files on disk are not the plaintext.
+# bucket default encryption; the files on disk are not the plaintext. The
+# 20 MiB mid.bin is above the CLI's 8 MiB threshold: its SSE-C, SSE-KMS
+# and bucket-default copies go up as multipart uploads (3 parts, the ETag
+# says so) and come down as ranged GETs.
 step_tls_sse() {
 	local b=e2e-sse
 	head -c 32 /dev/urandom >"$WORK/sse-c.key" &&
@@ -722,6 +735,18 @@ step_tls_sse() {
 		aws_tls s3 cp "s3://$b/c.bin" "$WORK/tls-down/c.bin" --sse-c AES256 --sse-c-key "fileb://$WORK/sse-c.key" &&
 		cmp "$DATA/big.bin" "$WORK/tls-down/c.bin" &&
 		! cmp -s "$DATA/big.bin" "$TLS_ROOT/$b/c.bin" &&
+		aws_tls s3 cp --only-show-errors "$DATA/mid.bin" "s3://$b/c-mp.bin" --sse-c AES256 --sse-c-key "fileb://$WORK/sse-c.key" &&
+		[[ $(sse_etag_parts "$b" c-mp.bin --sse-customer-algorithm AES256 --sse-customer-key "fileb://$WORK/sse-c.key") == 3 ]] &&
+		aws_tls s3 cp --only-show-errors "s3://$b/c-mp.bin" "$WORK/tls-down/c-mp.bin" --sse-c AES256 --sse-c-key "fileb://$WORK/sse-c.key" &&
+		cmp "$DATA/mid.bin" "$WORK/tls-down/c-mp.bin" &&
+		! cmp -s -n 1048576 "$DATA/mid.bin" "$TLS_ROOT/$b/c-mp.bin" &&
+		! aws_tls s3 cp --only-show-errors "s3://$b/c-mp.bin" "$WORK/tls-down/c-mp-nokey.bin" 2>/dev/null &&
+		aws_tls s3 cp --only-show-errors "$DATA/mid.bin" "s3://$b/kms-mp.bin" --sse aws:kms --sse-kms-key-id e2e-key &&
+		[[ $(sse_etag_parts "$b" kms-mp.bin) == 3 ]] &&
+		aws_tls s3api head-object --bucket "$b" --key kms-mp.bin | grep -q '"SSEKMSKeyId": "e2e-key"' &&
+		aws_tls s3 cp --only-show-errors "s3://$b/kms-mp.bin" "$WORK/tls-down/kms-mp.bin" &&
+		cmp "$DATA/mid.bin" "$WORK/tls-down/kms-mp.bin" &&
+		! cmp -s -n 1048576 "$DATA/mid.bin" "$TLS_ROOT/$b/kms-mp.bin" &&
 		aws_tls s3 cp "$DATA/small.bin" "s3://$b/s3.bin" --sse AES256 &&
 		aws_tls s3 cp "$DATA/small.bin" "s3://$b/kms.bin" --sse aws:kms --sse-kms-key-id e2e-key &&
 		aws_tls s3api head-object --bucket "$b" --key kms.bin | grep -q '"SSEKMSKeyId": "e2e-key"' &&
@@ -732,6 +757,12 @@ step_tls_sse() {
 		aws_tls s3 cp "$DATA/small.bin" "s3://$b/default.bin" &&
 		aws_tls s3api head-object --bucket "$b" --key default.bin | grep -q '"ServerSideEncryption": "AES256"' &&
 		! cmp -s "$DATA/small.bin" "$TLS_ROOT/$b/default.bin" &&
+		aws_tls s3 cp --only-show-errors "$DATA/mid.bin" "s3://$b/default-mp.bin" &&
+		[[ $(sse_etag_parts "$b" default-mp.bin) == 3 ]] &&
+		aws_tls s3api head-object --bucket "$b" --key default-mp.bin | grep -q '"ServerSideEncryption": "AES256"' &&
+		aws_tls s3 cp --only-show-errors "s3://$b/default-mp.bin" "$WORK/tls-down/default-mp.bin" &&
+		cmp "$DATA/mid.bin" "$WORK/tls-down/default-mp.bin" &&
+		! cmp -s -n 1048576 "$DATA/mid.bin" "$TLS_ROOT/$b/default-mp.bin" &&
 		aws_tls s3api delete-bucket-encryption --bucket "$b" &&
 		AWS_CA_BUNDLE=$TLS_CA E2E_ENDPOINT=$TLS_EP E2E_SSE_ONLY=1 timeout 300 "$PY" "$REPO/.ci/e2e_boto3.py" &&
 		aws_tls s3 rm --recursive --only-show-errors "s3://$b" &&
@@ -747,7 +778,7 @@ check "https: mb, cp up and down 1 KiB and 20 MiB (multipart), cmp" step_tls_cp
 check "https: ls, sync up, sync down and diff -r, sync again transfers nothing" step_tls_ls_sync
 check "https: presign + curl --cacert and cmp" step_tls_presign
 check "https: refused without --ca-bundle, plain HTTP answered 400" step_tls_refusals
-check "https: SSE-C, SSE-S3, SSE-KMS and bucket default encryption (aws CLI and boto3)" step_tls_sse
+check "https: SSE-C, SSE-S3, SSE-KMS and bucket default encryption, single-part and multipart (aws CLI and boto3)" step_tls_sse
 check "https: rm --recursive and rb" step_tls_rm_rb
 
 # --- Versioning and Object Lock, through the CLI's s3api, boto3's own

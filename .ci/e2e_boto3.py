@@ -321,7 +321,7 @@ def sigv2_checks(r, endpoint, key_id, secret):
 
 
 def sse_checks(r, s3):
-    """SSE-C put/get/copy and SSE-S3, against an HTTPS endpoint."""
+    """SSE-C put/get/copy, SSE-C multipart and SSE-S3, against an HTTPS endpoint."""
     bucket = BUCKET + "-sse"
     body = data(21, 300 * 1024)
     key1, key2 = os.urandom(32), os.urandom(32)
@@ -360,6 +360,45 @@ def sse_checks(r, s3):
         got = s3.get_object(Bucket=bucket, Key="plain.bin")
         expect(got["Body"].read() == body and "ServerSideEncryption" not in got, "decrypted copy differs")
 
+    def ssec_multipart():
+        # create_multipart_upload / upload_part x2 / complete with SSE-C: a
+        # part without the key is 400, with another key 403; the object
+        # reads back whole and across the part boundary with the key, and
+        # upload_part_copy re-keys a range of it into another upload.
+        p1, p2 = data(22, 5 * 1024 * 1024), data(23, 1000)
+        c = {"SSECustomerAlgorithm": "AES256", "SSECustomerKey": key1}
+        up = s3.create_multipart_upload(Bucket=bucket, Key="mp.bin", **c)
+        expect(up.get("SSECustomerAlgorithm") == "AES256", "create_multipart_upload did not answer SSE-C")
+        for kwargs, want in (({}, (400, "InvalidRequest")),
+                             ({"SSECustomerAlgorithm": "AES256", "SSECustomerKey": key2}, (403, "AccessDenied"))):
+            try:
+                s3.upload_part(Bucket=bucket, Key="mp.bin", UploadId=up["UploadId"], PartNumber=1, Body=p1, **kwargs)
+            except ClientError as exc:
+                code, status = error_code(exc)
+                expect((status, code) == want, f"upload_part: got {status} {code}, want {want}")
+            else:
+                raise AssertionError(f"upload_part {sorted(kwargs)} succeeded")
+        e1 = s3.upload_part(Bucket=bucket, Key="mp.bin", UploadId=up["UploadId"], PartNumber=1, Body=p1, **c)["ETag"]
+        e2 = s3.upload_part(Bucket=bucket, Key="mp.bin", UploadId=up["UploadId"], PartNumber=2, Body=p2, **c)["ETag"]
+        done = s3.complete_multipart_upload(Bucket=bucket, Key="mp.bin", UploadId=up["UploadId"],
+                                            MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": e1}, {"PartNumber": 2, "ETag": e2}]})
+        expect(done["ETag"].strip('"').endswith("-2"), f"multipart ETag {done['ETag']}")
+        whole = p1 + p2
+        got = s3.get_object(Bucket=bucket, Key="mp.bin", **c)
+        expect(got["Body"].read() == whole, "SSE-C multipart get_object bytes differ")
+        edge = len(p1)
+        got = s3.get_object(Bucket=bucket, Key="mp.bin", Range=f"bytes={edge - 5}-{edge + 4}", **c)
+        expect(got["Body"].read() == whole[edge - 5:edge + 5], "SSE-C multipart range across the parts differs")
+        up2 = s3.create_multipart_upload(Bucket=bucket, Key="mp2.bin", SSECustomerAlgorithm="AES256", SSECustomerKey=key2)
+        cp = s3.upload_part_copy(Bucket=bucket, Key="mp2.bin", UploadId=up2["UploadId"], PartNumber=1,
+                                 CopySource={"Bucket": bucket, "Key": "mp.bin"}, CopySourceRange=f"bytes={edge - 5}-{edge + 4}",
+                                 CopySourceSSECustomerAlgorithm="AES256", CopySourceSSECustomerKey=key1,
+                                 SSECustomerAlgorithm="AES256", SSECustomerKey=key2)
+        s3.complete_multipart_upload(Bucket=bucket, Key="mp2.bin", UploadId=up2["UploadId"],
+                                     MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": cp["CopyPartResult"]["ETag"]}]})
+        got = s3.get_object(Bucket=bucket, Key="mp2.bin", SSECustomerAlgorithm="AES256", SSECustomerKey=key2)
+        expect(got["Body"].read() == whole[edge - 5:edge + 5], "upload_part_copy with a new key: bytes differ")
+
     def sse_s3():
         resp = s3.put_object(Bucket=bucket, Key="s3.bin", Body=body, ServerSideEncryption="AES256")
         expect(resp.get("ServerSideEncryption") == "AES256", f"ServerSideEncryption {resp.get('ServerSideEncryption')}")
@@ -367,7 +406,7 @@ def sse_checks(r, s3):
         expect(s3.get_object(Bucket=bucket, Key="s3.bin")["Body"].read() == body, "SSE-S3 bytes differ")
 
     def cleanup():
-        for k in ("c.bin", "c2.bin", "plain.bin", "s3.bin"):
+        for k in ("c.bin", "c2.bin", "plain.bin", "s3.bin", "mp.bin", "mp2.bin"):
             s3.delete_object(Bucket=bucket, Key=k)
         s3.delete_bucket(Bucket=bucket)
 
@@ -375,6 +414,7 @@ def sse_checks(r, s3):
     r.check("sse: SSE-C put_object, get_object and Range", ssec_put_get)
     r.check("sse: SSE-C without the key 400, wrong key 403", ssec_errors)
     r.check("sse: SSE-C copy_object to a new key and to a plain object", ssec_copy)
+    r.check("sse: SSE-C multipart upload (key on every part, 400/403 without or with another), range across parts, upload_part_copy re-keyed", ssec_multipart)
     r.check("sse: SSE-S3 put_object (ETag the MD5) and get_object", sse_s3)
     r.check("sse: cleanup", cleanup)
 

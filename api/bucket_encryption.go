@@ -138,14 +138,29 @@ func (s *Server) deleteBucketEncryption(w http.ResponseWriter, r *http.Request, 
 }
 
 // defaultEncryption is the encryption of a write that asked for none: the
-// bucket's default encryption, if any.
-func (s *Server) defaultEncryption(rq *request, req sse.Request) (sse.Request, error) {
-	if req.Algorithm != "" {
-		return req, nil
-	}
-	b, err := s.bucketRecord(rq)
+// bucket's default encryption, if any. Its BucketKey is what the write's
+// x-amz-server-side-encryption-bucket-key-enabled (h) says, else the
+// bucket default's BucketKeyEnabled when the bucket's default is SSE-KMS,
+// as S3 applies a bucket's S3 Bucket Key setting to its SSE-KMS writes.
+func (s *Server) defaultEncryption(rq *request, req sse.Request, h http.Header) (sse.Request, error) {
+	on, set, err := parseBucketKey(h)
 	if err != nil {
 		return req, err
 	}
-	return sse.Request{Algorithm: b.SSEAlgorithm, KeyID: b.SSEKeyID}, nil
+	b, err := s.bucketRecord(rq)
+	if err != nil {
+		if req.Algorithm != "" {
+			req.BucketKey = on
+			return req, nil
+		}
+		return req, err
+	}
+	if req.Algorithm == "" {
+		req = sse.Request{Algorithm: b.SSEAlgorithm, KeyID: b.SSEKeyID}
+	}
+	req.BucketKey = on
+	if !set {
+		req.BucketKey = b.SSEBucketKey && b.SSEAlgorithm == sse.KMS
+	}
+	return req, nil
 }

@@ -278,8 +278,8 @@ func TestSSETamperedFileIsAnError(t *testing.T) {
 // TestSSECopyObject copies an SSE-C object to another key (the key
 // changes), to SSE-S3 and to a plain object, whose file is then the
 // plaintext; without the source's key the copy is InvalidRequest, and
-// UploadPartCopy of an encrypted source is refused rather than copy
-// ciphertext into a part.
+// UploadPartCopy of an encrypted source into a plain upload copies the
+// plaintext.
 func TestSSECopyObject(t *testing.T) {
 	g := startGateway(t)
 	c := g.sdk(sdkMode{name: "tls", tls: true})
@@ -356,17 +356,23 @@ func TestSSECopyObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.UploadPartCopy(ctx, &s3.UploadPartCopyInput{Bucket: &bucket, Key: aws.String("mp"), UploadId: up.UploadId,
+	// UploadPartCopy of an encrypted source into a plain upload decrypts
+	// it: the part is the plaintext, never the source's ciphertext.
+	pc, err := c.UploadPartCopy(ctx, &s3.UploadPartCopyInput{Bucket: &bucket, Key: aws.String("mp"), UploadId: up.UploadId,
 		PartNumber: aws.Int32(1), CopySource: aws.String(bucket + "/s3")})
-	wantCode(t, "UploadPartCopy of an encrypted source", err, 501, "NotImplemented")
+	if err != nil {
+		t.Fatalf("UploadPartCopy of an encrypted source: %v", err)
+	}
+	if strings.Trim(aws.ToString(pc.CopyPartResult.ETag), `"`) != base16(sum[:]) {
+		t.Errorf("UploadPartCopy of an SSE-S3 source into a plain upload: ETag %s, want the plaintext MD5", aws.ToString(pc.CopyPartResult.ETag))
+	}
 }
 
 // TestSSEBucketDefaultEncryption sets, reads and deletes a bucket's
 // default encryption and checks that PutObject and CopyObject without
 // headers of their own are encrypted with it (nothing in clear on disk),
 // while a write's own headers win; an unknown KMS key and aws:kms:dsse
-// are refused, and multipart uploads, which cannot apply it yet, answer
-// NotImplemented instead of storing plaintext.
+// are refused; CreateMultipartUpload takes it too.
 func TestSSEBucketDefaultEncryption(t *testing.T) {
 	g := startGateway(t)
 	c := g.sdk(sdkMode{name: "tls", tls: true})
@@ -420,8 +426,10 @@ func TestSSEBucketDefaultEncryption(t *testing.T) {
 	if err != nil || !bytes.Equal(b, plain) {
 		t.Fatalf("GetObject of the copy: %v", err)
 	}
-	_, err = c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &bucket, Key: aws.String("mp")})
-	wantCode(t, "CreateMultipartUpload under default encryption", err, 501, "NotImplemented")
+	mp, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &bucket, Key: aws.String("mp")})
+	if err != nil || mp.ServerSideEncryption != types.ServerSideEncryptionAwsKms || !aws.ToBool(mp.BucketKeyEnabled) {
+		t.Fatalf("CreateMultipartUpload under default aws:kms: %v", err)
+	}
 
 	if _, err := c.DeleteBucketEncryption(ctx, &s3.DeleteBucketEncryptionInput{Bucket: &bucket}); err != nil {
 		t.Fatal(err)

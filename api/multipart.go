@@ -91,7 +91,9 @@ type initiateMultipartUploadResult struct {
 
 // createMultipartUpload answers CreateMultipartUpload.
 func (s *Server) createMultipartUpload(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if err := s.refuseEncryption(rq, r.Header); err != nil {
+	enc, ck, err := s.writeEncryption(r, rq, r.Header)
+	defer ck.wipe()
+	if err != nil {
 		return err
 	}
 	hdrs, tags, err := newObjectHeaders(r.Header)
@@ -102,7 +104,7 @@ func (s *Server) createMultipartUpload(w http.ResponseWriter, r *http.Request, r
 	if err != nil {
 		return err
 	}
-	in := object.CreateUploadInput{Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, Owner: rq.accessKey, Headers: hdrs, Tags: tags, Type: r.Header.Get("X-Amz-Checksum-Type"), Lock: lock}
+	in := object.CreateUploadInput{Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, Owner: rq.accessKey, Headers: hdrs, Tags: tags, Type: r.Header.Get("X-Amz-Checksum-Type"), Lock: lock, Encryption: enc}
 	if v := r.Header.Get("X-Amz-Checksum-Algorithm"); v != "" {
 		alg, ok := checksum.ParseAlgorithm(v)
 		if !ok {
@@ -118,6 +120,7 @@ func (s *Server) createMultipartUpload(w http.ResponseWriter, r *http.Request, r
 		w.Header().Set("X-Amz-Checksum-Algorithm", u.ChecksumAlgorithm)
 		w.Header().Set("X-Amz-Checksum-Type", u.ChecksumType)
 	}
+	setEncryptionHeaders(w.Header(), u.SSE, ck)
 	return writeXML(w, http.StatusOK, initiateMultipartUploadResult{NS: s3NS, Bucket: rq.bucket, Key: rq.key, UploadID: u.ID})
 }
 
@@ -140,18 +143,27 @@ func (s *Server) uploadPart(w http.ResponseWriter, r *http.Request, rq *request)
 	if err := checkCustomerKeyHeaders(r.Header); err != nil {
 		return err
 	}
+	ck, err := s.partCustomerKey(r, customerPrefix)
+	defer ck.wipe()
+	if err != nil {
+		return err
+	}
 	body, size, expect, err := sizedPayload(r, rq.auth)
 	if err != nil {
 		return err
 	}
 	p, err := s.layer.UploadPart(object.PartInput{
 		Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, UploadID: q.Get("uploadId"), Number: n, Body: body, Size: size, Expect: expect,
+		CustomerKey: ck.bytes(),
 	})
 	if err != nil {
 		return err
 	}
 	h := w.Header()
 	h.Set("ETag", `"`+p.ETag+`"`)
+	if p.Salt != nil {
+		setEncryptionHeaders(h, s.layer.UploadEncryption(rq.bucket, rq.key, q.Get("uploadId")), ck)
+	}
 	if alg, ok := checksum.ParseAlgorithm(p.Checksum.Algorithm); ok && (expect.Algorithm == alg) {
 		h.Set(alg.Header(), p.Checksum.Value)
 	}
@@ -180,9 +192,20 @@ func (s *Server) uploadPartCopy(w http.ResponseWriter, r *http.Request, rq *requ
 	if err != nil {
 		return err
 	}
+	ck, err := s.partCustomerKey(r, customerPrefix)
+	defer ck.wipe()
+	if err != nil {
+		return err
+	}
+	srcKey, err := s.partCustomerKey(r, copyPrefix)
+	defer srcKey.wipe()
+	if err != nil {
+		return err
+	}
 	in := object.CopyPartInput{
 		Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, UploadID: q.Get("uploadId"), Number: n,
 		SrcBucket: src.bucket, SrcKey: src.key, SrcVersionID: src.versionID,
+		SrcCustomerKey: srcKey.bytes(), CustomerKey: ck.bytes(),
 	}
 	if v := r.Header.Get("X-Amz-Copy-Source-Range"); v != "" {
 		in.Range = func(size int64) (int64, int64, error) { return copySourceRange(v, size) }
@@ -198,6 +221,9 @@ func (s *Server) uploadPartCopy(w http.ResponseWriter, r *http.Request, rq *requ
 		return src.refusal(err)
 	}
 	s.setCopySourceVersionID(w.Header(), src, &copied)
+	if p.Salt != nil {
+		setEncryptionHeaders(w.Header(), s.layer.UploadEncryption(rq.bucket, rq.key, q.Get("uploadId")), ck)
+	}
 	out := copyPartResult{ETag: `"` + p.ETag + `"`, LastModified: isoTime(p.LastModified)}
 	out.set(p.Checksum.Algorithm, p.Checksum.Value)
 	return writeXML(w, http.StatusOK, out)
@@ -331,7 +357,13 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
-	in := object.CompleteInput{Bucket: rq.bucket, Key: rq.key, UploadID: id, ExpectSize: -1, Conditions: cond, Chown: s.fileOwner(rq)}
+	ck, err := s.partCustomerKey(r, customerPrefix)
+	defer ck.wipe()
+	if err != nil {
+		return err
+	}
+	in := object.CompleteInput{Bucket: rq.bucket, Key: rq.key, UploadID: id, ExpectSize: -1, Conditions: cond, Chown: s.fileOwner(rq),
+		CustomerKey: ck.bytes()}
 	for _, alg := range checksum.Algorithms() {
 		if v := r.Header.Get(alg.Header()); v != "" {
 			in.ExpectAlgorithm, in.ExpectValue = alg, v
@@ -362,6 +394,7 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	}
 	// S3 names the version made in the header only, not in the document.
 	s.setVersionID(w.Header(), rq, c.o.VersionID)
+	setEncryptionHeaders(w.Header(), c.o.SSE, ck)
 	return writeXML(w, http.StatusOK, completeResult(r, rq, c.o))
 }
 

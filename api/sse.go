@@ -157,8 +157,28 @@ func checkEncryptionContext(v string) error {
 	return nil
 }
 
-// writeEncryption is the encryption of a PutObject or POST upload whose
-// headers (or form fields) are h: its own (parseWriteEncryption), SSE-C
+// bucketKeyHeader is S3's x-amz-server-side-encryption-bucket-key-enabled.
+const bucketKeyHeader = "X-Amz-Server-Side-Encryption-Bucket-Key-Enabled"
+
+// parseBucketKey parses x-amz-server-side-encryption-bucket-key-enabled:
+// set reports whether it was sent; a value other than true or false is
+// InvalidArgument.
+func parseBucketKey(h http.Header) (on, set bool, err error) {
+	v := h.Get(bucketKeyHeader)
+	switch strings.ToLower(v) {
+	case "":
+		return false, false, nil
+	case "true":
+		return true, true, nil
+	case "false":
+		return false, true, nil
+	}
+	return false, false, s3err.Newf(s3err.InvalidArgument, "Invalid value for x-amz-server-side-encryption-bucket-key-enabled: must be true or false.").
+		With("ArgumentName", strings.ToLower(bucketKeyHeader)).With("ArgumentValue", v)
+}
+
+// writeEncryption is the encryption of a PutObject, POST upload or
+// CreateMultipartUpload whose headers (or form fields) are h: its own (parseWriteEncryption), SSE-C
 // only over TLS (secureSSEC), else the bucket's default. The caller wipes
 // the customer key.
 func (s *Server) writeEncryption(r *http.Request, rq *request, h http.Header) (sse.Request, *customerKey, error) {
@@ -169,7 +189,7 @@ func (s *Server) writeEncryption(r *http.Request, rq *request, h http.Header) (s
 	if err := s.secureSSEC(r, ck); err != nil {
 		return enc, ck, err
 	}
-	enc, err = s.defaultEncryption(rq, enc)
+	enc, err = s.defaultEncryption(rq, enc, h)
 	return enc, ck, err
 }
 
@@ -192,25 +212,19 @@ func (s *Server) copyEncryption(r *http.Request, rq *request) (sse.Request, *cus
 	if err := s.secureSSEC(r, srcKey); err != nil {
 		return enc, ck, srcKey, err
 	}
-	enc, err = s.defaultEncryption(rq, enc)
+	enc, err = s.defaultEncryption(rq, enc, r.Header)
 	return enc, ck, srcKey, err
 }
 
-// refuseEncryption answers NotImplemented to the encryption headers of the
-// write that cannot store an encrypted object yet
-// (CreateMultipartUpload), and such writes to a bucket with default
-// encryption, rather than store in clear what should be encrypted.
-func (s *Server) refuseEncryption(rq *request, h http.Header) error {
-	if b, err := s.bucketRecord(rq); err == nil && b.SSEAlgorithm != "" {
-		return s3err.Newf(s3err.NotImplemented, "This bucket has default encryption, which this operation cannot apply yet; use PutObject.")
+// partCustomerKey parses the SSE-C key of an UploadPart (or the
+// destination's of an UploadPartCopy), refused over plain HTTP
+// (secureSSEC). The caller wipes it.
+func (s *Server) partCustomerKey(r *http.Request, prefix string) (*customerKey, error) {
+	ck, err := parseCustomerKey(r.Header, prefix)
+	if err != nil {
+		return ck, err
 	}
-	for _, name := range []string{"X-Amz-Server-Side-Encryption", "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id",
-		customerPrefix + "Algorithm"} {
-		if h.Get(name) != "" {
-			return s3err.Newf(s3err.NotImplemented, "The %s header is not supported by this operation.", name)
-		}
-	}
-	return nil
+	return ck, s.secureSSEC(r, ck)
 }
 
 // setEncryptionHeaders writes the x-amz-server-side-encryption* headers S3
@@ -225,6 +239,9 @@ func setEncryptionHeaders(h http.Header, enc metadata.Encryption, ck *customerKe
 		h.Set("X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id", enc.KeyID)
 		if enc.Context != "" {
 			h.Set("X-Amz-Server-Side-Encryption-Context", enc.Context)
+		}
+		if enc.BucketKey {
+			h.Set(bucketKeyHeader, "true")
 		}
 	case sse.Customer:
 		h.Set(customerPrefix+"Algorithm", "AES256")

@@ -111,5 +111,40 @@ func FuzzParseEncryptionHeaders(f *testing.F) {
 			t.Fatalf("unknown algorithm %q accepted", req.Algorithm)
 		}
 		_, _ = parseCustomerKey(h, copyPrefix)
+		h.Set(bucketKeyHeader, kid)
+		if on, set, err := parseBucketKey(h); err == nil && (set != (kid != "") || on && !set) {
+			t.Fatalf("bucket key %q parsed as on %v set %v", kid, on, set)
+		}
 	})
+}
+
+// TestParseBucketKey is the table of x-amz-server-side-encryption-bucket-key-enabled.
+func TestParseBucketKey(t *testing.T) {
+	for _, tc := range []struct {
+		v       string
+		on, set bool
+		bad     bool
+	}{
+		{"", false, false, false},
+		{"true", true, true, false},
+		{"TRUE", true, true, false},
+		{"false", false, true, false},
+		{"yes", false, false, true},
+		{"1", false, false, true},
+	} {
+		h := http.Header{}
+		if tc.v != "" {
+			h.Set(bucketKeyHeader, tc.v)
+		}
+		on, set, err := parseBucketKey(h)
+		if tc.bad {
+			if err == nil || s3err.As(err).Code != s3err.InvalidArgument {
+				t.Errorf("%q: %v, want InvalidArgument", tc.v, err)
+			}
+			continue
+		}
+		if err != nil || on != tc.on || set != tc.set {
+			t.Errorf("%q: on %v set %v %v, want %v %v", tc.v, on, set, err, tc.on, tc.set)
+		}
+	}
 }

@@ -59,6 +59,12 @@ type Upload struct {
 	LockMode  string
 	LockUntil time.Time
 	LegalHold bool
+
+	// SSE is the encryption the upload's parts are written with and the
+	// completed object gets: its data key, sealed, shared by every part
+	// (each part's stream has its own key derived from it, see
+	// Part.Salt). Its Parts are always empty.
+	SSE Encryption
 }
 
 // Part is the record of one uploaded part.
@@ -80,6 +86,10 @@ type Part struct {
 	// is then the region file's inode.
 	InRegion bool
 	Offset   int64
+	// Salt is set on a part of an encrypted upload: the salt its stream's
+	// key is derived with from the upload's data key. Its file then holds
+	// the DARE stream of Size bytes of plaintext.
+	Salt []byte
 }
 
 // Completion is what a completed upload produced, kept so that a retried
@@ -115,6 +125,9 @@ const (
 	tagUpLockMode  = 15
 	tagUpLockUntil = 16
 	tagUpLegalHold = 17
+	// tagUpSSE..tagUpSSE+6 are the upload's encryption, laid out as the
+	// object record's (encoder.encryption).
+	tagUpSSE = 40
 )
 
 // Part field tags.
@@ -125,6 +138,7 @@ const (
 	tagPartChecksum = 4
 	tagPartInode    = 5
 	tagPartRegion   = 6
+	tagPartSalt     = 7
 )
 
 // Completion field tags.
@@ -167,6 +181,7 @@ func (u *Upload) MarshalBinary() ([]byte, error) {
 	if u.LegalHold {
 		e.uint(tagUpLegalHold, 1)
 	}
+	e.encryption(tagUpSSE, u.SSE)
 	return e.b, nil
 }
 
@@ -213,6 +228,8 @@ func (u *Upload) UnmarshalBinary(data []byte) error {
 			r.LockUntil, err = parseTime(p)
 		case tagUpLegalHold:
 			r.LegalHold, err = parseFlag(p)
+		default:
+			_, err = parseEncryption(tagUpSSE, tag, p, &r.SSE)
 		}
 		return err
 	})
@@ -247,6 +264,7 @@ func (p *Part) MarshalBinary() ([]byte, error) {
 		// One more than the offset: the encoder leaves zeros out.
 		e.uint(tagPartRegion, uint64(p.Offset)+1)
 	}
+	e.str(tagPartSalt, string(p.Salt))
 	return e.b, nil
 }
 
@@ -278,6 +296,8 @@ func (p *Part) UnmarshalBinary(data []byte) error {
 				err = fmt.Errorf("offset %d out of range", v)
 			}
 			r.InRegion, r.Offset = true, int64(v)-1
+		case tagPartSalt:
+			r.Salt = append([]byte(nil), b...)
 		}
 		return err
 	})

@@ -127,6 +127,24 @@ type Encryption struct {
 	SealedKey []byte
 	// Context is the SSE-KMS encryption context, as sent (base64 JSON).
 	Context string
+	// BucketKey is x-amz-server-side-encryption-bucket-key-enabled as the
+	// write (or the bucket's default) set it for an SSE-KMS object,
+	// answered on reads; every object has its own data key either way.
+	BucketKey bool
+	// Parts is the layout of a multipart encrypted object: its file is
+	// the parts' DARE streams one after the other, each sealed under its
+	// own key derived from the data key and the part's Salt. Empty for a
+	// single-stream object. It is kept here and not only in
+	// Object.Parts, so that a record rewritten for a replaced file still
+	// decrypts (and fails) as the object it was.
+	Parts []EncryptedPart
+}
+
+// EncryptedPart is one part of a multipart encrypted object: its
+// plaintext size and the salt its key is derived with.
+type EncryptedPart struct {
+	Size int64
+	Salt []byte
 }
 
 // Encrypted reports whether the object's file is ciphertext.

@@ -76,6 +76,10 @@ const (
 	tagObjSSEKeyVersion = 42
 	tagObjSSESealedKey  = 43
 	tagObjSSEContext    = 44
+	// tagObjSSEPart is one part of SSE.Parts (uvarint size, then the
+	// salt); tagObjSSEBucketKey is SSE.BucketKey.
+	tagObjSSEPart      = 45
+	tagObjSSEBucketKey = 46
 )
 
 // Bucket field tags.
@@ -189,6 +193,14 @@ func (o *Object) MarshalBinary() ([]byte, error) {
 	e.uint(tagObjSSEKeyVersion, o.SSE.KeyVersion)
 	e.str(tagObjSSESealedKey, string(o.SSE.SealedKey))
 	e.str(tagObjSSEContext, o.SSE.Context)
+	if o.SSE.BucketKey {
+		e.uint(tagObjSSEBucketKey, 1)
+	}
+	for _, p := range o.SSE.Parts {
+		if err := e.encryptedPart(tagObjSSEPart, p); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range o.Parts {
 		if p.Size < 0 {
 			return nil, fmt.Errorf("metadata: negative part size %d", p.Size)
@@ -290,6 +302,12 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 			r.SSE.SealedKey = append([]byte(nil), p...)
 		case tagObjSSEContext:
 			r.SSE.Context = string(p)
+		case tagObjSSEBucketKey:
+			r.SSE.BucketKey, err = parseFlag(p)
+		case tagObjSSEPart:
+			var ep EncryptedPart
+			ep, err = parseEncryptedPart(p)
+			r.SSE.Parts = append(r.SSE.Parts, ep)
 		case tagObjPart:
 			size, n := binary.Uvarint(p)
 			if n <= 0 || size > math.MaxInt64 {
@@ -477,6 +495,64 @@ func (e *encoder) kv(tag uint64, kv KV) {
 	e.b = append(e.b, p[:n]...)
 	e.b = append(e.b, kv.Key...)
 	e.b = append(e.b, kv.Value...)
+}
+
+// encryptedPart encodes one part of a multipart encrypted object: its
+// size as a uvarint, then its salt.
+func (e *encoder) encryptedPart(tag uint64, p EncryptedPart) error {
+	if p.Size < 0 {
+		return fmt.Errorf("metadata: negative part size %d", p.Size)
+	}
+	var n [binary.MaxVarintLen64]byte
+	m := binary.PutUvarint(n[:], uint64(p.Size))
+	e.header(tag, m+len(p.Salt))
+	e.b = append(e.b, n[:m]...)
+	e.b = append(e.b, p.Salt...)
+	return nil
+}
+
+func parseEncryptedPart(p []byte) (EncryptedPart, error) {
+	size, n := binary.Uvarint(p)
+	if n <= 0 || size > math.MaxInt64 {
+		return EncryptedPart{}, fmt.Errorf("bad encrypted part size")
+	}
+	return EncryptedPart{Size: int64(size), Salt: append([]byte(nil), p[n:]...)}, nil
+}
+
+// encryption encodes e's fields other than its parts at tags base..base+4
+// and base+6 (the object record's layout, shared by the upload record).
+func (e *encoder) encryption(base uint64, enc Encryption) {
+	e.str(base, enc.Algorithm)
+	e.str(base+1, enc.KeyID)
+	e.uint(base+2, enc.KeyVersion)
+	e.str(base+3, string(enc.SealedKey))
+	e.str(base+4, enc.Context)
+	if enc.BucketKey {
+		e.uint(base+6, 1)
+	}
+}
+
+// parseEncryption decodes a field encoded by encoder.encryption into enc;
+// it reports whether tag was one of them.
+func parseEncryption(base, tag uint64, p []byte, enc *Encryption) (bool, error) {
+	var err error
+	switch tag {
+	case base:
+		enc.Algorithm = intern(p)
+	case base + 1:
+		enc.KeyID = string(p)
+	case base + 2:
+		enc.KeyVersion, err = parseUint(p)
+	case base + 3:
+		enc.SealedKey = append([]byte(nil), p...)
+	case base + 4:
+		enc.Context = string(p)
+	case base + 6:
+		enc.BucketKey, err = parseFlag(p)
+	default:
+		return false, nil
+	}
+	return true, err
 }
 
 func (e *encoder) checksum(tag uint64, c Checksum) {

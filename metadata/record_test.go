@@ -28,6 +28,11 @@ func TestObjectRecordRoundTrip(t *testing.T) {
 		// An encrypted object's fields, the sealed key with every byte.
 		{Size: 7, SSE: Encryption{Algorithm: "aws:kms", KeyID: "app", KeyVersion: 3,
 			SealedKey: []byte{0, 1, 0xfe, 0xff}, Context: "e30="}},
+		// A multipart encrypted object: its part layout, a part of size 0
+		// and one without a salt among them, and a bucket key.
+		{Size: 12 << 20, PartsCount: 3, SSE: Encryption{Algorithm: "SSE-C", KeyID: "default", SealedKey: []byte{9}, BucketKey: true,
+			Parts: []EncryptedPart{{Size: 8 << 20, Salt: []byte{1, 2, 0}}, {Size: 0, Salt: []byte{3}}, {Size: 4 << 20}}},
+			Parts: []PartInfo{{Size: 8 << 20}, {Size: 0}, {Size: 4 << 20}}},
 	} {
 		b, err := o.MarshalBinary()
 		if err != nil {

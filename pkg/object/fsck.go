@@ -441,7 +441,7 @@ func (f *fsck) multipart() error {
 				}
 				st, err := file.Stat()
 				file.Close()
-				if err != nil || st.Size() != part.Size {
+				if err != nil || st.Size() != partFileSize(part) {
 					f.add(Problem{Kind: MissingPart, Bucket: u.Bucket, Key: u.Key, Name: fmt.Sprintf("%s/%d", u.ID, part.Number), Detail: "part file has the wrong size"})
 				}
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/objectlock"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 	"github.com/objectgateway/objectgateway/pkg/s3name"
+	"github.com/objectgateway/objectgateway/pkg/sse"
 	"github.com/objectgateway/objectgateway/storage"
 )
 
@@ -58,6 +59,9 @@ type CreateUploadInput struct {
 	Type      string
 	// Lock is the Object Lock state the completed object gets.
 	Lock Lock
+	// Encryption, when its Algorithm is set, encrypts every part as it
+	// arrives and the completed object (see uploadKey).
+	Encryption sse.Request
 }
 
 // CreateMultipartUpload starts a multipart upload. The checksum type
@@ -91,6 +95,16 @@ func (l *Layer) CreateMultipartUpload(in CreateUploadInput) (Upload, error) {
 	defer release()
 	if err := applyLock(st, in.Lock, &Object{}); err != nil {
 		return Upload{}, err
+	}
+	if in.Encryption.Algorithm != "" {
+		// The upload's data key is made now and kept sealed in its
+		// record; every part's stream has a key derived from it.
+		dk, enc, err := l.newDataKey(in.Encryption)
+		sse.Wipe(dk)
+		if err != nil {
+			return Upload{}, err
+		}
+		u.SSE = enc
 	}
 	if err := l.ix.CreateUpload(in.Bucket, u); err != nil {
 		return Upload{}, bucketErr(err, in.Bucket)
@@ -162,6 +176,9 @@ type PartInput struct {
 	Body     io.Reader
 	Size     int64
 	Expect   checksum.Expect
+	// CustomerKey is the SSE-C key the request sent (nil for none): an
+	// SSE-C upload needs the key it was created with on every part.
+	CustomerKey []byte
 }
 
 func checkPartNumber(n int) error {
@@ -211,7 +228,12 @@ func (l *Layer) UploadPart(in PartInput) (Part, error) {
 	if err != nil {
 		return Part{}, err
 	}
-	return l.writePart(partRef{in.Bucket, id, in.Key, in.UploadID, in.Number}, in.Body, in.Size, expect)
+	dk, err := l.uploadKey(&u, in.CustomerKey)
+	if err != nil {
+		return Part{}, err
+	}
+	defer sse.Wipe(dk)
+	return l.writePart(partRef{in.Bucket, id, in.Key, in.UploadID, in.Number}, in.Body, in.Size, expect, partEncryption{u.SSE, dk})
 }
 
 // partRef names the part a write makes: part Number of upload UploadID of
@@ -227,10 +249,17 @@ type partRef struct {
 // writePart hashes body while copying it, then stores it as part
 // ref.Number of its upload: into the upload's region when the part may
 // go there (claimRegion), else into a staged file of its own.
-func (l *Layer) writePart(ref partRef, body io.Reader, size int64, expect checksum.Expect) (Part, error) {
+//
+// A part of an encrypted upload (pe.key set) is always a file of its own,
+// holding the part's DARE stream (writeEncryptedPart): its file size is
+// not its plaintext size, which the region's offsets are.
+func (l *Layer) writePart(ref partRef, body io.Reader, size int64, expect checksum.Expect, pe partEncryption) (Part, error) {
 	dg, err := checksum.NewDigest(expect)
 	if err != nil {
 		return Part{}, err
+	}
+	if pe.key != nil {
+		return l.writeEncryptedPart(ref, body, size, dg, pe)
 	}
 	if c := l.claimRegion(ref, size); c != nil {
 		p, err := l.writeRegionPart(ref, c, body, size, dg)
@@ -335,6 +364,10 @@ type CopyPartInput struct {
 	// Check is called with the source's record before copying
 	// (x-amz-copy-source-if-*).
 	Check func(src *Object) error
+	// SrcCustomerKey is the SSE-C key of an SSE-C source
+	// (x-amz-copy-source-server-side-encryption-customer-*); CustomerKey
+	// is the SSE-C key of an SSE-C upload, as UploadPart's.
+	SrcCustomerKey, CustomerKey []byte
 }
 
 // UploadPartCopy makes a part from a range of an existing object. The
@@ -361,11 +394,14 @@ func (l *Layer) UploadPartCopy(in CopyPartInput) (Part, error) {
 			return Part{}, err
 		}
 	}
-	if src.SSE.Encrypted() {
-		// Parts are copied file to file: an encrypted source's bytes
-		// would land in the upload as ciphertext.
-		return Part{}, s3err.Newf(s3err.NotImplemented, "UploadPartCopy from an encrypted source is not supported; use CopyObject.")
+	if err := l.CheckCustomerKey(&src.Object, in.SrcCustomerKey); err != nil {
+		return Part{}, err
 	}
+	dk, err := l.uploadKey(&u, in.CustomerKey)
+	if err != nil {
+		return Part{}, err
+	}
+	defer sse.Wipe(dk)
 	start, length := int64(0), src.Size
 	if in.Range != nil {
 		if start, length, err = in.Range(src.Size); err != nil {
@@ -377,10 +413,18 @@ func (l *Layer) UploadPartCopy(in CopyPartInput) (Part, error) {
 	}
 	expect, _ := partExpect(&u, checksum.Expect{})
 	var body io.Reader = strings.NewReader("")
-	if src.File != nil {
+	switch {
+	case src.SSE.Encrypted() && length > 0:
+		// An encrypted source is decrypted, and the part written with
+		// the upload's own encryption (or as plaintext): never its
+		// ciphertext copied file to file.
+		if body, err = l.Plaintext(src, in.SrcCustomerKey, start, length); err != nil {
+			return Part{}, err
+		}
+	case src.File != nil && !src.SSE.Encrypted():
 		body = io.NewSectionReader(src.File, start, length)
 	}
-	return l.writePart(partRef{in.Bucket, id, in.Key, in.UploadID, in.Number}, body, length, expect)
+	return l.writePart(partRef{in.Bucket, id, in.Key, in.UploadID, in.Number}, body, length, expect, partEncryption{u.SSE, dk})
 }
 
 // ListParts returns up to max parts after marker, and whether more follow.
@@ -483,6 +527,10 @@ type CompleteInput struct {
 	Conditions Conditions
 	// Chown, when set, owns the new file (see ChownBucket).
 	Chown *POSIXOwner
+	// CustomerKey is the SSE-C key the request sent, if any: S3 does not
+	// need it to complete an SSE-C upload, but one that is sent must be
+	// the upload's (uploadKey).
+	CustomerKey []byte
 }
 
 // CompleteMultipartUpload assembles the listed parts into the object and
@@ -514,6 +562,9 @@ func completionKey(in CompleteInput) string {
 		owner = *in.Chown
 	}
 	fmt.Fprintf(h, "%q %q %q %q %d %+v %t %+v|", in.Bucket, in.Key, in.UploadID, in.ExpectAlgorithm.String()+":"+in.ExpectValue, in.ExpectSize, in.Conditions, in.Chown != nil, owner)
+	// Only a retry with the same SSE-C key (or none) joins: the key is
+	// checked by the run that completes.
+	fmt.Fprintf(h, "%t %x|", in.CustomerKey != nil, in.CustomerKey)
 	for _, p := range in.Parts {
 		fmt.Fprintf(h, "%d %q", p.Number, p.ETag)
 		for _, alg := range checksum.Algorithms() {
@@ -585,6 +636,13 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 		}
 		return Object{}, err
 	}
+	if in.CustomerKey != nil || u.SSE.Algorithm != sse.Customer {
+		dk, err := l.uploadKey(&u, in.CustomerKey)
+		sse.Wipe(dk)
+		if err != nil {
+			return Object{}, err
+		}
+	}
 	// Sealing the region before the parts are read means no region
 	// writer can commit a record this completion does not see.
 	g := l.gate(in.UploadID)
@@ -628,6 +686,9 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 	if rec.ETag, err = checksum.MultipartETag(etags); err != nil {
 		return Object{}, err
 	}
+	if rec.SSE, err = completedEncryption(&u, chosen); err != nil {
+		return Object{}, err
+	}
 	sum, err := objectChecksum(&u, chosen)
 	if err != nil {
 		return Object{}, err
@@ -658,7 +719,7 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 	if l.onAssemble != nil {
 		l.onAssemble()
 	}
-	up, err := l.assemble(g, in.UploadID, chosen, stored, rec.Size)
+	up, err := l.assemble(g, in.UploadID, chosen, stored, fileSize(&rec))
 	if err != nil {
 		return Object{}, err
 	}

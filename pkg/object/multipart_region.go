@@ -244,7 +244,7 @@ func (c *regionClaim) release() {
 }
 
 // assemble makes the staged file of a completion of the chosen parts,
-// whose sizes add up to size: the region itself when the chosen parts lay
+// whose files' sizes add up to size: the region itself when the chosen parts lay
 // out as it holds them (regionLayout), with only the parts kept in files
 // of their own copied into their ranges; otherwise a new file into which
 // every chosen part is copied, from its file or its range of the region.
@@ -284,7 +284,7 @@ func (l *Layer) assemble(g *regionGate, id string, chosen, stored []Part, size i
 			}
 			err = mapErr(up.AppendFrom(region, p.Offset, p.Size))
 		} else {
-			err = l.withPartFile(id, p, func(f *os.File) error { return mapErr(up.AppendFrom(f, 0, p.Size)) })
+			err = l.withPartFile(id, p, func(f *os.File) error { return mapErr(up.AppendFrom(f, 0, partFileSize(p))) })
 		}
 		if err != nil {
 			up.Abort()
@@ -350,7 +350,7 @@ func (l *Layer) withPartFile(id string, p Part, fn func(*os.File) error) error {
 	if err != nil {
 		return mapErr(err)
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || st.Size() != p.Size || (p.FileInode != 0 && sys.Ino != p.FileInode) {
+	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || st.Size() != partFileSize(p) || (p.FileInode != 0 && sys.Ino != p.FileInode) {
 		return s3err.New(s3err.InvalidPart).With("PartNumber", itoa(p.Number))
 	}
 	return fn(f)

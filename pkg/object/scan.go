@@ -387,7 +387,7 @@ func (s *scanner) reconcile(key string, rec *Object, fi *storage.FileInfo) error
 // looksEncrypted reads the first bytes of a file the index does not know
 // and reports whether they are a DARE stream's (sse.LooksEncrypted).
 func (s *scanner) looksEncrypted(key string, fi storage.FileInfo) bool {
-	if fi.Size < 33 || sse.DecryptedSize(fi.Size) < 0 {
+	if fi.Size < 33 {
 		return false
 	}
 	f, _, err := s.l.fs.Open(s.bucketName, key, storage.Natural)

@@ -83,7 +83,7 @@ func kmsErr(err error, keyID string) error {
 	case errors.Is(err, kms.ErrNotFound):
 		return s3err.Newf(s3err.InvalidArgument, "The KMS key %q does not exist.", keyID)
 	case errors.Is(err, kms.ErrDisabled):
-		return s3err.Newf(s3err.AccessDenied, "The KMS key %q is disabled.", keyID)
+		return s3err.Newf(s3err.KMSDisabled, "The KMS key %q is disabled.", keyID)
 	case errors.Is(err, sse.ErrCustomerKey):
 		return s3err.Newf(s3err.AccessDenied, "The SSE-C key does not match the key the object was stored with.")
 	case errors.Is(err, kms.ErrUnseal):
@@ -108,16 +108,27 @@ func sealedETag(plainMD5 []byte, enc metadata.Encryption) string {
 // not authenticate). A file replaced behind the gateway's back keeps its
 // record's encryption, so it is decrypted, and answers an error, rather
 // than served as plaintext.
+//
+// A multipart encrypted object's file is its parts' streams one after the
+// other (o.SSE.Parts): a file of their size decrypts to their plaintext,
+// any other size to what a single stream of that size would, which the
+// layout does not add up to, so its read fails.
 func plainSize(o *Object, fileBytes int64) int64 {
 	if !o.SSE.Encrypted() {
 		return fileBytes
+	}
+	if len(o.SSE.Parts) > 0 && sse.PartsEncryptedSize(o.SSE.Parts) == fileBytes {
+		return sse.PartsSize(o.SSE.Parts)
 	}
 	return max(sse.DecryptedSize(fileBytes), 0)
 }
 
 // fileSize is the size of the file that holds o's bytes.
 func fileSize(o *Object) int64 {
-	if o.SSE.Encrypted() {
+	switch {
+	case len(o.SSE.Parts) > 0:
+		return sse.PartsEncryptedSize(o.SSE.Parts)
+	case o.SSE.Encrypted():
 		return sse.EncryptedSize(o.Size)
 	}
 	return o.Size
@@ -200,14 +211,56 @@ func (l *Layer) Plaintext(rd *Reader, customerKey []byte, off, n int64) (io.Read
 	if rd.File == nil {
 		return nil, s3err.Newf(s3err.InternalError, "encrypted object without a file")
 	}
+	if len(rd.SSE.Parts) > 0 {
+		r, err := sse.NewPartsReader(rd.File, dk, rd.SSE.Parts, rd.Size, off, n)
+		if err != nil {
+			return nil, corruptErr(err)
+		}
+		return newCheckedReader(r, n)
+	}
 	r, err := sse.NewReader(rd.File, dk, rd.Size, off, n)
 	if err != nil {
-		return nil, err
+		return nil, corruptErr(err)
 	}
 	if err := r.Prime(); err != nil {
 		return nil, corruptErr(err)
 	}
 	return plaintext{r}, nil
+}
+
+// checkedReader is a decrypted range of a multipart encrypted object
+// whose first bytes (up to a package) were read ahead, so that damage or
+// a wrong key there is an error before any answer is written.
+type checkedReader struct {
+	head []byte
+	rest io.Reader
+}
+
+func newCheckedReader(r io.Reader, n int64) (io.Reader, error) {
+	head := make([]byte, min(n, sse.PackagePayload))
+	if _, err := io.ReadFull(r, head); err != nil {
+		return nil, corruptErr(err)
+	}
+	if int64(len(head)) == n {
+		// The whole range is read: one more read checks the stream's end.
+		if _, err := r.Read(make([]byte, 1)); err != io.EOF {
+			return nil, corruptErr(err)
+		}
+	}
+	return &checkedReader{head: head, rest: r}, nil
+}
+
+func (c *checkedReader) Read(p []byte) (int, error) {
+	if len(c.head) > 0 {
+		n := copy(p, c.head)
+		c.head = c.head[n:]
+		return n, nil
+	}
+	n, err := c.rest.Read(p)
+	if err != nil && err != io.EOF {
+		err = corruptErr(err)
+	}
+	return n, err
 }
 
 // plaintext is a decrypted range whose damage found after Plaintext

@@ -83,6 +83,7 @@ const (
 	OwnershipControlsNotFoundError
 	NoSuchPublicAccessBlockConfiguration
 	MalformedACLError
+	KMSDisabled
 
 	numCodes // keep last: the table test checks every code below it has a row.
 )
@@ -175,6 +176,7 @@ var table = [numCodes]row{
 	// S3's answer to an AccessControlPolicy over its schema, such as one
 	// of more than 100 grants.
 	MalformedACLError: {"MalformedACLError", http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema"},
+	KMSDisabled:       {"KMS.DisabledException", http.StatusBadRequest, "The KMS key is disabled."},
 }
 
 // String returns the code as S3 spells it in the <Code> element.

@@ -17,6 +17,12 @@
 // the ring's default key (HMAC), so neither the customer key nor anything
 // that verifies it offline is stored. A wrong customer key fails to unseal.
 //
+// A multipart object's file is one DARE stream per part, one after the
+// other, each under PartKey(data key, the part's salt); the layout (sizes
+// and salts) is kept in metadata.Encryption.Parts and NewPartsReader reads
+// ranges across it, so parts are encrypted as they arrive and the
+// completion only appends files.
+//
 // # Caveats
 //
 // Data keys live in memory only for one request; callers Wipe them. An

@@ -75,11 +75,13 @@ const HeaderSize = 5
 // LooksEncrypted reports whether a file of size bytes starting with
 // header (its first HeaderSize bytes) has the shape of a DARE 2.0 stream
 // as NewWriter writes it: version 2.0, AES-256-GCM, a first package whose
-// length and final flag agree with the file's size, and a size some
-// plaintext encrypts to. A scan that finds such a file without its record
-// must not import its ciphertext as a plain object.
+// length and final flag agree with the file's size, and for a file of one
+// package a size some plaintext encrypts to. A file of more than one
+// package need not be one stream's size: a multipart encrypted object is
+// several streams one after the other. A scan that finds such a file
+// without its record must not import its ciphertext as a plain object.
 func LooksEncrypted(header []byte, size int64) bool {
-	if len(header) < HeaderSize || size < 33 || DecryptedSize(size) < 0 {
+	if len(header) < HeaderSize || size < 33 || size <= PackageSize && DecryptedSize(size) < 0 {
 		return false
 	}
 	if header[0] != sio.Version20 || header[1] != sio.AES_256_GCM {
@@ -103,6 +105,10 @@ type Request struct {
 	Context string
 	// CustomerKey is the SSE-C key (32 bytes).
 	CustomerKey []byte
+	// BucketKey is x-amz-server-side-encryption-bucket-key-enabled (or the
+	// bucket default's BucketKeyEnabled); kept for SSE-KMS only, as S3
+	// answers it only for SSE-KMS objects.
+	BucketKey bool
 }
 
 // NewDataKey makes a random data key for one object and seals it as req
@@ -123,7 +129,7 @@ func NewDataKey(ring *kms.Ring, req Request) ([]byte, metadata.Encryption, error
 // Seal seals an existing data key as req asks (the parts of one multipart
 // upload share the upload's key).
 func Seal(ring *kms.Ring, req Request, dk []byte) (metadata.Encryption, error) {
-	enc := metadata.Encryption{Algorithm: req.Algorithm, Context: req.Context}
+	enc := metadata.Encryption{Algorithm: req.Algorithm, Context: req.Context, BucketKey: req.BucketKey && req.Algorithm == KMS}
 	var err error
 	switch req.Algorithm {
 	case AES256:

@@ -269,6 +269,15 @@ func TestLooksEncrypted(t *testing.T) {
 			t.Errorf("a %d-byte plaintext's stream with a byte more is recognised", n)
 		}
 	}
+	// A multipart encrypted object's file: streams one after the other,
+	// whose total is no single stream's size.
+	mp := append(encrypt(t, key, make([]byte, PackagePayload+40000)), encrypt(t, key, make([]byte, 25509))...)
+	if DecryptedSize(int64(len(mp))) >= 0 {
+		t.Fatalf("the test's multipart file has a single stream's size")
+	}
+	if !LooksEncrypted(mp[:HeaderSize], int64(len(mp))) {
+		t.Error("a multipart encrypted file is not recognised")
+	}
 	text := []byte(strings.Repeat("plain text ", 10000))
 	if LooksEncrypted(text[:HeaderSize], int64(len(text))) {
 		t.Error("plain text is recognised as a stream")
