@@ -383,10 +383,12 @@ step_rb() {
 	grep -q '(404)' <<<"$out"
 }
 
-# A bucket made public with the standard public-read policy (or the canned
-# ACL public-read) is readable by plain curl without credentials; a private
-# bucket answers 403; writes stay refused; a policy naming another bucket
-# is refused with MalformedPolicy.
+# A bucket made public with the standard public-read policy is readable by
+# plain curl without credentials; a private bucket answers 403; writes stay
+# refused; a policy naming another bucket is refused with MalformedPolicy.
+# The canned bucket ACL public-read means what it means in S3: anyone may
+# list the bucket but not read its objects, until an object's own ACL is
+# public-read.
 step_public_read() {
 	local pub=e2e-public priv=e2e-private acl=e2e-acl code out
 	aws_ s3 mb "s3://$pub" && aws_ s3 mb "s3://$priv" &&
@@ -411,10 +413,16 @@ step_public_read() {
 	grep -q MalformedPolicy <<<"$out" &&
 		aws_ s3api create-bucket --bucket "$acl" --acl public-read >/dev/null &&
 		aws_ s3 cp --only-show-errors "$DATA/small.bin" "s3://$acl/small.bin" &&
+		curl -sS --fail --max-time 30 -o "$WORK/acl-list.xml" "$EP/$acl?list-type=2" &&
+		grep -q '<Key>small.bin</Key>' "$WORK/acl-list.xml" &&
+		code=$(curl -sS --max-time 30 -o /dev/null -w '%{http_code}' "$EP/$acl/small.bin") &&
+		echo "object in a public-read bucket, private object ACL: $code" &&
+		[[ $code == 403 ]] &&
+		aws_ s3api put-object-acl --bucket "$acl" --key small.bin --acl public-read &&
 		curl -sS --fail --max-time 30 -o /dev/null "$EP/$acl/small.bin" &&
 		aws_ s3api put-bucket-acl --bucket "$acl" --acl private &&
-		code=$(curl -sS --max-time 30 -o /dev/null -w '%{http_code}' "$EP/$acl/small.bin") &&
-		echo "after put-bucket-acl private: $code" &&
+		code=$(curl -sS --max-time 30 -o /dev/null -w '%{http_code}' "$EP/$acl?list-type=2") &&
+		echo "list after put-bucket-acl private: $code" &&
 		[[ $code == 403 ]] &&
 		aws_ s3 rb --force "s3://$pub" && aws_ s3 rb --force "s3://$priv" && aws_ s3 rb --force "s3://$acl"
 }
@@ -451,6 +459,69 @@ step_policy_user() {
 		aws_ s3api delete-bucket-policy --bucket "$b" &&
 		aws_ s3 rb --force "s3://$b" &&
 		"$BIN" user remove AKIDE2EBOB --root "$ROOTDIR" >/dev/null
+}
+
+# ACLs and Object Ownership: put-object-acl --grant-read to another user
+# (by canonical id, then by email), who then reads the object and nothing
+# else; put/get-bucket-ownership-controls; BucketOwnerEnforced refuses an
+# ACL; Block Public Access refuses a public ACL.
+step_acl() {
+	local b=e2e-acl-grants out secret id
+	out=$("$BIN" user add dave --access-key AKIDE2EDAVE --email dave@example.com --root "$ROOTDIR") || { echo "$out"; return 1; }
+	secret=$(sed -n 's/^  secret key: //p' <<<"$out")
+	[[ -n $secret ]] || { echo "no secret in: $out"; return 1; }
+	id=$(printf %s AKIDE2EDAVE | sha256sum | cut -d' ' -f1)
+	dave_() { AWS_ACCESS_KEY_ID=AKIDE2EDAVE AWS_SECRET_ACCESS_KEY=$secret aws_ "$@"; }
+	aws_ s3 mb "s3://$b" &&
+		aws_ s3 cp --only-show-errors "$DATA/small.bin" "s3://$b/shared.bin" &&
+		aws_ s3 cp --only-show-errors "$DATA/small.bin" "s3://$b/private.bin" || return 1
+	if out=$(dave_ s3 cp --only-show-errors "s3://$b/shared.bin" "$WORK/down/dave.bin" 2>&1); then
+		echo "dave read an object before any grant"
+		return 1
+	fi
+	echo "dave before the grant: $out"
+	aws_ s3api put-object-acl --bucket "$b" --key shared.bin --grant-read "id=$id" &&
+		dave_ s3 cp --only-show-errors "s3://$b/shared.bin" "$WORK/down/dave.bin" &&
+		cmp "$DATA/small.bin" "$WORK/down/dave.bin" &&
+		aws_ s3api get-object-acl --bucket "$b" --key shared.bin --query 'Grants[?Permission==`READ`].Grantee.ID' --output text | grep -q "$id" || return 1
+	if out=$(dave_ s3 cp --only-show-errors "s3://$b/private.bin" "$WORK/down/dave2.bin" 2>&1); then
+		echo "dave read an object not granted to him"
+		return 1
+	fi
+	echo "dave on the private object: $out"
+	grep -q '403' <<<"$out" &&
+		aws_ s3api put-object-acl --bucket "$b" --key private.bin --grant-read 'emailAddress=dave@example.com' &&
+		dave_ s3 cp --only-show-errors "s3://$b/private.bin" "$WORK/down/dave2.bin" || return 1
+	if out=$(aws_ s3api put-object-acl --bucket "$b" --key private.bin --grant-read 'emailAddress=nobody@example.com' 2>&1); then
+		echo "a grant to an unknown email was accepted"
+		return 1
+	fi
+	echo "$out"
+	grep -q UnresolvableGrantByEmailAddress <<<"$out" &&
+		aws_ s3api put-bucket-ownership-controls --bucket "$b" --ownership-controls 'Rules=[{ObjectOwnership=BucketOwnerEnforced}]' &&
+		aws_ s3api get-bucket-ownership-controls --bucket "$b" --query 'OwnershipControls.Rules[0].ObjectOwnership' --output text | grep -qx BucketOwnerEnforced || return 1
+	if out=$(aws_ s3api put-object --bucket "$b" --key p.bin --body "$DATA/small.bin" --acl public-read 2>&1); then
+		echo "BucketOwnerEnforced took an ACL"
+		return 1
+	fi
+	echo "$out"
+	grep -q AccessControlListNotSupported <<<"$out" &&
+		aws_ s3api delete-bucket-ownership-controls --bucket "$b" || return 1
+	if out=$(aws_ s3api get-bucket-ownership-controls --bucket "$b" 2>&1); then
+		echo "ownership controls still there after delete"
+		return 1
+	fi
+	echo "$out"
+	grep -q OwnershipControlsNotFoundError <<<"$out" &&
+		aws_ s3api put-public-access-block --bucket "$b" --public-access-block-configuration BlockPublicAcls=true || return 1
+	if out=$(aws_ s3api put-object-acl --bucket "$b" --key shared.bin --acl public-read 2>&1); then
+		echo "BlockPublicAcls took a public ACL"
+		return 1
+	fi
+	echo "$out"
+	grep -q AccessDenied <<<"$out" &&
+		aws_ s3 rb --force "s3://$b" &&
+		"$BIN" user remove AKIDE2EDAVE --root "$ROOTDIR" >/dev/null
 }
 
 # An identity policy attached with `objectgateway user policy put` through
@@ -518,6 +589,7 @@ check "s3api multipart by hand" step_mpu_by_hand
 check "s3api abort-multipart-upload" step_mpu_abort
 check "public-read bucket by plain curl, private 403" step_public_read
 check "bucket policy with a user principal and Conditions" step_policy_user
+check "ACL grants, ownership controls, public access block" step_acl
 check "identity policy: read-only on a prefix (user policy put)" step_identity_policy
 check "boto3 suite" step_boto3
 if [[ -s "$WORK/boto3.log" ]]; then

@@ -68,6 +68,15 @@ func (s *Server) routeAccess(method string, lv level, sub string, h http.Header)
 		case http.MethodDelete:
 			return operation{"DeletePublicAccessBlock", s.deletePublicAccessBlock}, true
 		}
+	case "ownershipControls":
+		switch method {
+		case http.MethodGet:
+			return operation{"GetBucketOwnershipControls", s.getBucketOwnershipControls}, true
+		case http.MethodPut:
+			return operation{"PutBucketOwnershipControls", s.putBucketOwnershipControls}, true
+		case http.MethodDelete:
+			return operation{"DeleteBucketOwnershipControls", s.deleteBucketOwnershipControls}, true
+		}
 	case "cors":
 		switch method {
 		case http.MethodGet:
@@ -121,6 +130,8 @@ func (s *Server) bucketRecord(rq *request) (object.Bucket, error) {
 type accessCache struct {
 	policies parsedCache[*policy.Policy]
 	cors     parsedCache[*cors.Config]
+	// acls holds parsed bucket and object ACLs by stored form.
+	acls parsedCache[*access.ACL]
 }
 
 const maxAccessCache = 1024
@@ -152,15 +163,12 @@ func (c *parsedCache[T]) get(key string, parse func() T) T {
 	return v
 }
 
-// policyOf returns the evaluator of a bucket's grants to everyone: the
-// canned ACL public-read, or the bucket policy, or nil (nothing), as
-// Block Public Access lets them grant (IgnorePublicAcls,
-// RestrictPublicBuckets).
+// policyOf returns the evaluator of a bucket policy's grants to
+// everyone, or nil (nothing), as Block Public Access lets them grant
+// (RestrictPublicBuckets). The website endpoint asks it; ACLs do not
+// publish objects there.
 func (c *accessCache) policyOf(b object.Bucket) *policy.Policy {
 	block := blockOf(b)
-	if b.PublicRead && !block.IgnorePublicAcls {
-		return policy.PublicRead()
-	}
 	if b.Policy == "" {
 		return nil
 	}
@@ -174,11 +182,15 @@ func (c *accessCache) policyOf(b object.Bucket) *policy.Policy {
 }
 
 // bucketOf returns what pkg/access needs of a bucket: its owner, its
-// parsed bucket policy and its canned ACL.
+// parsed bucket policy and ACL, its Object Ownership and Block Public
+// Access.
 func (c *accessCache) bucketOf(b object.Bucket) *access.Bucket {
-	ab := &access.Bucket{Name: b.Name, Owner: b.Owner, PublicRead: b.PublicRead, Block: blockOf(b)}
+	ab := &access.Bucket{Name: b.Name, Owner: b.Owner, Block: blockOf(b), Ownership: ownershipOf(b)}
 	if b.Policy != "" {
 		ab.Policy = c.parsedPolicy(b)
+	}
+	if b.ACL != "" {
+		ab.ACL = c.acls.get(b.ACL, func() *access.ACL { return access.ParseStored(b.ACL) })
 	}
 	return ab
 }

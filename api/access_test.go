@@ -2,83 +2,139 @@ package api
 
 import (
 	"bytes"
+	"github.com/objectgateway/objectgateway/pkg/access"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
-func TestBucketCannedACL(t *testing.T) {
+// emailUsers resolves one email, for the ACL tests.
+type emailUsers map[string]string
+
+func (e emailUsers) SecretKey(string) (string, bool) { return "", false }
+func (e emailUsers) UserByEmail(email string) (string, bool) {
+	k, ok := e[email]
+	return k, ok
+}
+
+// TestHeaderACL reads x-amz-acl and x-amz-grant-* headers into the stored
+// form of the ACL they ask for, and refuses what S3 refuses.
+func TestHeaderACL(t *testing.T) {
+	s := &Server{opts: Options{Credentials: emailUsers{"bob@example.com": "AKIDBOB"}}}
+	alice, bob := access.CanonicalID("AKIDALICE"), access.CanonicalID("AKIDBOB")
 	cases := []struct {
-		acl, grant string
-		public     bool
-		code       s3err.Code // InternalError (zero) for success
+		name    string
+		headers map[string]string
+		want    string     // stored form, for success
+		code    s3err.Code // InternalError (zero) for success
 	}{
-		{"", "", false, 0},
-		{"private", "", false, 0},
-		{"public-read", "", true, 0},
-		{"public-read", "id=x", false, s3err.InvalidRequest},
-		{"public-read-write", "", false, s3err.NotImplemented},
-		{"authenticated-read", "", false, s3err.NotImplemented},
-		{"bogus", "", false, s3err.InvalidArgument},   // no canned ACL at all
-		{"Private", "", false, s3err.InvalidArgument}, // canned ACLs are lowercase
-		{"", "uri=http://acs.amazonaws.com/groups/global/AllUsers", false, s3err.NotImplemented},
+		{"none", nil, "", 0},
+		{"private", map[string]string{"X-Amz-Acl": "private"}, "Fu" + alice, 0},
+		{"public-read", map[string]string{"X-Amz-Acl": "public-read"}, "Fu" + alice + "\nRg" + access.AllUsers, 0},
+		{"public-read-write", map[string]string{"X-Amz-Acl": "public-read-write"}, "Fu" + alice + "\nRg" + access.AllUsers + "\nWg" + access.AllUsers, 0},
+		{"authenticated-read", map[string]string{"X-Amz-Acl": "authenticated-read"}, "Fu" + alice + "\nRg" + access.AuthenticatedUsers, 0},
+		{"aws-exec-read", map[string]string{"X-Amz-Acl": "aws-exec-read"}, "Fu" + alice, 0},
+		{"bucket-owner-read", map[string]string{"X-Amz-Acl": "bucket-owner-read"}, "Fu" + alice + "\nRu" + bob, 0},
+		{"bucket-owner-full-control", map[string]string{"X-Amz-Acl": "bucket-owner-full-control"}, "Fu" + alice + "\nFu" + bob, 0},
+		{"log-delivery-write", map[string]string{"X-Amz-Acl": "log-delivery-write"}, "Fu" + alice + "\nWg" + access.LogDelivery + "\nrg" + access.LogDelivery, 0},
+		{"grants", map[string]string{"X-Amz-Grant-Read": `id="` + bob + `", uri="` + access.AllUsers + `"`, "X-Amz-Grant-Write-Acp": `emailAddress="bob@example.com"`},
+			"Ru" + bob + "\nRg" + access.AllUsers + "\nwu" + bob, 0},
+		{"full control", map[string]string{"X-Amz-Grant-Full-Control": "id=" + bob}, "Fu" + bob, 0},
+		{"canned and grants", map[string]string{"X-Amz-Acl": "public-read", "X-Amz-Grant-Read": "id=" + bob}, "", s3err.InvalidRequest},
+		{"unknown canned", map[string]string{"X-Amz-Acl": "bogus"}, "", s3err.InvalidArgument},
+		{"canned is lowercase", map[string]string{"X-Amz-Acl": "Private"}, "", s3err.InvalidArgument},
+		{"bad id", map[string]string{"X-Amz-Grant-Read": `id="nobody"`}, "", s3err.InvalidArgument},
+		{"bad uri", map[string]string{"X-Amz-Grant-Read": `uri="http://example.com/g"`}, "", s3err.InvalidArgument},
+		{"no grantee type", map[string]string{"X-Amz-Grant-Read": bob}, "", s3err.InvalidArgument},
+		{"unknown grantee type", map[string]string{"X-Amz-Grant-Read": "user=" + bob}, "", s3err.InvalidArgument},
+		{"empty grantee", map[string]string{"X-Amz-Grant-Read": `id=""`}, "", s3err.InvalidArgument},
+		{"unknown email", map[string]string{"X-Amz-Grant-Read": `emailAddress="carol@example.com"`}, "", s3err.UnresolvableGrantByEmailAddress},
 	}
 	for _, c := range cases {
 		h := http.Header{}
-		if c.acl != "" {
-			h.Set("X-Amz-Acl", c.acl)
+		for k, v := range c.headers {
+			h.Set(k, v)
 		}
-		if c.grant != "" {
-			h.Set("X-Amz-Grant-Read", c.grant)
+		a, _, err := s.headerACL(h, "AKIDALICE", "AKIDBOB")
+		if c.code != 0 {
+			if err == nil || s3err.As(err).Code != c.code {
+				t.Errorf("%s: error %v, want %s", c.name, err, c.code)
+			}
+			continue
 		}
-		public, err := bucketCannedACL(h)
-		if c.code == 0 && (err != nil || public != c.public) {
-			t.Errorf("bucketCannedACL(%q, %q) = %v, %v; want %v", c.acl, c.grant, public, err, c.public)
+		got := ""
+		if a != nil {
+			got = a.String()
 		}
-		if c.code != 0 && (err == nil || s3err.As(err).Code != c.code) {
-			t.Errorf("bucketCannedACL(%q, %q) error %v, want %s", c.acl, c.grant, err, c.code)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
 		}
 	}
 }
 
+// TestHeaderACLLimit refuses more than 100 grants, S3's limit.
+func TestHeaderACLLimit(t *testing.T) {
+	s := &Server{}
+	ids := make([]string, 0, 101)
+	for i := range 101 {
+		ids = append(ids, "id="+access.CanonicalID(strconv.Itoa(i)))
+	}
+	h := http.Header{"X-Amz-Grant-Read": {strings.Join(ids[:100], ",")}}
+	if _, _, err := s.headerACL(h, "AKIDALICE", "AKIDALICE"); err != nil {
+		t.Fatalf("100 grants: %v", err)
+	}
+	h.Set("X-Amz-Grant-Read", strings.Join(ids, ","))
+	if _, _, err := s.headerACL(h, "AKIDALICE", "AKIDALICE"); err == nil || s3err.As(err).Code != s3err.MalformedACLError {
+		t.Fatalf("101 grants: %v, want MalformedACLError", err)
+	}
+}
+
 func TestParseACLBody(t *testing.T) {
-	const owner = "0123abcd"
+	s := &Server{opts: Options{Credentials: emailUsers{"bob@example.com": "AKIDBOB"}}}
+	owner, bob := access.CanonicalID("AKIDALICE"), access.CanonicalID("AKIDBOB")
 	grant := func(typ, inner, perm string) string {
 		return `<Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="` + typ + `">` + inner + `</Grantee><Permission>` + perm + `</Permission></Grant>`
 	}
 	ownerFull := grant("CanonicalUser", "<ID>"+owner+"</ID>", "FULL_CONTROL")
-	everyone := grant("Group", "<URI>"+allUsers+"</URI>", "READ")
+	everyone := grant("Group", "<URI>"+access.AllUsers+"</URI>", "READ")
 	doc := func(ownerID string, grants ...string) string {
 		return `<AccessControlPolicy xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Owner><ID>` + ownerID + `</ID></Owner><AccessControlList>` + strings.Join(grants, "") + `</AccessControlList></AccessControlPolicy>`
 	}
 	cases := []struct {
-		name   string
-		body   string
-		public bool
-		code   s3err.Code
+		name string
+		body string
+		want string
+		code s3err.Code
 	}{
-		{"owner only", doc(owner, ownerFull), false, 0},
-		{"public", doc(owner, ownerFull, everyone), true, 0},
-		{"no owner element", `<AccessControlPolicy><AccessControlList>` + ownerFull + everyone + `</AccessControlList></AccessControlPolicy>`, true, 0},
-		{"other owner", doc("ffff", ownerFull), false, s3err.NotImplemented},
-		{"owner grant missing", doc(owner, everyone), false, s3err.NotImplemented},
-		{"everyone write", doc(owner, ownerFull, grant("Group", "<URI>"+allUsers+"</URI>", "WRITE")), false, s3err.NotImplemented},
-		{"authenticated users", doc(owner, ownerFull, grant("Group", "<URI>http://acs.amazonaws.com/groups/global/AuthenticatedUsers</URI>", "READ")), false, s3err.NotImplemented},
-		{"email grantee", doc(owner, ownerFull, grant("AmazonCustomerByEmail", "<EmailAddress>a@b.c</EmailAddress>", "READ")), false, s3err.NotImplemented},
-		{"owner READ only", doc(owner, grant("CanonicalUser", "<ID>"+owner+"</ID>", "READ")), false, s3err.NotImplemented},
-		{"no type", doc(owner, `<Grant><Grantee><ID>x</ID></Grantee><Permission>READ</Permission></Grant>`), false, s3err.MalformedXML},
-		{"not xml", `{`, false, s3err.MalformedXML},
+		{"owner only", doc(owner, ownerFull), "Fu" + owner, 0},
+		{"public", doc(owner, ownerFull, everyone), "Fu" + owner + "\nRg" + access.AllUsers, 0},
+		{"no owner element", `<AccessControlPolicy><AccessControlList>` + ownerFull + everyone + `</AccessControlList></AccessControlPolicy>`, "Fu" + owner + "\nRg" + access.AllUsers, 0},
+		{"owner grant dropped", doc(owner, everyone), "Rg" + access.AllUsers, 0},
+		{"authenticated users write", doc(owner, grant("Group", "<URI>"+access.AuthenticatedUsers+"</URI>", "WRITE")), "Wg" + access.AuthenticatedUsers, 0},
+		{"email grantee", doc(owner, grant("AmazonCustomerByEmail", "<EmailAddress>bob@example.com</EmailAddress>", "READ_ACP")), "ru" + bob, 0},
+		{"user grantee", doc(owner, grant("CanonicalUser", "<ID>"+bob+"</ID>", "WRITE_ACP")), "wu" + bob, 0},
+		{"other owner", doc(bob, ownerFull), "", s3err.AccessDenied},
+		{"unknown email", doc(owner, grant("AmazonCustomerByEmail", "<EmailAddress>x@example.com</EmailAddress>", "READ")), "", s3err.UnresolvableGrantByEmailAddress},
+		{"bad permission", doc(owner, grant("CanonicalUser", "<ID>"+owner+"</ID>", "EVERYTHING")), "", s3err.MalformedACLError},
+		{"bad id", doc(owner, grant("CanonicalUser", "<ID>x</ID>", "READ")), "", s3err.InvalidArgument},
+		{"bad group", doc(owner, grant("Group", "<URI>http://example.com/</URI>", "READ")), "", s3err.InvalidArgument},
+		{"no type", doc(owner, `<Grant><Grantee><ID>x</ID></Grantee><Permission>READ</Permission></Grant>`), "", s3err.MalformedACLError},
+		{"not xml", `{`, "", s3err.MalformedXML},
 	}
 	for _, c := range cases {
-		public, err := parseACLBody([]byte(c.body), owner, "a bucket")
-		if c.code == 0 && (err != nil || public != c.public) {
-			t.Errorf("%s: %v, %v; want %v", c.name, public, err, c.public)
+		a, err := s.parseACLBody([]byte(c.body), owner)
+		if c.code != 0 {
+			if err == nil || s3err.As(err).Code != c.code {
+				t.Errorf("%s: error %v, want %s", c.name, err, c.code)
+			}
+			continue
 		}
-		if c.code != 0 && (err == nil || s3err.As(err).Code != c.code) {
-			t.Errorf("%s: error %v, want %s", c.name, err, c.code)
+		if err != nil || a.String() != c.want {
+			t.Errorf("%s: %v, %v; want %q", c.name, a, err, c.want)
 		}
 	}
 }

@@ -5,31 +5,39 @@ import (
 	"encoding/xml"
 	"net/http"
 
+	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/access"
 	"github.com/objectgateway/objectgateway/pkg/object"
-	"github.com/objectgateway/objectgateway/pkg/policy"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
 
-// allUsers is the grantee URI of S3's everyone group.
-const allUsers = "http://acs.amazonaws.com/groups/global/AllUsers"
+// This file reads and writes bucket and object ACLs (x-amz-acl, the
+// x-amz-grant-* headers, AccessControlPolicy documents) and decides the
+// owner and ACL of new objects. What the grants allow is pkg/access's.
 
 const xsiNS = "http://www.w3.org/2001/XMLSchema-instance"
 
-// bucketCannedACL reads the canned ACL of CreateBucket or PutBucketAcl:
-// public-read makes the bucket readable by everyone (the same grant as the
-// standard public-read bucket policy); private and the bucket-owner ACLs
-// grant nothing beyond the owner. Every ACL the gateway would not enforce
-// is NotImplemented.
-func bucketCannedACL(h http.Header) (public bool, err error) {
-	if h.Get("X-Amz-Acl") != "public-read" {
-		return false, checkACL(h)
+// Emails is an optional interface of Options.Credentials that resolves
+// the email address of an EmailAddress grantee to the access key of the
+// user who has it.
+type Emails interface {
+	UserByEmail(email string) (accessKey string, ok bool)
+}
+
+// resolver returns the EmailAddress resolver of the server's users: an
+// email resolves to its user's canonical id.
+func (s *Server) resolver() access.Resolver {
+	e, ok := s.opts.Credentials.(Emails)
+	if !ok {
+		return nil
 	}
-	for _, g := range []string{"X-Amz-Grant-Read", "X-Amz-Grant-Write", "X-Amz-Grant-Read-Acp", "X-Amz-Grant-Write-Acp", "X-Amz-Grant-Full-Control"} {
-		if h.Get(g) != "" {
-			return false, s3err.Newf(s3err.InvalidRequest, "Specifying both Canned ACLs and Header Grants is not allowed")
+	return func(email string) (string, bool) {
+		k, ok := e.UserByEmail(email)
+		if !ok {
+			return "", false
 		}
+		return access.CanonicalID(k), true
 	}
-	return true, nil
 }
 
 // bucketOwner is the access key that owns a bucket: its creator, or the
@@ -39,6 +47,107 @@ func bucketOwner(b object.Bucket, rq *request) string {
 		return b.Owner
 	}
 	return rq.accessKey
+}
+
+// ownershipOf returns a bucket's Object Ownership for pkg/access.
+func ownershipOf(b object.Bucket) access.Ownership {
+	o, _ := access.ParseOwnership(b.Ownership)
+	return o
+}
+
+// headerACL is the ACL a request's headers ask for: canned is x-amz-acl
+// ("" when absent), acl its expansion or the x-amz-grant-* headers' ACL;
+// nil when the request asks for none. ownerKey owns the resource,
+// bucketOwnerKey its bucket. Both forms at once are InvalidRequest, as in
+// S3.
+func (s *Server) headerACL(h http.Header, ownerKey, bucketOwnerKey string) (acl *access.ACL, canned string, err error) {
+	grants, present, err := access.FromHeaders(h.Get, s.resolver())
+	if err != nil {
+		return nil, "", err
+	}
+	canned = h.Get("X-Amz-Acl")
+	switch {
+	case canned != "" && present:
+		return nil, "", s3err.Newf(s3err.InvalidRequest, "Specifying both Canned ACLs and Header Grants is not allowed")
+	case canned != "":
+		acl, err = access.Canned(canned, access.CanonicalID(ownerKey), access.CanonicalID(bucketOwnerKey))
+		return acl, canned, err
+	case present:
+		return grants, "", nil
+	}
+	return nil, "", nil
+}
+
+// storedACL is the stored form of an ACL for a resource owned by
+// ownerKey: "" for none or the owner's FULL_CONTROL alone, which is what
+// "" means.
+func storedACL(acl *access.ACL, ownerKey string) string {
+	if acl == nil || (len(acl.Grants) == 1 && acl.OnlyOwners(access.CanonicalID(ownerKey))) {
+		return ""
+	}
+	return acl.String()
+}
+
+// newObjectAccess decides the owner (an access key, "" for the bucket's
+// owner) and the stored ACL of an object the request writes into bucket
+// b, from its ACL headers and the bucket's Object Ownership and Block
+// Public Access:
+//   - under BucketOwnerEnforced the bucket's owner owns it and it has no
+//     ACL; an ACL header other than one granting only the owners full
+//     control (bucket-owner-full-control) is AccessControlListNotSupported;
+//   - a public ACL under BlockPublicAcls is AccessDenied;
+//   - under BucketOwnerPreferred, bucket-owner-full-control gives the
+//     object to the bucket's owner; otherwise the writer owns it, unless
+//     the writer has an identity policy (its objects are the bucket
+//     owner's, as an IAM user's are its account's).
+func (s *Server) newObjectAccess(h http.Header, rq *request, b object.Bucket) (owner, acl string, err error) {
+	writer := rq.accessKey
+	if writer == "" || writer == b.Owner || (b.Owner == "" && s.isAdmin(writer)) || s.identityOf(rq) != nil {
+		// Anonymous writes (a bucket that grants everyone WRITE) and the
+		// owner's own are the bucket owner's objects. So are those of a
+		// user with an identity policy, an IAM user of the gateway's one
+		// account, whose objects S3 gives to the account: owning them
+		// would let a user its policy confines to writing read them back.
+		writer = ""
+	}
+	bucketKey := bucketOwner(b, rq)
+	writerKey := writer
+	if writerKey == "" {
+		writerKey = bucketKey
+	}
+	a, canned, err := s.headerACL(h, writerKey, bucketKey)
+	if err != nil {
+		return "", "", err
+	}
+	switch ownershipOf(b) {
+	case access.BucketOwnerEnforced:
+		if a != nil && canned != "bucket-owner-full-control" && !a.OnlyOwners(access.CanonicalID(writerKey), access.CanonicalID(bucketKey)) {
+			return "", "", s3err.New(s3err.AccessControlListNotSupported)
+		}
+		return "", "", nil
+	case access.BucketOwnerPreferred:
+		if canned == "bucket-owner-full-control" {
+			writer, writerKey = "", bucketKey
+			a = access.Private(access.CanonicalID(bucketKey))
+		}
+	}
+	if blockOf(b).RefusesACL(a) {
+		return "", "", s3err.New(s3err.AccessDenied)
+	}
+	return writer, storedACL(a, writerKey), nil
+}
+
+// writeAccess is newObjectAccess for the addressed bucket. A bucket that
+// does not exist has no rules: the write answers NoSuchBucket.
+func (s *Server) writeAccess(h http.Header, rq *request) (owner, acl string, err error) {
+	b, err := s.bucketRecord(rq)
+	if err != nil {
+		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchBucket {
+			return "", "", nil
+		}
+		return "", "", err
+	}
+	return s.newObjectAccess(h, rq, b)
 }
 
 type aclGrantee struct {
@@ -61,99 +170,72 @@ type accessControlPolicy struct {
 	Grants  []aclGrant `xml:"AccessControlList>Grant"`
 }
 
-// getBucketACL answers GetBucketAcl: the owner has FULL_CONTROL and, on a
-// public-read bucket, everyone has READ.
-func (s *Server) getBucketACL(w http.ResponseWriter, r *http.Request, rq *request) error {
-	b, err := s.layer.Bucket(rq.bucket)
-	if err != nil {
-		return err
+// aclDocument renders the ACL of a resource owned by ownerKey: stored is
+// its stored ACL ("" for the owner's FULL_CONTROL alone). The owner's
+// grants carry its display name; other users are shown by canonical id.
+func aclDocument(ownerKey, stored string) accessControlPolicy {
+	o := ownerOf(ownerKey)
+	a := access.Private(o.ID)
+	if stored != "" {
+		a = access.ParseStored(stored)
 	}
-	return writeXML(w, http.StatusOK, aclOf(ownerOf(bucketOwner(b, rq)), b.PublicRead))
-}
-
-// aclOf is the ACL of a resource owned by o: o's FULL_CONTROL and, when
-// public, AllUsers READ.
-func aclOf(o owner, public bool) accessControlPolicy {
-	acl := accessControlPolicy{NS: s3NS, Owner: o, Grants: []aclGrant{{
-		Grantee:    aclGrantee{XMLNSXSI: xsiNS, Type: "CanonicalUser", ID: o.ID, DisplayName: o.DisplayName},
-		Permission: "FULL_CONTROL",
-	}}}
-	if public {
-		acl.Grants = append(acl.Grants, aclGrant{
-			Grantee:    aclGrantee{XMLNSXSI: xsiNS, Type: "Group", URI: allUsers},
-			Permission: "READ",
-		})
+	doc := accessControlPolicy{NS: s3NS, Owner: o, Grants: make([]aclGrant, 0, len(a.Grants))}
+	for _, g := range a.Grants {
+		ge := aclGrantee{XMLNSXSI: xsiNS, Type: access.CanonicalUser, ID: g.ID}
+		if g.Group {
+			ge = aclGrantee{XMLNSXSI: xsiNS, Type: access.Group, URI: g.ID}
+		} else if g.ID == o.ID {
+			ge.DisplayName = o.DisplayName
+		}
+		doc.Grants = append(doc.Grants, aclGrant{Grantee: ge, Permission: g.Permission.String()})
 	}
-	return acl
+	return doc
 }
 
 // requestedACL reads the ACL a PutBucketAcl or PutObjectAcl asks for,
-// from the x-amz-acl header or an AccessControlPolicy body (not both), as
-// whether it grants everyone READ; ownerID is the resource's owner, kind
-// names it in errors ("a bucket", "an object"). Any grant the gateway
-// could not enforce is NotImplemented.
-func (s *Server) requestedACL(r *http.Request, rq *request, ownerID, kind string) (public bool, err error) {
+// from the x-amz-acl or x-amz-grant-* headers or an AccessControlPolicy
+// body (not both: UnexpectedContent, as S3). ownerKey owns the resource,
+// bucketOwnerKey its bucket. A request with neither is
+// MissingSecurityHeader.
+func (s *Server) requestedACL(r *http.Request, rq *request, ownerKey, bucketOwnerKey string) (*access.ACL, error) {
 	body, err := s.readBody(r, rq, maxSmallBody)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	hasBody := len(bytes.TrimSpace(body)) > 0
-	switch canned := r.Header.Get("X-Amz-Acl"); {
-	case canned != "" && hasBody:
-		return false, s3err.New(s3err.UnexpectedContent)
+	a, _, err := s.headerACL(r.Header, ownerKey, bucketOwnerKey)
+	switch {
+	case err != nil:
+		return nil, err
+	case a != nil && hasBody:
+		return nil, s3err.New(s3err.UnexpectedContent)
+	case a != nil:
+		return a, nil
 	case hasBody:
-		return parseACLBody(body, ownerID, kind)
-	case canned != "":
-		return bucketCannedACL(r.Header)
+		return s.parseACLBody(body, access.CanonicalID(ownerKey))
 	}
-	if err := checkACL(r.Header); err != nil {
-		return false, err
-	}
-	return false, s3err.New(s3err.MissingSecurityHeader).With("MissingHeaderName", "x-amz-acl")
+	return nil, s3err.New(s3err.MissingSecurityHeader).With("MissingHeaderName", "x-amz-acl")
 }
 
-// aclGrantIn is one Grant of an AccessControlPolicy body: the grantee's
-// xsi:type and identity, and the permission.
-type aclGrantIn struct {
-	typ, id, uri, email, permission string
-}
-
-// parseACLBody reads an AccessControlPolicy that grants ownerID
-// FULL_CONTROL and, optionally, AllUsers READ. It reports whether the
-// bucket is then public; every other grant is NotImplemented, because the
-// gateway could not enforce it. A policy of more than 100 grants, S3's
-// limit, is MalformedACLError as soon as the 101st begins.
-func parseACLBody(body []byte, ownerID, kind string) (public bool, err error) {
+// parseACLBody reads an AccessControlPolicy for a resource whose owner
+// has canonical id ownerID. An Owner other than the resource's is
+// AccessDenied (the owner of a bucket or object never changes through
+// its ACL); a policy of more than 100 grants, S3's limit, is
+// MalformedACLError as soon as the 101st begins.
+func (s *Server) parseACLBody(body []byte, ownerID string) (*access.ACL, error) {
 	owner, grants, err := readACLBody(body)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	if owner != "" && owner != ownerID {
-		return false, s3err.Newf(s3err.NotImplemented, "Changing the owner of %s is not supported.", kind)
+		return nil, s3err.New(s3err.AccessDenied)
 	}
-	ownerFull := false
-	for _, g := range grants {
-		switch {
-		case g.typ == "CanonicalUser" && g.id == ownerID && g.permission == "FULL_CONTROL":
-			ownerFull = true
-		case g.typ == "Group" && g.uri == allUsers && g.permission == "READ":
-			public = true
-		case g.typ == "":
-			return false, s3err.Newf(s3err.MalformedXML, "A Grantee must have an xsi:type.")
-		default:
-			who := g.id + g.uri + g.email
-			return false, s3err.Newf(s3err.NotImplemented, "The grant of %s to %s %s is not supported; only the owner's FULL_CONTROL and AllUsers READ are.", g.permission, g.typ, who)
-		}
-	}
-	if !ownerFull {
-		return false, s3err.Newf(s3err.NotImplemented, "Removing the bucket owner's FULL_CONTROL grant is not supported.")
-	}
-	return public, nil
+	return access.FromBody(grants, s.resolver())
 }
 
 // readACLBody reads an AccessControlPolicy: the owner's ID it states ("" if
 // none) and its grants, in order.
-func readACLBody(body []byte) (owner string, grants []aclGrantIn, err error) {
+func readACLBody(body []byte) (owner string, grants []access.BodyGrant, err error) {
 	x := newXMLDoc(body, maxACLTokens)
 	if err := x.root("AccessControlPolicy"); err != nil {
 		return "", nil, err
@@ -189,32 +271,32 @@ func readACLBody(body []byte) (owner string, grants []aclGrantIn, err error) {
 
 // readACLGrant reads the Grant element just opened. The grantee's type is
 // its last attribute named type, in any namespace (xsi:type).
-func readACLGrant(x *xmlDoc) (g aclGrantIn, err error) {
+func readACLGrant(x *xmlDoc) (g access.BodyGrant, err error) {
 	err = x.elements(func(e xml.StartElement) error {
 		var err error
 		switch e.Name.Local {
 		case "Grantee":
 			for _, a := range e.Attr {
 				if a.Name.Local == "type" {
-					g.typ = a.Value
+					g.Type = a.Value
 				}
 			}
 			err = x.elements(func(e xml.StartElement) error {
 				var err error
 				switch e.Name.Local {
 				case "ID":
-					g.id, err = x.text()
+					g.ID, err = x.text()
 				case "URI":
-					g.uri, err = x.text()
+					g.URI, err = x.text()
 				case "EmailAddress":
-					g.email, err = x.text()
+					g.Email, err = x.text()
 				default:
 					err = x.skip()
 				}
 				return err
 			})
 		case "Permission":
-			g.permission, err = x.text()
+			g.Permission, err = x.text()
 		default:
 			err = x.skip()
 		}
@@ -223,24 +305,43 @@ func readACLGrant(x *xmlDoc) (g aclGrantIn, err error) {
 	return g, err
 }
 
-// putBucketACL answers PutBucketAcl, from the x-amz-acl header or an
-// AccessControlPolicy body (not both).
+// getBucketACL answers GetBucketAcl.
+func (s *Server) getBucketACL(w http.ResponseWriter, r *http.Request, rq *request) error {
+	b, err := s.layer.Bucket(rq.bucket)
+	if err != nil {
+		return err
+	}
+	return writeXML(w, http.StatusOK, aclDocument(bucketOwner(b, rq), b.ACL))
+}
+
+// putBucketACL answers PutBucketAcl, from the ACL headers or an
+// AccessControlPolicy body (not both). Under BucketOwnerEnforced it is
+// AccessControlListNotSupported; a public ACL under BlockPublicAcls is
+// AccessDenied.
 func (s *Server) putBucketACL(w http.ResponseWriter, r *http.Request, rq *request) error {
 	b, err := s.layer.Bucket(rq.bucket)
 	if err != nil {
 		return err
 	}
-	public, err := s.requestedACL(r, rq, ownerOf(bucketOwner(b, rq)).ID, "a bucket")
+	if ownershipOf(b) == access.BucketOwnerEnforced {
+		return s3err.New(s3err.AccessControlListNotSupported)
+	}
+	ownerKey := bucketOwner(b, rq)
+	a, err := s.requestedACL(r, rq, ownerKey, ownerKey)
 	if err != nil {
 		return err
 	}
 	err = s.layer.UpdateBucket(rq.bucket, s.bucketID(rq), func(b *object.Bucket) error {
-		// Block Public Access is checked against the record being
-		// updated, so a configuration put meanwhile is not overtaken.
-		if blockOf(*b).RefusesACL(public) {
+		// Block Public Access and Object Ownership are checked against
+		// the record being updated, so a configuration put meanwhile is
+		// not overtaken.
+		switch {
+		case ownershipOf(*b) == access.BucketOwnerEnforced:
+			return s3err.New(s3err.AccessControlListNotSupported)
+		case blockOf(*b).RefusesACL(a):
 			return s3err.New(s3err.AccessDenied)
 		}
-		b.PublicRead = public
+		b.ACL = storedACL(a, ownerKey)
 		return nil
 	})
 	if err != nil {
@@ -250,57 +351,112 @@ func (s *Server) putBucketACL(w http.ResponseWriter, r *http.Request, rq *reques
 	return nil
 }
 
-// objectACL is the access the gateway enforces on an object, as an ACL:
-// objects carry none of their own, so it is the bucket owner's
-// FULL_CONTROL and, when the bucket's policy or canned ACL lets everyone
-// read the key, AllUsers READ. It fails like HeadObject for a key that
-// does not exist.
-func (s *Server) objectACL(r *http.Request, rq *request) (acl accessControlPolicy, public bool, err error) {
+// objectOwnerKey is the access key of the owner of object o in bucket b:
+// its writer, or the bucket's owner under BucketOwnerEnforced and for
+// objects that name none.
+func objectOwnerKey(b object.Bucket, o *object.Object, rq *request) string {
+	if o.Owner == "" || ownershipOf(b) == access.BucketOwnerEnforced {
+		return bucketOwner(b, rq)
+	}
+	return o.Owner
+}
+
+// getObjectACL answers GetObjectAcl, of the version named by versionId
+// or the current one. Under BucketOwnerEnforced it is the bucket owner's
+// FULL_CONTROL.
+func (s *Server) getObjectACL(w http.ResponseWriter, r *http.Request, rq *request) error {
 	id, err := versionParam(rq.queryOf(r))
 	if err != nil {
-		return acl, false, err
+		return err
 	}
 	b, err := s.bucketRecord(rq)
 	if err != nil {
-		return acl, false, err
+		return err
 	}
-	// Every version has its bucket's access, as the object does: the
-	// version only has to exist.
-	if _, err := s.layer.StatVersion(rq.bucket, rq.key, id); err != nil {
-		return acl, false, err
-	}
-	public = s.access.policyOf(b).Allows(policy.GetObject, rq.key)
-	return aclOf(ownerOf(bucketOwner(b, rq)), public), public, nil
-}
-
-// getObjectACL answers GetObjectAcl with objectACL.
-func (s *Server) getObjectACL(w http.ResponseWriter, r *http.Request, rq *request) error {
-	acl, _, err := s.objectACL(r, rq)
+	o, err := s.layer.StatVersion(rq.bucket, rq.key, id)
 	if err != nil {
 		return err
 	}
-	return writeXML(w, http.StatusOK, acl)
+	stored := o.ACL
+	if ownershipOf(b) == access.BucketOwnerEnforced {
+		stored = ""
+	}
+	s.setVersionID(w.Header(), rq, o.VersionID)
+	return writeXML(w, http.StatusOK, aclDocument(objectOwnerKey(b, &o, rq), stored))
 }
 
-// putObjectACL answers PutObjectAcl. An object's access is its bucket's,
-// so an ACL that states exactly that (objectACL: "private" or the
-// bucket-owner canned ACLs where the bucket grants no public read,
-// "public-read" where it does, or the same as a body) changes nothing and
-// is accepted; any other would have to change the object's access alone,
-// which the gateway cannot do, and answers NotImplemented rather than a
-// silent success.
+// putObjectACL answers PutObjectAcl, of the version named by versionId
+// or the current one: the ACL replaces the version's, its owner stays.
+// Under BucketOwnerEnforced it is AccessControlListNotSupported; a public
+// ACL under BlockPublicAcls is AccessDenied.
 func (s *Server) putObjectACL(w http.ResponseWriter, r *http.Request, rq *request) error {
-	acl, public, err := s.objectACL(r, rq)
+	id, err := versionParam(rq.queryOf(r))
 	if err != nil {
 		return err
 	}
-	want, err := s.requestedACL(r, rq, acl.Owner.ID, "an object")
+	b, err := s.bucketRecord(rq)
 	if err != nil {
 		return err
 	}
-	if want != public {
-		return s3err.Newf(s3err.NotImplemented, "Objects have no ACL of their own: an object's access is its bucket's (bucket policy or bucket ACL).")
+	if ownershipOf(b) == access.BucketOwnerEnforced {
+		return s3err.New(s3err.AccessControlListNotSupported)
 	}
+	cur, err := s.layer.StatVersion(rq.bucket, rq.key, id)
+	if err != nil {
+		return err
+	}
+	ownerKey := objectOwnerKey(b, &cur, rq)
+	a, err := s.requestedACL(r, rq, ownerKey, bucketOwner(b, rq))
+	if err != nil {
+		return err
+	}
+	if blockOf(b).RefusesACL(a) {
+		return s3err.New(s3err.AccessDenied)
+	}
+	o, err := s.layer.UpdateVersion(rq.bucket, rq.key, id, object.Conditions{BucketID: s.bucketID(rq)}, func(_ metadata.BucketState, o *object.Object) error {
+		if o.Owner != cur.Owner {
+			// The version was overwritten by another writer meanwhile:
+			// the ACL was asked for the one before.
+			return s3err.New(s3err.ConditionalRequestConflict)
+		}
+		o.ACL = storedACL(a, ownerKey)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.setVersionID(w.Header(), rq, o.VersionID)
 	w.WriteHeader(http.StatusOK)
 	return nil
+}
+
+// newBucketAccess decides the stored ACL, Object Ownership and Block
+// Public Access bits of a bucket CreateBucket makes: the ACL headers,
+// x-amz-object-ownership, and Options.NewBucketDefaults for what the
+// request does not say. An ACL that grants anyone but the owner on a
+// BucketOwnerEnforced bucket is InvalidBucketAclWithObjectOwnership, a
+// public ACL under BlockPublicAcls AccessDenied, as in S3.
+func (s *Server) newBucketAccess(h http.Header, rq *request) (acl, ownership string, pab uint8, err error) {
+	if s.opts.NewBucketDefaults == DefaultsAWS2023 {
+		ownership = access.BucketOwnerEnforced.String()
+		pab = metadata.PublicAccessBlockSet | metadata.BlockPublicAcls | metadata.IgnorePublicAcls | metadata.BlockPublicPolicy | metadata.RestrictPublicBuckets
+	}
+	if v := h.Get("X-Amz-Object-Ownership"); v != "" {
+		if _, ok := access.ParseOwnership(v); !ok {
+			return "", "", 0, s3err.Newf(s3err.InvalidArgument, "Invalid x-amz-object-ownership header: %s", v).
+				With("ArgumentName", "x-amz-object-ownership").With("ArgumentValue", v)
+		}
+		ownership = v
+	}
+	a, _, err := s.headerACL(h, rq.accessKey, rq.accessKey)
+	if err != nil {
+		return "", "", 0, err
+	}
+	if ownership == access.BucketOwnerEnforced.String() && a != nil && !a.OnlyOwners(access.CanonicalID(rq.accessKey)) {
+		return "", "", 0, s3err.New(s3err.InvalidBucketAclWithObjectOwnership)
+	}
+	if pab&metadata.BlockPublicAcls != 0 && a != nil && a.Public() {
+		return "", "", 0, s3err.New(s3err.AccessDenied)
+	}
+	return storedACL(a, rq.accessKey), ownership, pab, nil
 }

@@ -12,7 +12,8 @@ import (
 
 // This file asks pkg/access whether a request may do what it asks and
 // runs it if so. The rules themselves (root, the bucket's owner, the
-// bucket policy's Deny and Allow, the canned ACL) are pkg/access's.
+// bucket policy's Deny and Allow, the ACLs, Object Ownership) are
+// pkg/access's.
 
 // Principals is an optional interface of Options.Credentials that tells
 // the root user from the others. Credentials without it make every
@@ -75,10 +76,36 @@ func (s *Server) identityOf(rq *request) *policy.Policy {
 // an identity policy; the condition keys likewise, and only for a policy
 // that consults them.
 func (s *Server) decide(r *http.Request, rq *request, b object.Bucket, action, key string) access.Decision {
-	c := s.callerOf(rq)
-	in := access.Input{Caller: c, Action: action, Bucket: s.access.bucketOf(b), Key: key, Identity: s.identityOf(rq)}
-	s.policyContext(r, rq, &in)
+	in := s.accessInput(r, rq, b, action, key)
 	return access.Decide(&in)
+}
+
+// decideObject is decide for an action on an object (version versionID,
+// "" the current one) whose owner and ACL may decide it: the object's
+// record is read only when they may change the answer
+// (access.NeedsObject).
+func (s *Server) decideObject(r *http.Request, rq *request, b object.Bucket, action, key, versionID string) access.Decision {
+	in := s.accessInput(r, rq, b, action, key)
+	d := access.Decide(&in)
+	if !access.NeedsObject(&in, d) {
+		return d
+	}
+	o, err := s.layer.StatVersion(b.Name, key, versionID)
+	if err != nil {
+		return d
+	}
+	in.Object = &access.Object{Owner: o.Owner}
+	if o.ACL != "" {
+		in.Object.ACL = s.access.acls.get(o.ACL, func() *access.ACL { return access.ParseStored(o.ACL) })
+	}
+	return access.Decide(&in)
+}
+
+// accessInput is the question decide asks pkg/access.
+func (s *Server) accessInput(r *http.Request, rq *request, b object.Bucket, action, key string) access.Input {
+	in := access.Input{Caller: s.callerOf(rq), Action: action, Bucket: s.access.bucketOf(b), Key: key, Identity: s.identityOf(rq)}
+	s.policyContext(r, rq, &in)
+	return in
 }
 
 // policyContext fills in the principal and the condition keys of a
@@ -166,9 +193,13 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		// Each key is one DeleteObject, decided by deleteObjects.
 		return op.handler(w, r, rq)
 	}
-	_, byID := rq.queryOf(r)["versionId"]
+	vids, byID := rq.queryOf(r)["versionId"]
 	action, _ := access.ActionOf(op.name, byID)
-	if s.decide(r, rq, b, action, rq.key) != access.Allowed {
+	var vid string
+	if len(vids) > 0 {
+		vid = vids[0]
+	}
+	if s.decideObject(r, rq, b, action, rq.key, vid) != access.Allowed {
 		return s3err.New(s3err.AccessDenied)
 	}
 	read := op.name == "GetObject" || op.name == "HeadObject"
@@ -228,7 +259,7 @@ func (s *Server) mayReadSource(r *http.Request, rq *request) error {
 		return err
 	}
 	action, _ := access.ActionOf("GetObject", src.versionID != "")
-	if s.decide(r, rq, b, action, src.key) != access.Allowed {
+	if s.decideObject(r, rq, b, action, src.key, src.versionID) != access.Allowed {
 		return s3err.New(s3err.AccessDenied)
 	}
 	return nil

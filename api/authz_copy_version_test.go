@@ -15,7 +15,8 @@ import (
 // not what was overwritten or deleted (S3 asks s3:GetObjectVersion of a
 // copy whose source names a version), so CopyObject and UploadPartCopy of
 // an old version into the copier's own bucket are AccessDenied, as the
-// GET of it by id is, while the canned ACL public-read lets both through.
+// GET of it by id is, while the old version's own ACL public-read
+// (PutObjectAcl with versionId) lets both through.
 func TestAuthzCopySourceVersion(t *testing.T) {
 	g := startUsersGateway(t)
 	ctx := t.Context()
@@ -56,11 +57,11 @@ func TestAuthzCopySourceVersion(t *testing.T) {
 	if _, err := g.alice.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: aws.String(bucket)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.alice.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket), ACL: types.BucketCannedACLPublicRead}); err != nil {
+	if _, err := g.alice.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: aws.String(old), ACL: types.ObjectCannedACLPublicRead}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := g.bob.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(own), Key: aws.String("old"), CopySource: src}); err != nil {
-		t.Fatalf("bob CopyObject of an old version of a public-read bucket: %v", err)
+		t.Fatalf("bob CopyObject of an old version whose ACL is public-read: %v", err)
 	}
 	out, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(own), Key: aws.String("old")})
 	if err != nil {
@@ -69,6 +70,6 @@ func TestAuthzCopySourceVersion(t *testing.T) {
 	body, _ := io.ReadAll(out.Body)
 	out.Body.Close()
 	if string(body) != "overwritten secret" {
-		t.Errorf("copy of the old version of a public-read bucket: %q", body)
+		t.Errorf("copy of the old version whose ACL is public-read: %q", body)
 	}
 }

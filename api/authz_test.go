@@ -38,6 +38,8 @@ func (l *lateUsers) IsRoot(ak string) bool              { return l.p.Load().IsRo
 func (l *lateUsers) FileOwner(ak string) (object.POSIXOwner, bool) {
 	return l.p.Load().FileOwner(ak)
 }
+func (l *lateUsers) UserByEmail(email string) (string, bool) { return l.p.Load().UserByEmail(email) }
+
 func (l *lateUsers) IdentityPolicy(ak string) *policy.Policy {
 	l.identityAsks.Add(1)
 	return l.p.Load().IdentityPolicy(ak)
@@ -47,6 +49,7 @@ var (
 	_ api.Principals       = (*lateUsers)(nil)
 	_ api.FileOwners       = (*lateUsers)(nil)
 	_ api.IdentityPolicies = (*lateUsers)(nil)
+	_ api.Emails           = (*lateUsers)(nil)
 )
 
 // usersGateway is a gateway whose root user is the harness's key pair,
@@ -71,7 +74,7 @@ func startUsersGateway(t *testing.T) *usersGateway {
 	if _, ug.aliceSecret, err = users.AddUser(object.AddUserInput{Name: "alice", AccessKey: "AKIDALICE"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ug.bobSecret, err = users.AddUser(object.AddUserInput{Name: "bob", AccessKey: "AKIDBOB"}); err != nil {
+	if _, ug.bobSecret, err = users.AddUser(object.AddUserInput{Name: "bob", AccessKey: "AKIDBOB", Email: "bob@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	ug.aliceKey, ug.bobKey = "AKIDALICE", "AKIDBOB"
@@ -260,6 +263,11 @@ func authzCases(g *usersGateway) []authzCase {
 		}},
 		{op: "DeleteBucketOwnershipControls", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
 			_, err := c.DeleteBucketOwnershipControls(ctx, &s3.DeleteBucketOwnershipControlsInput{Bucket: b(f)})
+			return err
+		}},
+		{op: "PutBucketOwnershipControls", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
+			_, err := c.PutBucketOwnershipControls(ctx, &s3.PutBucketOwnershipControlsInput{Bucket: b(f),
+				OwnershipControls: &types.OwnershipControls{Rules: []types.OwnershipControlsRule{{ObjectOwnership: types.ObjectOwnershipObjectWriter}}}})
 			return err
 		}},
 		{op: "GetPublicAccessBlock", run: func(ctx context.Context, c *s3.Client, f authzFixture) error {
@@ -626,7 +634,8 @@ func TestAuthzListAndCreateBuckets(t *testing.T) {
 }
 
 // TestAuthzPublicBucket checks what another user may do on a bucket whose
-// owner granted reads to everyone: exactly what everyone may do, no more.
+// owner granted everyone READ (listing, as in S3) and an object whose ACL
+// is public-read: exactly what everyone may do, no more.
 func TestAuthzPublicBucket(t *testing.T) {
 	g := startUsersGateway(t)
 	ctx := t.Context()
@@ -634,7 +643,12 @@ func TestAuthzPublicBucket(t *testing.T) {
 	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket), ACL: types.BucketCannedACLPublicRead}); err != nil {
 		t.Fatal(err)
 	}
-	mustPut(t, g.alice, bucket, "obj", "public data")
+	mustPut(t, g.alice, bucket, "private", "alice only")
+	_, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("private")})
+	wantCode(t, "bob GetObject of a private object in a public-read bucket", err, 403, "AccessDenied")
+	if _, err := g.alice.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("obj"), Body: strings.NewReader("public data"), ACL: types.ObjectCannedACLPublicRead}); err != nil {
+		t.Fatal(err)
+	}
 	out, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("obj")})
 	if err != nil {
 		t.Fatalf("bob GetObject on a public-read bucket: %v", err)

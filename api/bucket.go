@@ -125,7 +125,7 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 	if err != nil {
 		return err
 	}
-	public, err := bucketCannedACL(r.Header)
+	acl, ownership, pab, err := s.newBucketAccess(r.Header, rq)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (s *Server) createBucket(w http.ResponseWriter, r *http.Request, rq *reques
 			return s3err.Newf(s3err.IllegalLocationConstraintException, "The %s location constraint is incompatible for the region specific endpoint this request was sent to.", c)
 		}
 	}
-	nb := object.Bucket{Name: rq.bucket, Owner: rq.accessKey, Region: region, PublicRead: public}
+	nb := object.Bucket{Name: rq.bucket, Owner: rq.accessKey, Region: region, ACL: acl, Ownership: ownership, PublicAccessBlock: pab}
 	if lock {
 		// A bucket made with Object Lock is versioned from the start, and
 		// stays so: S3 refuses to suspend it.
@@ -181,27 +181,6 @@ func parseObjectLockEnabled(vals []string) (lock bool, err error) {
 		}
 	}
 	return lock, nil
-}
-
-// checkACL accepts the canned object ACLs that describe what the gateway
-// does (private objects owned by the writer) and refuses the others rather
-// than ignore them. Buckets take public-read too: see bucketCannedACL.
-func checkACL(h http.Header) error {
-	switch v := h.Get("X-Amz-Acl"); v {
-	case "", "private", "bucket-owner-full-control", "bucket-owner-read":
-	case "public-read", "public-read-write", "authenticated-read", "aws-exec-read", "log-delivery-write":
-		return s3err.Newf(s3err.NotImplemented, "Canned ACL %q is not supported.", v)
-	default:
-		// A value that is no canned ACL at all is the client's mistake,
-		// which S3 answers 400, not a feature the gateway lacks.
-		return s3err.New(s3err.InvalidArgument).With("ArgumentName", "x-amz-acl").With("ArgumentValue", v)
-	}
-	for _, g := range []string{"X-Amz-Grant-Read", "X-Amz-Grant-Write", "X-Amz-Grant-Read-Acp", "X-Amz-Grant-Write-Acp", "X-Amz-Grant-Full-Control"} {
-		if h.Get(g) != "" {
-			return s3err.Newf(s3err.NotImplemented, "ACL grants are not supported.")
-		}
-	}
-	return nil
 }
 
 func (s *Server) headBucket(w http.ResponseWriter, r *http.Request, rq *request) error {

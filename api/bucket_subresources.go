@@ -98,12 +98,11 @@ type unsetConfig struct {
 
 // unsetConfigs are keyed by subresource.
 var unsetConfigs = map[string]unsetConfig{
-	"replication":       {get: "GetBucketReplication", del: "DeleteBucketReplication", missing: s3err.ReplicationConfigurationNotFoundError},
-	"ownershipControls": {get: "GetBucketOwnershipControls", del: "DeleteBucketOwnershipControls", missing: s3err.OwnershipControlsNotFoundError},
-	"logging":           {get: "GetBucketLogging", empty: `<BucketLoggingStatus xmlns="` + s3NS + `"></BucketLoggingStatus>`},
-	"notification":      {get: "GetBucketNotificationConfiguration", empty: `<NotificationConfiguration xmlns="` + s3NS + `"></NotificationConfiguration>`},
-	"accelerate":        {get: "GetBucketAccelerateConfiguration", empty: `<AccelerateConfiguration xmlns="` + s3NS + `"></AccelerateConfiguration>`},
-	"requestPayment":    {get: "GetBucketRequestPayment", empty: `<RequestPaymentConfiguration xmlns="` + s3NS + `"><Payer>BucketOwner</Payer></RequestPaymentConfiguration>`},
+	"replication":    {get: "GetBucketReplication", del: "DeleteBucketReplication", missing: s3err.ReplicationConfigurationNotFoundError},
+	"logging":        {get: "GetBucketLogging", empty: `<BucketLoggingStatus xmlns="` + s3NS + `"></BucketLoggingStatus>`},
+	"notification":   {get: "GetBucketNotificationConfiguration", empty: `<NotificationConfiguration xmlns="` + s3NS + `"></NotificationConfiguration>`},
+	"accelerate":     {get: "GetBucketAccelerateConfiguration", empty: `<AccelerateConfiguration xmlns="` + s3NS + `"></AccelerateConfiguration>`},
+	"requestPayment": {get: "GetBucketRequestPayment", empty: `<RequestPaymentConfiguration xmlns="` + s3NS + `"><Payer>BucketOwner</Payer></RequestPaymentConfiguration>`},
 }
 
 // routeUnset names the GET or DELETE of an unset configuration; ok is

@@ -176,8 +176,9 @@ func TestEveryOperationHasAnAction(t *testing.T) {
 // TestPublicAccessBlockSDK checks Put/Get/DeletePublicAccessBlock and what
 // each setting enforces: BlockPublicPolicy refuses a public policy but not
 // one naming a user, BlockPublicAcls the canned public-read,
-// IgnorePublicAcls and RestrictPublicBuckets take the public grants away
-// from anonymous readers, and deleting the configuration gives them back.
+// IgnorePublicAcls and RestrictPublicBuckets take the public grants (of
+// the policy and of the object's ACL public-read) away from anonymous
+// readers, and deleting the configuration gives them back.
 func TestPublicAccessBlockSDK(t *testing.T) {
 	g := startUsersGateway(t)
 	ctx := t.Context()
@@ -185,7 +186,9 @@ func TestPublicAccessBlockSDK(t *testing.T) {
 	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: bk, ACL: types.BucketCannedACLPublicRead}); err != nil {
 		t.Fatal(err)
 	}
-	mustPut(t, g.alice, "pab", "k", "data")
+	if _, err := g.alice.PutObject(ctx, &s3.PutObjectInput{Bucket: bk, Key: aws.String("k"), Body: strings.NewReader("data"), ACL: types.ObjectCannedACLPublicRead}); err != nil {
+		t.Fatal(err)
+	}
 	putPolicy(t, g.alice, "pab", publicReadPolicy("pab", "", false))
 	anonGet := func() int {
 		resp, _ := g.anon(http.MethodGet, "/pab/k", "", nil, nil)
@@ -226,6 +229,6 @@ func TestPublicAccessBlockSDK(t *testing.T) {
 	_, err = g.alice.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: bk})
 	wantCode(t, "GetPublicAccessBlock after delete", err, 404, "NoSuchPublicAccessBlockConfiguration")
 	if got := anonGet(); got != 200 {
-		t.Errorf("anonymous GET after the block is deleted (public-read ACL): %d, want 200", got)
+		t.Errorf("anonymous GET after the block is deleted (the object's public-read ACL): %d, want 200", got)
 	}
 }

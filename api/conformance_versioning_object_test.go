@@ -622,8 +622,8 @@ func TestObjectLockRefusals(t *testing.T) {
 // TestAnonymousVersionReads checks that a bucket policy granting
 // s3:GetObject lets everyone read the current version of a key but not an
 // older one by id, which in S3 needs s3:GetObjectVersion (no policy the
-// gateway accepts grants it), while the canned ACL public-read, which
-// grants READ, lets everyone read both.
+// policy above grants it), while the old version's own ACL public-read,
+// whose READ grants s3:GetObjectVersion, lets everyone read it.
 func TestAnonymousVersionReads(t *testing.T) {
 	g := startGateway(t)
 	c := g.sdk(sdkModes[0])
@@ -646,11 +646,14 @@ func TestAnonymousVersionReads(t *testing.T) {
 	if _, err := c.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: aws.String(bucket)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket), ACL: types.BucketCannedACLPublicRead}); err != nil {
+	if _, err := c.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: aws.String(old), ACL: types.ObjectCannedACLPublicRead}); err != nil {
 		t.Fatal(err)
 	}
 	if resp, body := g.anon(http.MethodGet, "/"+bucket+"/k", "versionId="+old, nil, nil); resp.StatusCode != 200 || string(body) != "overwritten" {
-		t.Errorf("anonymous GET of an old version of a public-read bucket: %d %q", resp.StatusCode, body)
+		t.Errorf("anonymous GET of an old version whose ACL is public-read: %d %q", resp.StatusCode, body)
+	}
+	if resp, _ := g.anon(http.MethodGet, "/"+bucket+"/k", "", nil, nil); resp.StatusCode != 403 {
+		t.Errorf("anonymous GET of the current version, whose ACL is private: %d, want 403", resp.StatusCode)
 	}
 }
 

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/objectgateway/objectgateway/pkg/access"
 	"net/url"
 	"reflect"
 	"slices"
@@ -210,37 +211,47 @@ func FuzzBucketTags(f *testing.F) {
 	})
 }
 
-// FuzzParseACLBody feeds AccessControlPolicy bodies (PutBucketAcl,
-// PutObjectAcl) to parseACLBody: it never panics, fails only with
-// MalformedXML, NotImplemented or (over 100 grants) MalformedACLError,
-// reports a public grant only when the body names the AllUsers group, and
-// answers as the xml.Unmarshal parser did (referenceACLBody) unless the
-// body is over a limit of the token reader.
+// FuzzParseACLBody feeds AccessControlPolicy bodies to readACLBody and
+// the ACL they make (access.FromBody): it never panics, reads the owner
+// and grants xml.Unmarshal reads (referenceACLBody) unless the body is
+// over a limit of the token reader, fails only with MalformedXML,
+// MalformedACLError or InvalidArgument (every email resolves here),
+// and an ACL it accepts survives its stored form unchanged and is public
+// only when the body names a group of everyone.
 func FuzzParseACLBody(f *testing.F) {
 	const owner = "75aa57f09aa0c8caeab4f8c24e99d10f8e7faeebf76c078efc7c6caea54ba06a"
 	grant := func(typ, who, perm string) string {
 		return `<Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="` + typ + `">` + who + `</Grantee><Permission>` + perm + `</Permission></Grant>`
 	}
 	f.Add([]byte(`<AccessControlPolicy><Owner><ID>` + owner + `</ID></Owner><AccessControlList>` +
-		grant("CanonicalUser", "<ID>"+owner+"</ID>", "FULL_CONTROL") + `</AccessControlList></AccessControlPolicy>`))
+		grant("CanonicalUser", "<ID>"+owner+"</ID>", "FULL_CONTROL") + `</AccessControlList></AccessControlPolicy>`)) // the private ACL
 	f.Add([]byte(`<AccessControlPolicy><AccessControlList>` + grant("CanonicalUser", "<ID>"+owner+"</ID>", "FULL_CONTROL") +
-		grant("Group", "<URI>"+allUsers+"</URI>", "READ") + `</AccessControlList></AccessControlPolicy>`))
-	f.Add([]byte(`<AccessControlPolicy><AccessControlList>` + grant("Group", "<URI>"+allUsers+"</URI>", "WRITE") + `</AccessControlList></AccessControlPolicy>`))
-	f.Add([]byte(`<AccessControlPolicy><AccessControlList><Grant><Grantee><ID>x</ID></Grantee></Grant>`))
+		grant("Group", "<URI>"+access.AllUsers+"</URI>", "READ") + `</AccessControlList></AccessControlPolicy>`)) // public-read, no Owner
+	f.Add([]byte(`<AccessControlPolicy><AccessControlList>` + grant("Group", "<URI>"+access.AuthenticatedUsers+"</URI>", "WRITE") +
+		grant("AmazonCustomerByEmail", "<EmailAddress>a@example.com</EmailAddress>", "READ_ACP") + `</AccessControlList></AccessControlPolicy>`)) // group and email grantees
+	f.Add([]byte(`<AccessControlPolicy><AccessControlList><Grant><Grantee><ID>x</ID></Grantee></Grant>`)) // no type, truncated
 	f.Fuzz(func(t *testing.T, body []byte) {
-		public, err := parseACLBody(body, owner, "a bucket")
+		gotOwner, grants, err := readACLBody(body)
 		if !beyondStreamingLimits(err, s3err.New(s3err.MalformedACLError)) {
-			want, wantErr := referenceACLBody(body, owner, "a bucket")
-			if !sameAnswer(err, wantErr) || public != want {
-				t.Fatalf("parsed %v, %v; xml.Unmarshal: %v, %v", public, err, want, wantErr)
+			wantOwner, wantGrants, wantErr := referenceACLBody(body)
+			if !sameAnswer(err, wantErr) || (err == nil && (gotOwner != wantOwner || !slices.Equal(grants, wantGrants))) {
+				t.Fatalf("parsed %q %v, %v; xml.Unmarshal: %q %v, %v", gotOwner, grants, err, wantOwner, wantGrants, wantErr)
 			}
 		}
 		if err != nil {
-			wantCodes(t, err, s3err.MalformedXML, s3err.NotImplemented, s3err.MalformedACLError)
+			wantCodes(t, err, s3err.MalformedXML, s3err.MalformedACLError)
 			return
 		}
-		if public && !strings.Contains(string(body), "AllUsers") && !strings.Contains(string(body), "&") {
-			t.Fatalf("public grant read from a body without AllUsers: %q", body)
+		a, err := access.FromBody(grants, func(string) (string, bool) { return owner, true })
+		if err != nil {
+			wantCodes(t, err, s3err.MalformedACLError, s3err.InvalidArgument)
+			return
+		}
+		if back := access.ParseStored(a.String()); !slices.Equal(back.Grants, a.Grants) {
+			t.Fatalf("stored form %q reads back as %v, not %v", a.String(), back.Grants, a.Grants)
+		}
+		if a.Public() && !strings.Contains(string(body), "Users") && !strings.Contains(string(body), "&") {
+			t.Fatalf("public grant read from a body without a group of everyone: %q", body)
 		}
 	})
 }

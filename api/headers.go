@@ -108,9 +108,6 @@ func unsupportedWriteHeaders(h http.Header) error {
 	if err := checkCustomerKeyHeaders(h); err != nil {
 		return err
 	}
-	if err := checkACL(h); err != nil {
-		return err
-	}
 	return checkStorageClass(h)
 }
 

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/base64"
 	"encoding/xml"
+	"github.com/objectgateway/objectgateway/pkg/access"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -124,9 +125,27 @@ func (s *Server) listObjectsV1(w http.ResponseWriter, r *http.Request, rq *reque
 	if page.Truncated && p.delimiter != "" {
 		out.NextMarker = p.encode(page.Last)
 	}
+	owner := s.listOwner(rq, &page)
 	return writeRenderedXML(w, http.StatusOK, func(b []byte) []byte {
-		return appendListV1(b, &out, p, &page, rq.accessKey)
+		return appendListV1(b, &out, p, &page, owner)
 	})
+}
+
+// listOwner returns the access key a listing shows as the owner of the
+// objects that name none (the bucket's owner), and clears the owners of
+// page's objects under BucketOwnerEnforced, where the bucket's owner owns
+// them all.
+func (s *Server) listOwner(rq *request, page *object.ListPage) string {
+	b, err := s.bucketRecord(rq)
+	if err != nil {
+		return rq.accessKey
+	}
+	if ownershipOf(b) == access.BucketOwnerEnforced {
+		for i := range page.Objects {
+			page.Objects[i].Owner = ""
+		}
+	}
+	return bucketOwner(b, rq)
 }
 
 // listObjectsV2 answers ListObjectsV2. The continuation token is the
@@ -166,7 +185,11 @@ func (s *Server) listObjectsV2(w http.ResponseWriter, r *http.Request, rq *reque
 		out.NextContinuationToken = base64.RawURLEncoding.EncodeToString([]byte("k" + page.Last))
 	}
 	withOwner := q.Get("fetch-owner") == "true"
+	var owner string
+	if withOwner {
+		owner = s.listOwner(rq, &page)
+	}
 	return writeRenderedXML(w, http.StatusOK, func(b []byte) []byte {
-		return appendListV2(b, &out, p, &page, withOwner, rq.accessKey)
+		return appendListV2(b, &out, p, &page, withOwner, owner)
 	})
 }

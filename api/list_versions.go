@@ -2,6 +2,8 @@ package api
 
 import (
 	"encoding/xml"
+	"github.com/objectgateway/objectgateway/pkg/access"
+	"github.com/objectgateway/objectgateway/pkg/object"
 	"net/http"
 
 	"github.com/objectgateway/objectgateway/metadata"
@@ -87,7 +89,9 @@ func (s *Server) listObjectVersions(w http.ResponseWriter, r *http.Request, rq *
 		out.NextKeyMarker = p.encode(page.NextKeyMarker)
 		out.NextVersionIDMarker = page.NextVersionMarker
 	}
-	own := ownerOf(rq.accessKey)
+	own := ownerOf(s.listOwner(rq, &object.ListPage{}))
+	b, _ := s.bucketRecord(rq)
+	enforced := ownershipOf(b) == access.BucketOwnerEnforced
 	out.Versions = make([]versionEntry, 0, len(page.Entries))
 	for i := range page.Entries {
 		e := &page.Entries[i]
@@ -95,7 +99,11 @@ func (s *Server) listObjectVersions(w http.ResponseWriter, r *http.Request, rq *
 			out.CommonPrefixes = append(out.CommonPrefixes, commonPrefix{Prefix: p.encode(e.Prefix)})
 			continue
 		}
-		out.Versions = append(out.Versions, listedVersion(p, e, own))
+		o := own
+		if e.Owner != "" && !enforced {
+			o = ownerOf(e.Owner)
+		}
+		out.Versions = append(out.Versions, listedVersion(p, e, o))
 	}
 	return writeRenderedXML(w, http.StatusOK, func(b []byte) []byte { return appendListVersions(b, &out) })
 }

@@ -104,7 +104,12 @@ func (s *Server) createMultipartUpload(w http.ResponseWriter, r *http.Request, r
 	if err != nil {
 		return err
 	}
-	in := object.CreateUploadInput{Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, Owner: rq.accessKey, Headers: hdrs, Tags: tags, Type: r.Header.Get("X-Amz-Checksum-Type"), Lock: lock, Encryption: enc}
+	objOwner, acl, err := s.writeAccess(r.Header, rq)
+	if err != nil {
+		return err
+	}
+	in := object.CreateUploadInput{Bucket: rq.bucket, BucketID: s.bucketID(rq), Key: rq.key, Owner: rq.accessKey, Headers: hdrs, Tags: tags, Type: r.Header.Get("X-Amz-Checksum-Type"), Lock: lock, Encryption: enc,
+		ObjectOwner: objOwner, ACL: acl}
 	if v := r.Header.Get("X-Amz-Checksum-Algorithm"); v != "" {
 		alg, ok := checksum.ParseAlgorithm(v)
 		if !ok {

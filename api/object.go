@@ -45,10 +45,14 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	if err != nil {
 		return err
 	}
+	owner, acl, err := s.writeAccess(r.Header, rq)
+	if err != nil {
+		return err
+	}
 	cond.BucketID = s.bucketID(rq)
 	obj, err := s.layer.PutObject(object.PutInput{
 		Bucket: rq.bucket, Key: rq.key, Body: body, Size: size, Expect: expect, Headers: hdrs, Tags: tags, Conditions: cond,
-		Chown: s.fileOwner(rq), Lock: lock, Encryption: enc,
+		Chown: s.fileOwner(rq), Lock: lock, Encryption: enc, Owner: owner, ACL: acl,
 	})
 	if err != nil {
 		return err
@@ -344,11 +348,15 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if err != nil {
 		return err
 	}
+	owner, acl, err := s.writeAccess(r.Header, rq)
+	if err != nil {
+		return err
+	}
 	dstCond.BucketID = s.bucketID(rq)
 	in := object.CopyInput{
 		SrcBucket: src.bucket, SrcKey: src.key, SrcVersionID: src.versionID, DstBucket: rq.bucket, DstKey: rq.key,
 		Chown: s.fileOwner(rq), Conditions: dstCond, Lock: lock,
-		Encryption: enc, SrcCustomerKey: srcKey.bytes(),
+		Encryption: enc, SrcCustomerKey: srcKey.bytes(), Owner: owner, ACL: acl,
 	}
 	switch d := r.Header.Get("X-Amz-Metadata-Directive"); d {
 	case "", "COPY":

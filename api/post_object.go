@@ -350,8 +350,12 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if lo, hi, ok := pol.Range(); ok {
 		lim.min, lim.max = lo, min(hi, object.MaxPutSize)
 	}
+	owner, acl, err := s.writeAccess(ph, rq)
+	if err != nil {
+		return err
+	}
 	obj, err := s.layer.PutObject(object.PutInput{Bucket: rq.bucket, Key: key, Body: lim, Size: -1, Headers: hdrs, Tags: tags, Chown: s.fileOwner(rq),
-		Conditions: object.Conditions{BucketID: s.bucketID(rq)}, Lock: lock, Encryption: enc})
+		Conditions: object.Conditions{BucketID: s.bucketID(rq)}, Lock: lock, Encryption: enc, Owner: owner, ACL: acl})
 	if err != nil {
 		return err
 	}

@@ -108,18 +108,18 @@ func TestEncryptionHeadersRefused(t *testing.T) {
 }
 
 // TestCannedACLValues checks that a value of x-amz-acl that is no canned
-// ACL is the client's error (400 InvalidArgument), while a real canned ACL
-// the gateway cannot enforce stays NotImplemented.
+// ACL is the client's error (400 InvalidArgument) and stores nothing,
+// while every canned ACL is taken.
 func TestCannedACLValues(t *testing.T) {
 	h := startHostile(t)
 	obj := "/" + h.bucket + "/acl-obj"
 	h.want(h.send(http.MethodPut, obj, "", []byte("x"), "X-Amz-Acl", "bogus"), 400, "InvalidArgument")
 	h.want(h.send(http.MethodPut, obj, "", []byte("x"), "X-Amz-Acl", "PRIVATE"), 400, "InvalidArgument")
-	h.want(h.send(http.MethodPut, obj, "", []byte("x"), "X-Amz-Acl", "public-read-write"), 501, "NotImplemented")
 	h.want(h.send(http.MethodPut, "/acl-bucket", "", nil, "X-Amz-Acl", "bogus"), 400, "InvalidArgument")
 	h.want(h.send(http.MethodPut, "/"+h.bucket, "acl", nil, "X-Amz-Acl", "bogus"), 400, "InvalidArgument")
 	h.want(h.send(http.MethodPost, obj, "uploads", nil, "X-Amz-Acl", "bogus"), 400, "InvalidArgument")
 	h.want(h.send(http.MethodHead, obj, "", nil), 404)
 	h.want(h.send(http.MethodHead, "/acl-bucket", "", nil), 404)
 	h.want(h.send(http.MethodPut, obj, "", []byte("x"), "X-Amz-Acl", "bucket-owner-full-control"), 200)
+	h.want(h.send(http.MethodPut, obj, "", []byte("x"), "X-Amz-Acl", "public-read-write"), 200)
 }

@@ -99,7 +99,21 @@ type Options struct {
 	// document) follows in the body, as S3 does, so that no client read
 	// timeout fires during a long assembly. Zero means the default, 2 s.
 	CompleteKeepAlive time.Duration
+	// NewBucketDefaults is the access configuration CreateBucket gives a
+	// new bucket: DefaultsLegacy ("", S3's before April 2023: no Block
+	// Public Access, no ownership controls — objects owned by their
+	// writer —, ACLs in force) or DefaultsAWS2023 (Block Public Access's
+	// four settings on and Object Ownership BucketOwnerEnforced, ACLs
+	// disabled). An x-amz-object-ownership header of the CreateBucket
+	// overrides the ownership either way.
+	NewBucketDefaults string
 }
+
+// The values of Options.NewBucketDefaults.
+const (
+	DefaultsLegacy  = ""
+	DefaultsAWS2023 = "aws2023"
+)
 
 // defaultCompleteKeepAlive is Options.CompleteKeepAlive's default: well
 // below the read timeouts of clients (the AWS CLI's is 60 s, and users

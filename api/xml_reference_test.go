@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/xml"
 	"errors"
+	"github.com/objectgateway/objectgateway/pkg/access"
 
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/checksum"
@@ -102,7 +103,9 @@ func referenceTags(body []byte, max int, kind string) ([]metadata.KV, error) {
 	return tags, nil
 }
 
-func referenceACLBody(body []byte, ownerID, kind string) (public bool, err error) {
+// referenceACLBody reads an AccessControlPolicy with xml.Unmarshal: the
+// owner's ID ("" if none) and the grants, as readACLBody must read them.
+func referenceACLBody(body []byte) (owner string, grants []access.BodyGrant, err error) {
 	var in struct {
 		XMLName xml.Name `xml:"AccessControlPolicy"`
 		Owner   *struct {
@@ -119,35 +122,24 @@ func referenceACLBody(body []byte, ownerID, kind string) (public bool, err error
 		} `xml:"AccessControlList>Grant"`
 	}
 	if err := xml.Unmarshal(body, &in); err != nil {
-		return false, s3err.Wrap(s3err.MalformedXML, err)
+		return "", nil, s3err.Wrap(s3err.MalformedXML, err)
 	}
-	if in.Owner != nil && in.Owner.ID != "" && in.Owner.ID != ownerID {
-		return false, s3err.Newf(s3err.NotImplemented, "Changing the owner of %s is not supported.", kind)
+	if len(in.Grants) > maxACLGrants {
+		return "", nil, s3err.New(s3err.MalformedACLError)
 	}
-	ownerFull := false
+	if in.Owner != nil {
+		owner = in.Owner.ID
+	}
 	for _, g := range in.Grants {
-		typ := ""
+		bg := access.BodyGrant{ID: g.Grantee.ID, URI: g.Grantee.URI, Email: g.Grantee.Email, Permission: g.Permission}
 		for _, a := range g.Grantee.Attrs {
 			if a.Name.Local == "type" {
-				typ = a.Value
+				bg.Type = a.Value
 			}
 		}
-		switch {
-		case typ == "CanonicalUser" && g.Grantee.ID == ownerID && g.Permission == "FULL_CONTROL":
-			ownerFull = true
-		case typ == "Group" && g.Grantee.URI == allUsers && g.Permission == "READ":
-			public = true
-		case typ == "":
-			return false, s3err.Newf(s3err.MalformedXML, "A Grantee must have an xsi:type.")
-		default:
-			who := g.Grantee.ID + g.Grantee.URI + g.Grantee.Email
-			return false, s3err.Newf(s3err.NotImplemented, "The grant of %s to %s %s is not supported; only the owner's FULL_CONTROL and AllUsers READ are.", g.Permission, typ, who)
-		}
+		grants = append(grants, bg)
 	}
-	if !ownerFull {
-		return false, s3err.Newf(s3err.NotImplemented, "Removing the bucket owner's FULL_CONTROL grant is not supported.")
-	}
-	return public, nil
+	return owner, grants, nil
 }
 
 func referenceLocationConstraint(body []byte) (string, error) {

@@ -185,7 +185,9 @@ func appendOwner(b []byte, accessKey string) []byte {
 
 // appendListBody appends the Contents and CommonPrefixes of a page, as
 // xml.Marshal renders the []listEntry and []commonPrefix that entries
-// would build from it.
+// would build from it. With withOwner each entry names its owner: the
+// object's (Object.Owner), or accessKey, the bucket's owner, for those
+// that name none.
 func appendListBody(b []byte, p listParams, page *object.ListPage, withOwner bool, accessKey string) []byte {
 	var ownerXML []byte
 	if withOwner {
@@ -205,7 +207,11 @@ func appendListBody(b []byte, p listParams, page *object.ListPage, withOwner boo
 			b = appendElemOmit(b, "ChecksumType", o.Checksums[0].Type)
 		}
 		b = appendIntElem(b, "Size", o.Size)
-		b = append(b, ownerXML...)
+		if withOwner && o.Owner != "" && o.Owner != accessKey {
+			b = appendOwner(b, o.Owner)
+		} else {
+			b = append(b, ownerXML...)
+		}
 		b = append(b, "<StorageClass>STANDARD</StorageClass></Contents>"...)
 	}
 	for _, cp := range page.CommonPrefixes {

@@ -27,9 +27,18 @@ type Bucket struct {
 	Policy string
 	// CORS is the bucket's CORS configuration (S3 XML), or "" for none.
 	CORS string
-	// PublicRead is set by the canned ACL public-read: everyone may read
-	// and list the bucket's objects.
+	// PublicRead was set by the canned ACL public-read before buckets had
+	// ACLs, when it let everyone read and list the bucket's objects. It
+	// is only read: the object layer turns it into an equivalent bucket
+	// policy when it opens the index (MigratePublicRead) and clears it.
 	PublicRead bool
+	// ACL is the bucket's access control list in pkg/access's stored form
+	// (access.ACL.String), or "" for the owner's FULL_CONTROL alone.
+	ACL string
+	// Ownership is the bucket's Object Ownership ("ObjectWriter",
+	// "BucketOwnerPreferred", "BucketOwnerEnforced"), or "" when no
+	// ownership controls were set (which behaves as ObjectWriter).
+	Ownership string
 	// PublicAccessBlock is the bucket's Block Public Access configuration
 	// as PublicAccessBlock* bits; zero means none was set.
 	PublicAccessBlock uint8

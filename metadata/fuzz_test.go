@@ -109,7 +109,8 @@ func FuzzBucketRecord(f *testing.F) {
 // decodes re-encodes to a record that decodes equal.
 func FuzzUploadRecord(f *testing.F) {
 	u, err := (&Upload{Initiated: time.Unix(1, 2), Owner: "o", ContentType: "text/plain", UserMeta: []KV{{"k", "v"}},
-		Tags: []KV{{"t", "1"}}, ChecksumAlgorithm: "CRC32", ChecksumType: "COMPOSITE", WebsiteRedirect: "/elsewhere"}).MarshalBinary()
+		Tags: []KV{{"t", "1"}}, ChecksumAlgorithm: "CRC32", ChecksumType: "COMPOSITE", WebsiteRedirect: "/elsewhere",
+		ObjectOwner: "AKIDBOB", ACL: "Fuabc"}).MarshalBinary()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -151,6 +152,65 @@ func FuzzPartRecord(f *testing.F) {
 		var p2 Part
 		if err := p2.UnmarshalBinary(enc); err != nil || !reflect.DeepEqual(p1, p2) {
 			t.Fatalf("round trip: %+v then %+v (%v)", p1, p2, err)
+		}
+	})
+}
+
+// FuzzWalkRecord checks the walk's in-place decoding against
+// UnmarshalBinary: it never panics, it refuses nothing UnmarshalBinary
+// accepts, and on every record UnmarshalBinary accepts it reads the same
+// size and time and answers HasTag as a search of the decoded tags does.
+func FuzzWalkRecord(f *testing.F) {
+	for _, o := range []Object{
+		{},
+		sampleObject(""),
+		{Size: 7, LastModified: time.Unix(5, 6).UTC(), Tags: []KV{{"a", "1"}, {"kind", "scratch"}, {"", ""}}},
+		{Tags: []KV{{"a", "1"}, {"a", "2"}}, UserMeta: []KV{{"a", "1"}}, SSE: Encryption{Algorithm: "AES256", KeyID: "k"}},
+	} {
+		b, err := o.MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte{})
+	f.Add([]byte{1, 12, 2, 5, 'k'})      // a tag whose key runs past its payload
+	f.Add([]byte{1, 1, 1, 0, 1, 1, 5})   // a repeated size: the last wins
+	f.Add([]byte{1, 12, 3, 1, 'k', 'v'}) // one tag k=v
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := WalkRecord{Key: []byte("k"), v: data}
+		werr := decodeWalk(&r)
+		var o Object
+		if err := o.UnmarshalBinary(data); err != nil {
+			if werr == nil {
+				// The walk checks less; what it accepted must still be
+				// safe to read.
+				r.HasTag("k", "v")
+			}
+			return
+		}
+		if werr != nil {
+			t.Fatalf("UnmarshalBinary accepts %x, the walk refuses it: %v", data, werr)
+		}
+		if r.Size != o.Size || !r.LastModified.Equal(o.LastModified) {
+			t.Fatalf("walk read size %d time %v, UnmarshalBinary %d %v", r.Size, r.LastModified, o.Size, o.LastModified)
+		}
+		has := func(k, v string) bool {
+			for _, kv := range o.Tags {
+				if kv.Key == k && kv.Value == v {
+					return true
+				}
+			}
+			return false
+		}
+		probes := []KV{{"k", "v"}, {"", ""}}
+		for _, kv := range o.Tags {
+			probes = append(probes, kv, KV{kv.Key, kv.Value + "x"}, KV{kv.Key + "x", kv.Value})
+		}
+		for _, p := range probes {
+			if got, want := r.HasTag(p.Key, p.Value), has(p.Key, p.Value); got != want {
+				t.Fatalf("HasTag(%q, %q) = %v, the decoded tags say %v", p.Key, p.Value, got, want)
+			}
 		}
 	})
 }

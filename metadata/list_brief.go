@@ -6,7 +6,7 @@ import (
 )
 
 // decodeBrief decodes the fields of record v that a ListObjects answer
-// shows (Size, ETag, LastModified, Checksums) into o, for ListQuery.Brief.
+// shows (Size, ETag, LastModified, Checksums, Owner) into o, for ListQuery.Brief.
 // It checks those fields as UnmarshalBinary does and skips the others
 // unparsed: content headers, user metadata, tags and parts cost a listing
 // several allocations per key and are never shown.
@@ -26,6 +26,10 @@ func decodeBrief(o *Object, key string, v []byte) error {
 			o.ETag = string(p)
 		case tagObjLastModified:
 			o.LastModified, err = parseTime(p)
+		case tagObjOwner:
+			// Objects of the bucket's owner (most) have none; others
+			// share a few access keys.
+			o.Owner = string(p)
 		case tagObjChecksum:
 			var c Checksum
 			c, err = parseChecksum(p)

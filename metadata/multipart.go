@@ -65,6 +65,10 @@ type Upload struct {
 	// (each part's stream has its own key derived from it, see
 	// Part.Salt). Its Parts are always empty.
 	SSE Encryption
+	// ObjectOwner and ACL are the completed object's Object.Owner and
+	// Object.ACL, decided when the upload was created.
+	ObjectOwner string
+	ACL         string
 }
 
 // Part is the record of one uploaded part.
@@ -128,6 +132,11 @@ const (
 	// tagUpSSE..tagUpSSE+6 are the upload's encryption, laid out as the
 	// object record's (encoder.encryption).
 	tagUpSSE = 40
+	// tagUpObjectOwner and tagUpACL are the owner and ACL the completed
+	// object gets. They start at 50, leaving 18 to 49 to fields added
+	// meanwhile on other lines of work.
+	tagUpObjectOwner = 50
+	tagUpACL         = 51
 )
 
 // Part field tags.
@@ -177,6 +186,8 @@ func (u *Upload) MarshalBinary() ([]byte, error) {
 	e.str(tagUpType, u.ChecksumType)
 	e.str(tagUpRedirect, u.WebsiteRedirect)
 	e.str(tagUpLockMode, u.LockMode)
+	e.str(tagUpObjectOwner, u.ObjectOwner)
+	e.str(tagUpACL, u.ACL)
 	e.time(tagUpLockUntil, u.LockUntil)
 	if u.LegalHold {
 		e.uint(tagUpLegalHold, 1)
@@ -222,6 +233,10 @@ func (u *Upload) UnmarshalBinary(data []byte) error {
 			r.ChecksumType = string(p)
 		case tagUpRedirect:
 			r.WebsiteRedirect = string(p)
+		case tagUpObjectOwner:
+			r.ObjectOwner = string(p)
+		case tagUpACL:
+			r.ACL = string(p)
 		case tagUpLockMode:
 			r.LockMode = string(p)
 		case tagUpLockUntil:

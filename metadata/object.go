@@ -107,6 +107,14 @@ type Object struct {
 	// is a plain file. When SSE.Algorithm is set, Size is the plaintext
 	// size and the file holds sse.EncryptedSize(Size) bytes.
 	SSE Encryption
+	// Owner is the access key id of the user who owns the object (its
+	// writer, or the bucket's owner under Object Ownership's rules); ""
+	// means the bucket's owner, as for every object written before
+	// objects had owners.
+	Owner string
+	// ACL is the object's access control list in pkg/access's stored
+	// form (access.ACL.String), or "" for the owner's FULL_CONTROL alone.
+	ACL string
 }
 
 // Encryption is what the gateway keeps of an encrypted object: enough to

@@ -80,6 +80,11 @@ const (
 	// salt); tagObjSSEBucketKey is SSE.BucketKey.
 	tagObjSSEPart      = 45
 	tagObjSSEBucketKey = 46
+	// tagObjOwner and tagObjACL are the object's owner and ACL
+	// (Object.Owner, Object.ACL). They start at 50, leaving 45 to 49 to
+	// fields added meanwhile on other lines of work.
+	tagObjOwner = 50
+	tagObjACL   = 51
 )
 
 // Bucket field tags.
@@ -119,6 +124,11 @@ const (
 	tagBktSSEAlgorithm = 40
 	tagBktSSEKeyID     = 41
 	tagBktSSEBucketKey = 42
+	// tagBktACL and tagBktOwnership are the bucket's ACL and Object
+	// Ownership (Bucket.ACL, Bucket.Ownership). They start at 50, leaving
+	// 43 to 49 to fields added meanwhile on other lines of work.
+	tagBktACL       = 50
+	tagBktOwnership = 51
 )
 
 // Times are limited to years 1 through 9999, the range HTTP dates and
@@ -201,6 +211,8 @@ func (o *Object) MarshalBinary() ([]byte, error) {
 			return nil, err
 		}
 	}
+	e.str(tagObjOwner, o.Owner)
+	e.str(tagObjACL, o.ACL)
 	for _, p := range o.Parts {
 		if p.Size < 0 {
 			return nil, fmt.Errorf("metadata: negative part size %d", p.Size)
@@ -300,6 +312,10 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 			r.SSE.KeyVersion, err = parseUint(p)
 		case tagObjSSESealedKey:
 			r.SSE.SealedKey = append([]byte(nil), p...)
+		case tagObjOwner:
+			r.Owner = intern(p)
+		case tagObjACL:
+			r.ACL = intern(p)
 		case tagObjSSEContext:
 			r.SSE.Context = string(p)
 		case tagObjSSEBucketKey:
@@ -356,6 +372,8 @@ func (b *Bucket) MarshalBinary() ([]byte, error) {
 	e.str(tagBktLifecycle, b.Lifecycle)
 	e.uint(tagBktPublicAccessBlock, uint64(b.PublicAccessBlock))
 	e.str(tagBktSSEAlgorithm, b.SSEAlgorithm)
+	e.str(tagBktACL, b.ACL)
+	e.str(tagBktOwnership, b.Ownership)
 	e.str(tagBktSSEKeyID, b.SSEKeyID)
 	if b.SSEBucketKey {
 		e.uint(tagBktSSEBucketKey, 1)
@@ -417,6 +435,10 @@ func (b *Bucket) UnmarshalBinary(data []byte) error {
 			r.Lifecycle = string(p)
 		case tagBktSSEAlgorithm:
 			r.SSEAlgorithm = string(p)
+		case tagBktACL:
+			r.ACL = string(p)
+		case tagBktOwnership:
+			r.Ownership = intern(p)
 		case tagBktSSEKeyID:
 			r.SSEKeyID = string(p)
 		case tagBktSSEBucketKey:

@@ -33,6 +33,8 @@ func TestObjectRecordRoundTrip(t *testing.T) {
 		{Size: 12 << 20, PartsCount: 3, SSE: Encryption{Algorithm: "SSE-C", KeyID: "default", SealedKey: []byte{9}, BucketKey: true,
 			Parts: []EncryptedPart{{Size: 8 << 20, Salt: []byte{1, 2, 0}}, {Size: 0, Salt: []byte{3}}, {Size: 4 << 20}}},
 			Parts: []PartInfo{{Size: 8 << 20}, {Size: 0}, {Size: 4 << 20}}},
+		// The object's owner and ACL (pkg/access's stored form).
+		{Size: 1, Owner: "AKIDBOB", ACL: "Fuabc\nRghttp://acs.amazonaws.com/groups/global/AllUsers"},
 	} {
 		b, err := o.MarshalBinary()
 		if err != nil {
@@ -162,6 +164,7 @@ func TestBucketRecord(t *testing.T) {
 		{PublicAccessBlock: PublicAccessBlockSet},
 		{PublicAccessBlock: PublicAccessBlockSet | BlockPublicAcls | IgnorePublicAcls | BlockPublicPolicy | RestrictPublicBuckets},
 		{SSEAlgorithm: "aws:kms", SSEKeyID: "app", SSEBucketKey: true},
+		{ACL: "Fuabc\nWgx", Ownership: "BucketOwnerEnforced"},
 	} {
 		data, err := b.MarshalBinary()
 		if err != nil {
@@ -201,5 +204,22 @@ func TestSuccessor(t *testing.T) {
 		if got := successor(tc.in); !bytes.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
 			t.Errorf("successor(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestUploadRecordAccess checks that an upload keeps the owner and ACL
+// its completed object gets.
+func TestUploadRecordAccess(t *testing.T) {
+	u := Upload{Initiated: time.Unix(1, 0).UTC(), Owner: "AKIDALICE", ObjectOwner: "AKIDBOB", ACL: "Fuabc\nRgx"}
+	data, err := u.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Upload
+	if err := got.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if got.ObjectOwner != u.ObjectOwner || got.ACL != u.ACL || got.Owner != u.Owner {
+		t.Fatalf("upload record read back as %+v", got)
 	}
 }

@@ -93,6 +93,10 @@ func (a *admin) lifecycle(st *lcworker.Stats) {
 	counter("objectgateway_lifecycle_aborted_total", "Multipart uploads the lifecycle worker aborted.", &st.Aborted)
 	counter("objectgateway_lifecycle_locked_total", "Versions a lifecycle rule expired that Object Lock kept.", &st.Locked)
 	counter("objectgateway_lifecycle_errors_total", "Lifecycle removals that failed (logged); the next pass retries them.", &st.Errors)
+	a.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "objectgateway_lifecycle_cpu_seconds_total",
+		Help: "CPU time the lifecycle worker's passes used (their walks and removals).",
+	}, func() float64 { return time.Duration(st.CPUNanos.Load()).Seconds() }))
 	a.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "objectgateway_lifecycle_last_pass_timestamp_seconds",
 		Help: "Unix time the last complete lifecycle pass ended; 0 before the first.",

@@ -71,12 +71,49 @@ func (a *admin) edgeCache(c *edge.Cache, root credentials, region string) {
 			func() float64 { return float64(c.Stats().Bytes) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "objectgateway_edge_objects", Help: "Objects held by the edge cache."},
 			func() float64 { return float64(c.Stats().Objects) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "objectgateway_edge_disk_healthy", Help: "1 while the cache disk works, 0 in pass-through."},
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "objectgateway_edge_disk_healthy", Help: "1 while every cache disk works, 0 while one is failed (with one disk: in pass-through)."},
 			func() float64 {
 				if c.Stats().Healthy {
 					return 1
 				}
 				return 0
 			}),
+		edgeDiskCollector{c},
 	)
+}
+
+// edgeDiskCollector exports the figures of each cache disk, labelled
+// disk=<its directory>, from one Stats call per scrape.
+type edgeDiskCollector struct{ c *edge.Cache }
+
+var (
+	edgeDiskBytes    = prometheus.NewDesc("objectgateway_edge_cache_disk_bytes", "Bytes of the objects held by the cache disk.", []string{"disk"}, nil)
+	edgeDiskMax      = prometheus.NewDesc("objectgateway_edge_cache_disk_max_bytes", "Byte budget of the cache disk.", []string{"disk"}, nil)
+	edgeDiskObjects  = prometheus.NewDesc("objectgateway_edge_cache_disk_objects", "Objects held by the cache disk.", []string{"disk"}, nil)
+	edgeDiskHits     = prometheus.NewDesc("objectgateway_edge_cache_disk_hits_total", "Edge requests answered from the cache disk's objects.", []string{"disk"}, nil)
+	edgeDiskMisses   = prometheus.NewDesc("objectgateway_edge_cache_disk_misses_total", "Misses whose object was stored on the cache disk.", []string{"disk"}, nil)
+	edgeDiskFailures = prometheus.NewDesc("objectgateway_edge_cache_disk_failures_total", "Operations of the cache disk that failed.", []string{"disk"}, nil)
+	edgeDiskHealthy  = prometheus.NewDesc("objectgateway_edge_cache_disk_healthy", "1 while the cache disk works, 0 while it is failed (dropped from placement).", []string{"disk"}, nil)
+)
+
+func (edgeDiskCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{edgeDiskBytes, edgeDiskMax, edgeDiskObjects, edgeDiskHits, edgeDiskMisses, edgeDiskFailures, edgeDiskHealthy} {
+		ch <- d
+	}
+}
+
+func (k edgeDiskCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, d := range k.c.Stats().Disks {
+		healthy := 0.0
+		if d.Healthy {
+			healthy = 1
+		}
+		ch <- prometheus.MustNewConstMetric(edgeDiskBytes, prometheus.GaugeValue, float64(d.Bytes), d.Dir)
+		ch <- prometheus.MustNewConstMetric(edgeDiskMax, prometheus.GaugeValue, float64(d.MaxBytes), d.Dir)
+		ch <- prometheus.MustNewConstMetric(edgeDiskObjects, prometheus.GaugeValue, float64(d.Objects), d.Dir)
+		ch <- prometheus.MustNewConstMetric(edgeDiskHits, prometheus.CounterValue, float64(d.Hits), d.Dir)
+		ch <- prometheus.MustNewConstMetric(edgeDiskMisses, prometheus.CounterValue, float64(d.Misses), d.Dir)
+		ch <- prometheus.MustNewConstMetric(edgeDiskFailures, prometheus.CounterValue, float64(d.Failures), d.Dir)
+		ch <- prometheus.MustNewConstMetric(edgeDiskHealthy, prometheus.GaugeValue, healthy, d.Dir)
+	}
 }

@@ -126,7 +126,22 @@ func startCDNGateway(t *testing.T, root string, extra ...string) *cdnGateway {
 	}); err != nil {
 		t.Fatalf("CreateBucket public-read: %v", err)
 	}
+	// The bucket ACL public-read lists; the objects are published by the
+	// bucket policy a CDN origin uses.
+	if _, err := g.client.PutBucketPolicy(context.Background(), &s3.PutBucketPolicyInput{
+		Bucket: aws.String(cdnBucket), Policy: aws.String(publicObjectsPolicy(cdnBucket)),
+	}); err != nil {
+		t.Fatalf("PutBucketPolicy: %v", err)
+	}
 	return g
+}
+
+// publicObjectsPolicy is the bucket policy that lets everyone read and
+// list bucket's objects, what the canned public-read of earlier versions
+// granted.
+func publicObjectsPolicy(bucket string) string {
+	return `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::` + bucket + `/*"},` +
+		`{"Effect":"Allow","Principal":"*","Action":"s3:ListBucket","Resource":"arn:aws:s3:::` + bucket + `"}]}`
 }
 
 func (g *cdnGateway) put(t *testing.T, key string, data []byte) {

@@ -23,6 +23,9 @@ type config struct {
 	// sigv2 accepts Signature Version 2 besides Version 4
 	// (api.Options.SigV2).
 	sigv2 bool
+	// newBucketDefaults is "legacy" or "aws2023"
+	// (api.Options.NewBucketDefaults).
+	newBucketDefaults string
 	// multipartExpiry is how long an unfinished multipart upload is kept
 	// when no AbortIncompleteMultipartUpload rule of its bucket matches it.
 	multipartExpiry time.Duration
@@ -68,7 +71,9 @@ type config struct {
 	upstreamAccessKey string
 	upstreamSecretKey string
 	upstreamRegion    string
-	cacheDir          string
+	// cacheDirs are the edge cache's disks (--cache-dir, repeatable);
+	// a disk without a size of its own has cacheSize.
+	cacheDirs         cacheDirs
 	cacheSize         byteSize
 	cacheSlice        byteSize
 	cacheTTL          time.Duration
@@ -102,6 +107,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.root, "root", "./data", "data root: one directory per bucket, one file per object")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:9000", "address to serve S3 on")
 	fs.StringVar(&c.region, "region", "us-east-1", "region requests are signed for")
+	fs.StringVar(&c.newBucketDefaults, "new-bucket-defaults", "legacy", "access settings of buckets created from now on: legacy (S3 before April 2023: no Block Public Access, ObjectWriter ownership, ACLs in force) or aws2023 (Block Public Access on, BucketOwnerEnforced: ACLs disabled); existing buckets keep theirs")
 	fs.BoolVar(&c.sigv2, "sigv2", true, "accept requests, presigned URLs and browser POST uploads signed with Signature Version 2 (HMAC-SHA1, body unsigned) besides Version 4; false: refuse them as S3 regions that accept only Version 4 do")
 	fs.StringVar(&c.domain, "domain", "", "base domain for virtual-hosted-style requests (bucket.DOMAIN); empty: path-style only")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -134,9 +140,9 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.upstreamAccessKey, "upstream-access-key", "", "edge mode: access key signing requests to the origin (empty: anonymous)")
 	fs.StringVar(&c.upstreamSecretKey, "upstream-secret-key", "", "edge mode: secret key for the origin (prefer OBJECTGATEWAY_UPSTREAM_SECRET_KEY to the flag)")
 	fs.StringVar(&c.upstreamRegion, "upstream-region", "us-east-1", "edge mode: the origin's signing region")
-	fs.StringVar(&c.cacheDir, "cache-dir", "", "edge mode: directory of cached objects and their catalogue (default: ROOT/.objectgateway/edge)")
+	fs.Var(&c.cacheDirs, "cache-dir", "edge mode: `DIR[:SIZE]`, a directory of cached objects and their catalogue (default: ROOT/.objectgateway/edge); repeat it, as DIR:SIZE (e.g. --cache-dir /ssd1/edge:200GiB --cache-dir /ssd2/edge:100GiB), for one directory per disk: objects are spread by a hash of their key weighted by the sizes, and a failing disk costs only its share; with several, a directory is not created when absent (point at a directory inside the mount, so that an unmounted disk shows as missing)")
 	c.cacheSize = 1 << 30
-	fs.Var(&c.cacheSize, "cache-size", "edge mode: byte budget of the disk cache, e.g. 50GiB")
+	fs.Var(&c.cacheSize, "cache-size", "edge mode: byte budget of the disk cache, e.g. 50GiB (of each --cache-dir given without a size)")
 	c.cacheSlice = 4 << 20
 	fs.Var(&c.cacheSlice, "cache-slice", "edge mode: unit of fetching large objects from the origin, e.g. 4MiB")
 	fs.DurationVar(&c.cacheTTL, "cache-ttl", 10*time.Minute, "edge mode: freshness of objects whose origin response gives none (Cache-Control, Expires)")
@@ -197,6 +203,11 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	}
 	if err := checkTLSConfig(c); err != nil {
 		return c, err
+	}
+	switch c.newBucketDefaults {
+	case "legacy", "aws2023":
+	default:
+		return c, fmt.Errorf("--new-bucket-defaults must be legacy or aws2023, not %q", c.newBucketDefaults)
 	}
 	switch c.logFormat {
 	case "json", "console":

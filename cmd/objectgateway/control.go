@@ -275,12 +275,13 @@ type userDoc struct {
 	UID       *int      `json:"uid,omitempty"`
 	GID       *int      `json:"gid,omitempty"`
 	Disabled  bool      `json:"disabled"`
+	Email     string    `json:"email,omitempty"`
 	HasPolicy bool      `json:"has_policy,omitempty"`
 	SecretKey string    `json:"secret_key,omitempty"`
 }
 
 func docOfUser(u object.User) userDoc {
-	d := userDoc{AccessKey: u.AccessKey, Name: u.Name, Created: u.Created, Disabled: u.Disabled, HasPolicy: u.HasPolicy}
+	d := userDoc{AccessKey: u.AccessKey, Name: u.Name, Created: u.Created, Disabled: u.Disabled, Email: u.Email, HasPolicy: u.HasPolicy}
 	if u.POSIX != nil {
 		uid, gid := u.POSIX.UID, u.POSIX.GID
 		d.UID, d.GID = &uid, &gid
@@ -289,7 +290,7 @@ func docOfUser(u object.User) userDoc {
 }
 
 func (d userDoc) user() object.User {
-	u := object.User{AccessKey: d.AccessKey, Name: d.Name, Created: d.Created, Disabled: d.Disabled, HasPolicy: d.HasPolicy}
+	u := object.User{AccessKey: d.AccessKey, Name: d.Name, Created: d.Created, Disabled: d.Disabled, Email: d.Email, HasPolicy: d.HasPolicy}
 	if d.UID != nil && d.GID != nil {
 		u.POSIX = &object.POSIXOwner{UID: *d.UID, GID: *d.GID}
 	}
@@ -308,6 +309,7 @@ type addUserDoc struct {
 	AccessKey string `json:"access_key,omitempty"`
 	UID       *int   `json:"uid,omitempty"`
 	GID       *int   `json:"gid,omitempty"`
+	Email     string `json:"email,omitempty"`
 }
 
 // userPolicyDoc is the body of GET and PUT /users/{accessKey}/policy: the
@@ -352,7 +354,7 @@ func (c *control) addUser(r *http.Request) (int, any, error) {
 	if (in.UID == nil) != (in.GID == nil) {
 		return 0, nil, fmt.Errorf("%w: give both uid and gid, or neither", errBadControlRequest)
 	}
-	add := object.AddUserInput{Name: in.Name, AccessKey: in.AccessKey}
+	add := object.AddUserInput{Name: in.Name, AccessKey: in.AccessKey, Email: in.Email}
 	if in.UID != nil {
 		add.POSIX = &object.POSIXOwner{UID: *in.UID, GID: *in.GID}
 	}

@@ -153,7 +153,7 @@ func (c *controlClient) ListUsers() ([]object.User, error) {
 }
 
 func (c *controlClient) AddUser(in object.AddUserInput) (object.User, string, error) {
-	doc := addUserDoc{Name: in.Name, AccessKey: in.AccessKey}
+	doc := addUserDoc{Name: in.Name, AccessKey: in.AccessKey, Email: in.Email}
 	if in.POSIX != nil {
 		uid, gid := in.POSIX.UID, in.POSIX.GID
 		doc.UID, doc.GID = &uid, &gid

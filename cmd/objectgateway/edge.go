@@ -24,9 +24,16 @@ func openEdge(cfg config, layer *object.Layer, hot *hotcache.Cache, now func() t
 	if err != nil {
 		return nil, fmt.Errorf("--upstream: %w", err)
 	}
-	dir := cfg.cacheDir
-	if dir == "" {
-		dir = layer.StatePath("edge")
+	var disks []edge.Disk
+	for _, d := range cfg.cacheDirs {
+		size := d.size
+		if size == 0 {
+			size = int64(cfg.cacheSize)
+		}
+		disks = append(disks, edge.Disk{Dir: d.dir, MaxBytes: size})
+	}
+	if len(disks) == 0 {
+		disks = []edge.Disk{{Dir: layer.StatePath("edge"), MaxBytes: int64(cfg.cacheSize)}}
 	}
 	roots, err := upstreamRoots(cfg.upstreamCAFile)
 	if err != nil {
@@ -46,8 +53,7 @@ func openEdge(cfg config, layer *object.Layer, hot *hotcache.Cache, now func() t
 		SecretKey:    cfg.upstreamSecretKey,
 		Region:       cfg.upstreamRegion,
 		RootCAs:      roots,
-		Dir:          dir,
-		MaxBytes:     int64(cfg.cacheSize),
+		Disks:        disks,
 		SliceSize:    int64(cfg.cacheSlice),
 		DefaultTTL:   cfg.cacheTTL,
 		StaleIfError: stale,
@@ -62,7 +68,11 @@ func openEdge(cfg config, layer *object.Layer, hot *hotcache.Cache, now func() t
 		return nil, fmt.Errorf("edge mode: %w", err)
 	}
 	st := c.Stats()
-	log.Info().Str("upstream", u.Redacted()).Str("cache_dir", dir).Int64("cache_size", int64(cfg.cacheSize)).
+	for _, d := range st.Disks {
+		log.Info().Str("cache_dir", d.Dir).Int64("cache_size", d.MaxBytes).Bool("healthy", d.Healthy).
+			Int("cached_objects", d.Objects).Int64("cached_bytes", d.Bytes).Msg("edge mode: cache disk")
+	}
+	log.Info().Str("upstream", u.Redacted()).Str("cache_dir", disks[0].Dir).Int("cache_disks", len(disks)).Int64("cache_size", st.MaxBytes).
 		Int("cached_objects", st.Objects).Int64("cached_bytes", st.Bytes).Bool("public", cfg.edgePublic).
 		Msg("edge mode: serving GET and HEAD of the origin's objects through the disk cache")
 	return &api.EdgeOptions{Cache: c, Public: cfg.edgePublic}, nil

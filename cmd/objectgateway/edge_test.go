@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -252,5 +254,88 @@ func TestEdgeMode(t *testing.T) {
 	}
 	if after := originCount(g, "GetObject", big, 206) + originCount(g, "GetObject", big, 200); after != before {
 		t.Errorf("origin GETs of the large object after the restart: %d more, want 0", after-before)
+	}
+}
+
+// TestEdgeCacheDirFlag checks the parsing of --cache-dir: a plain
+// directory (the single-dir form), DIR:SIZE, repeats, comma lists, and
+// the refusal of a colon not followed by a size.
+func TestEdgeCacheDirFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want cacheDirs
+		bad  bool
+	}{
+		{args: nil, want: nil},
+		{args: []string{"--cache-dir", "/var/cache/edge"}, want: cacheDirs{{dir: "/var/cache/edge"}}},
+		{args: []string{"--cache-dir", "/ssd1/edge:200GiB", "--cache-dir", "/ssd2/edge:100GiB"},
+			want: cacheDirs{{dir: "/ssd1/edge", size: 200 << 30}, {dir: "/ssd2/edge", size: 100 << 30}}},
+		{args: []string{"--cache-dir", "/ssd1/edge,/ssd2/edge:1GB"}, want: cacheDirs{{dir: "/ssd1/edge"}, {dir: "/ssd2/edge", size: 1e9}}},
+		{args: []string{"--cache-dir", "/mnt/a:b"}, bad: true},
+		{args: []string{"--cache-dir", "/ssd1:0"}, bad: true},
+		{args: []string{"--cache-dir", ":1GiB"}, bad: true},
+		{args: []string{"--cache-dir", "/a,,/b"}, bad: true},
+	} {
+		cfg, err := parseConfig(append([]string{"--upstream", "http://127.0.0.1:1"}, c.args...), io.Discard, func(string) string { return "" })
+		if c.bad {
+			if err == nil {
+				t.Errorf("%q accepted: %v", c.args, cfg.cacheDirs)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(cfg.cacheDirs) != fmt.Sprint(c.want) {
+			t.Errorf("%q: %v, %v; want %v", c.args, cfg.cacheDirs, err, c.want)
+		}
+	}
+	cfg, err := parseConfig(nil, io.Discard, func(k string) string {
+		if k == "OBJECTGATEWAY_CACHE_DIR" {
+			return "/ssd1/edge:2GiB,/ssd2/edge:1GiB"
+		}
+		return ""
+	})
+	if err != nil || len(cfg.cacheDirs) != 2 || cfg.cacheDirs[1].size != 1<<30 {
+		t.Errorf("OBJECTGATEWAY_CACHE_DIR: %v, %v", cfg.cacheDirs, err)
+	}
+}
+
+// TestEdgeCacheDirs runs an edge with two cache disks, one of them not
+// mounted (its directory absent): the edge starts, caches on the other,
+// and /metrics shows each disk's figures and state.
+func TestEdgeCacheDirs(t *testing.T) {
+	g := startCDNGateway(t, "")
+	present := t.TempDir()
+	absent := filepath.Join(t.TempDir(), "not-mounted")
+	n := &edgeNode{startServeEnv(t, []string{"--root", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+		"--fsync=false", "--log-level", "error", "--upstream", "http://" + g.addr, "--upstream-access-key", cdnAccess,
+		"--edge-public", "--cache-slice", "1MiB", "--cache-dir", present + ":64MiB", "--cache-dir", absent + ":32MiB"}, map[string]string{
+		"OBJECTGATEWAY_ACCESS_KEY":          edgeAccess,
+		"OBJECTGATEWAY_SECRET_KEY":          edgeSecret,
+		"OBJECTGATEWAY_UPSTREAM_SECRET_KEY": cdnSecret,
+	}, nil, env{})}
+	v := []byte("<h1>two disks</h1>\n")
+	g.put(t, "page.html", v)
+	if r := n.get(t, "page.html", ""); r.status != 200 || !bytes.Equal(r.body, v) || r.header.Get("X-Cache") != "MISS" {
+		t.Fatalf("first GET: %d %q X-Cache %q", r.status, r.body, r.header.Get("X-Cache"))
+	}
+	if r := n.get(t, "page.html", ""); r.status != 200 || !bytes.Equal(r.body, v) || r.header.Get("X-Cache") != "HIT" {
+		t.Fatalf("second GET: %d %q X-Cache %q", r.status, r.body, r.header.Get("X-Cache"))
+	}
+	if _, err := os.Stat(absent); !os.IsNotExist(err) {
+		t.Errorf("the absent cache directory was created (%v)", err)
+	}
+	_, metrics := get(t, "http://"+n.admin+"/metrics")
+	for _, want := range []string{
+		`objectgateway_edge_cache_disk_healthy{disk="` + present + `"} 1`,
+		`objectgateway_edge_cache_disk_healthy{disk="` + absent + `"} 0`,
+		`objectgateway_edge_cache_disk_objects{disk="` + present + `"} 1`,
+		`objectgateway_edge_cache_disk_hits_total{disk="` + present + `"} 1`,
+		`objectgateway_edge_cache_disk_misses_total{disk="` + present + `"} 1`,
+		`objectgateway_edge_cache_disk_max_bytes{disk="` + absent + `"} 3.3554432e+07`,
+		"objectgateway_edge_disk_healthy 0",
+		"objectgateway_edge_objects 1",
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }

@@ -99,6 +99,13 @@ func serve(ctx context.Context, args []string, e env) error {
 			log.Error().Err(err).Msg("closing the index")
 		}
 	}()
+	for _, m := range layer.Migrations() {
+		if m.Dropped {
+			log.Warn().Str("bucket", m.Bucket).Msg("canned ACL public-read of an earlier version dropped: the bucket's IgnorePublicAcls made it grant nothing (docs/security.md)")
+			continue
+		}
+		log.Info().Str("bucket", m.Bucket).Msg("canned ACL public-read of an earlier version turned into a bucket policy that lets everyone read and list, as before (docs/security.md)")
+	}
 	if err := autoImport(layer, e.stderr, log); err != nil {
 		return err
 	}
@@ -169,6 +176,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		Domain:               cfg.domain,
 		Credentials:          users,
 		SigV2:                cfg.sigv2,
+		NewBucketDefaults:    newBucketDefaults(cfg.newBucketDefaults),
 		Logger:               log,
 		Metrics:              api.NewMetrics(adm.reg),
 		MaxInFlight:          cfg.maxRequests,
@@ -283,4 +291,12 @@ func newLogger(cfg config, stderr io.Writer) (zerolog.Logger, error) {
 		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.RFC3339, NoColor: !isTerminal(stderr)}
 	}
 	return zerolog.New(out).Level(level).With().Timestamp().Logger(), nil
+}
+
+// newBucketDefaults maps --new-bucket-defaults to api.Options.NewBucketDefaults.
+func newBucketDefaults(flag string) string {
+	if flag == "aws2023" {
+		return api.DefaultsAWS2023
+	}
+	return api.DefaultsLegacy
 }

@@ -441,6 +441,9 @@ func TestEdgeUpstreamCA(t *testing.T) {
 	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(cdnBucket), ACL: s3types.BucketCannedACLPublicRead}); err != nil {
 		t.Fatalf("CreateBucket: %v", err)
 	}
+	if _, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(cdnBucket), Policy: aws.String(publicObjectsPolicy(cdnBucket))}); err != nil {
+		t.Fatalf("PutBucketPolicy: %v", err)
+	}
 	body := []byte("from a TLS origin\n")
 	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(cdnBucket), Key: aws.String("page"), Body: bytes.NewReader(body)}); err != nil {
 		t.Fatalf("PutObject: %v", err)

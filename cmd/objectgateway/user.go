@@ -18,7 +18,8 @@ import (
 
 const userUsage = `usage: objectgateway user <command> [--root DIR] ...
 
-  add [NAME] [--access-key AK] [--uid N --gid N]   add a user; prints its secret once
+  add [NAME] [--access-key AK] [--uid N --gid N] [--email ADDR]
+                                                   add a user; prints its secret once
   list                                             list users (never their secrets)
   remove AK                                        remove a user
   rotate AK                                        give a user a new secret; prints it once
@@ -44,10 +45,11 @@ func userCmd(args []string, e env) error {
 		return userPolicyCmd(args, e)
 	}
 	fs, root := offlineFlags("user "+sub, e)
-	var accessKey *string
+	var accessKey, email *string
 	uid, gid := -1, -1
 	if sub == "add" {
 		accessKey = fs.String("access-key", "", "access key id (default: generated)")
+		email = fs.String("email", "", "email address that ACL grants to an EmailAddress grantee name the user by (optional)")
 		fs.IntVar(&uid, "uid", -1, "POSIX uid that owns the files the user creates (with --gid; only when the gateway runs as root)")
 		fs.IntVar(&gid, "gid", -1, "POSIX gid that owns the files the user creates (with --uid)")
 	}
@@ -80,7 +82,7 @@ func userCmd(args []string, e env) error {
 
 	switch sub {
 	case "add":
-		in := object.AddUserInput{AccessKey: *accessKey}
+		in := object.AddUserInput{AccessKey: *accessKey, Email: *email}
 		if len(pos) == 1 {
 			in.Name = pos[0]
 		}

@@ -76,6 +76,7 @@ var actions = map[string]action{
 	"GetBucketReplication":               {"s3:GetReplicationConfiguration", ""},
 	"DeleteBucketReplication":            {"s3:PutReplicationConfiguration", ""},
 	"GetBucketOwnershipControls":         {"s3:GetBucketOwnershipControls", ""},
+	"PutBucketOwnershipControls":         {"s3:PutBucketOwnershipControls", ""},
 	"DeleteBucketOwnershipControls":      {"s3:PutBucketOwnershipControls", ""},
 	"GetPublicAccessBlock":               {"s3:GetBucketPublicAccessBlock", ""},
 	"PutPublicAccessBlock":               {"s3:PutBucketPublicAccessBlock", ""},

@@ -19,8 +19,11 @@ type Bucket struct {
 	Owner string
 	// Policy is the parsed bucket policy, nil for none.
 	Policy *policy.Policy
-	// PublicRead is the canned ACL public-read.
-	PublicRead bool
+	// ACL is the bucket's parsed ACL; nil is the owner's FULL_CONTROL
+	// alone.
+	ACL *ACL
+	// Ownership is the bucket's Object Ownership.
+	Ownership Ownership
 	// Block is the bucket's Block Public Access configuration.
 	Block PublicAccessBlock
 }
@@ -39,10 +42,11 @@ func (b PublicAccessBlock) RefusesPolicy(p *policy.Policy) bool {
 	return b.BlockPublicPolicy && p.IsPublic()
 }
 
-// RefusesACL reports whether an ACL that grants everyone (the canned
-// public-read) must be refused: BlockPublicAcls is set.
-func (b PublicAccessBlock) RefusesACL(public bool) bool {
-	return b.BlockPublicAcls && public
+// RefusesACL reports whether the write of an ACL must be refused:
+// BlockPublicAcls is set and the ACL is public (ACL.Public: it grants
+// AllUsers or AuthenticatedUsers anything).
+func (b PublicAccessBlock) RefusesACL(a *ACL) bool {
+	return b.BlockPublicAcls && a != nil && a.Public()
 }
 
 // Input is one question: may Caller perform Action on Bucket (and Key)?
@@ -57,6 +61,12 @@ type Input struct {
 	Bucket *Bucket
 	// Key is the object key for object actions, empty for bucket actions.
 	Key string
+	// Object is the addressed object's owner and ACL, for the object
+	// actions an ACL decides (reading the object or its ACL) and for the
+	// bucket owner's rights over objects others own; nil when the object
+	// was not read (it does not exist yet, or the action is decided
+	// without it).
+	Object *Object
 	// Conditions are the request's condition keys; nil has none.
 	Conditions policy.Conditions
 	// Identity is the caller's identity policy (a user's; see
@@ -108,11 +118,11 @@ func Decide(in *Input) Decision {
 		return ExplicitDeny
 	case pd == policy.Deny && !(owner && isPolicyAction(in.Action)):
 		return ExplicitDeny
-	case owner, id == policy.Allow:
+	case owner && bucketOwnerMay(in), id == policy.Allow:
 		return Allowed
 	case pd == policy.Allow && !(c.Kind == policy.Anonymous && b.Block.RestrictPublicBuckets && b.Policy.IsPublic()):
 		return Allowed
-	case b.PublicRead && !b.Block.IgnorePublicAcls && publicReadGrants(in.Action):
+	case aclAllows(in):
 		return Allowed
 	}
 	return ImplicitDeny
@@ -164,16 +174,6 @@ func resourceARN(bucket, key string) string {
 func isPolicyAction(action string) bool {
 	switch action {
 	case "s3:GetBucketPolicy", "s3:PutBucketPolicy", "s3:DeleteBucketPolicy":
-		return true
-	}
-	return false
-}
-
-// publicReadGrants reports whether the canned ACL public-read grants
-// action to everyone.
-func publicReadGrants(action string) bool {
-	switch action {
-	case "s3:ListBucket", "s3:ListBucketVersions", "s3:ListBucketMultipartUploads", "s3:GetObject", "s3:GetObjectVersion":
 		return true
 	}
 	return false

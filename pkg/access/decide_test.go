@@ -56,9 +56,6 @@ func objectOperation(op string) bool {
 // rather than for want of an Allow.
 func TestDecisionMatrix(t *testing.T) {
 	everything := operations()
-	// reads is what the canned ACL public-read gives everyone.
-	reads := []string{"GetObject", "HeadBucket", "HeadObject", "ListMultipartUploads", "ListObjectVersions", "ListObjects", "ListObjectsV2"}
-	putOps := []string{"CompleteMultipartUpload", "CopyObject", "CreateMultipartUpload", "PostObject", "PutObject", "UploadPart", "UploadPartCopy"}
 	without := func(all []string, drop ...string) []string {
 		var out []string
 		for _, op := range all {
@@ -68,10 +65,30 @@ func TestDecisionMatrix(t *testing.T) {
 		}
 		return out
 	}
+	// reads is what the canned ACL public-read of a bucket gives
+	// everyone: listing, not reading objects.
+	reads := []string{"HeadBucket", "ListMultipartUploads", "ListObjectVersions", "ListObjects", "ListObjectsV2"}
+	// writes is what a bucket ACL's WRITE gives: writing and deleting
+	// objects, and managing multipart uploads.
+	writes := []string{"AbortMultipartUpload", "CompleteMultipartUpload", "CopyObject", "CreateMultipartUpload", "DeleteObject", "DeleteObjects", "ListParts", "PostObject", "PutObject", "UploadPart", "UploadPartCopy"}
+	// objectReads is what an object ACL's READ gives.
+	objectReads := []string{"GetObject", "HeadObject"}
+	// ownerOnForeign is what the bucket's owner may do to an object
+	// another user owns without a grant of its ACL.
+	ownerOnForeign := without(everything, "GetObject", "HeadObject", "GetObjectAcl", "PutObjectAcl", "GetObjectAttributes", "GetObjectTagging", "PutObjectTagging", "DeleteObjectTagging")
+	publicRead, _ := Canned("public-read", CanonicalID(ownerKey), CanonicalID(ownerKey))
+	objectPublicRead, _ := Canned("public-read", CanonicalID(otherKey), CanonicalID(ownerKey))
+	bobWrites := &ACL{Grants: []Grant{{ID: CanonicalID(ownerKey), Permission: FullControl}, {ID: CanonicalID(otherKey), Permission: Write}}}
+	signedRead := &ACL{Grants: []Grant{{ID: CanonicalID(ownerKey), Permission: FullControl}, {Group: true, ID: AuthenticatedUsers, Permission: Read}, {Group: true, ID: AuthenticatedUsers, Permission: ReadACP}}}
+	bobFull := &ACL{Grants: []Grant{{ID: CanonicalID(ownerKey), Permission: FullControl}, {ID: CanonicalID(otherKey), Permission: FullControl}}}
+	putOps := []string{"CompleteMultipartUpload", "CopyObject", "CreateMultipartUpload", "PostObject", "PutObject", "UploadPart", "UploadPartCopy"}
 	type want struct{ allow, deny []string }
 	cases := []struct {
 		name   string
 		bucket Bucket
+		// object is the addressed object's owner and ACL, for the
+		// object operations; nil is an object the bucket owner owns.
+		object *Object
 		cond   policy.Conditions
 		// by caller: root, owner, other, anonymous.
 		root, owner, other, anon want
@@ -87,8 +104,8 @@ func TestDecisionMatrix(t *testing.T) {
 			root:   want{allow: everything},
 		},
 		{
-			name:   "canned public-read",
-			bucket: Bucket{Name: bucket, Owner: ownerKey, PublicRead: true},
+			name:   "bucket ACL public-read: everyone lists, nobody else reads objects",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, ACL: publicRead},
 			root:   want{allow: everything}, owner: want{allow: everything},
 			other: want{allow: reads}, anon: want{allow: reads},
 		},
@@ -142,9 +159,74 @@ func TestDecisionMatrix(t *testing.T) {
 			other: want{allow: []string{"GetObject", "HeadObject"}}, anon: want{allow: []string{"GetObject", "HeadObject"}},
 		},
 		{
-			name:   "canned public-read under IgnorePublicAcls",
-			bucket: Bucket{Name: bucket, Owner: ownerKey, PublicRead: true, Block: PublicAccessBlock{IgnorePublicAcls: true}},
+			name:   "bucket ACL public-read under IgnorePublicAcls",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, ACL: publicRead, Block: PublicAccessBlock{IgnorePublicAcls: true}},
 			root:   want{allow: everything}, owner: want{allow: everything},
+		},
+		{
+			name:   "bucket ACL grants another user WRITE",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, ACL: bobWrites},
+			root:   want{allow: everything}, owner: want{allow: everything},
+			other: want{allow: writes},
+		},
+		{
+			name:   "bucket ACL grants another user FULL_CONTROL",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, ACL: bobFull},
+			root:   want{allow: everything}, owner: want{allow: everything},
+			other: want{allow: append([]string{"GetBucketAcl", "PutBucketAcl"}, append(writes, reads...)...)},
+		},
+		{
+			name:   "bucket ACL grants signed users READ and READ_ACP",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, ACL: signedRead},
+			root:   want{allow: everything}, owner: want{allow: everything},
+			other: want{allow: append([]string{"GetBucketAcl"}, reads...)},
+		},
+		{
+			name:   "bucket ACL grants ignored under BucketOwnerEnforced",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, ACL: bobFull, Ownership: BucketOwnerEnforced},
+			root:   want{allow: everything}, owner: want{allow: everything},
+		},
+		{
+			name:   "object the bucket owner owns, with an object ACL public-read",
+			bucket: Bucket{Name: bucket, Owner: ownerKey},
+			object: &Object{ACL: publicRead},
+			root:   want{allow: everything}, owner: want{allow: everything},
+			other: want{allow: objectReads}, anon: want{allow: objectReads},
+		},
+		{
+			name:   "object ACL public-read under IgnorePublicAcls",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, Block: PublicAccessBlock{IgnorePublicAcls: true}},
+			object: &Object{ACL: publicRead},
+			root:   want{allow: everything}, owner: want{allow: everything},
+		},
+		{
+			name:   "object another user wrote (ObjectWriter), private",
+			bucket: Bucket{Name: bucket, Owner: ownerKey},
+			object: &Object{Owner: otherKey},
+			root:   want{allow: everything}, owner: want{allow: ownerOnForeign},
+			other: want{allow: []string{"GetObject", "HeadObject", "GetObjectAcl", "PutObjectAcl"}},
+		},
+		{
+			name:   "object another user wrote, public-read",
+			bucket: Bucket{Name: bucket, Owner: ownerKey},
+			object: &Object{Owner: otherKey, ACL: objectPublicRead},
+			root:   want{allow: everything}, owner: want{allow: append(ownerOnForeign, objectReads...)},
+			other: want{allow: []string{"GetObject", "HeadObject", "GetObjectAcl", "PutObjectAcl"}}, anon: want{allow: objectReads},
+		},
+		{
+			name:   "object another user wrote, under BucketOwnerEnforced: the bucket owner's",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, Ownership: BucketOwnerEnforced},
+			object: &Object{Owner: otherKey, ACL: objectPublicRead},
+			root:   want{allow: everything}, owner: want{allow: everything},
+		},
+		{
+			name: "policy Deny beats an object ACL grant",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, Policy: mustParse(t, `{"Version":"2012-10-17","Statement":[
+				{"Effect":"Deny","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::shared/*"}]}`)},
+			object: &Object{ACL: publicRead},
+			root:   want{allow: everything},
+			owner:  want{allow: without(everything, objectReads...), deny: objectReads},
+			other:  want{deny: objectReads}, anon: want{deny: objectReads},
 		},
 		{
 			name: "public policy under RestrictPublicBuckets: signed users only",
@@ -155,7 +237,7 @@ func TestDecisionMatrix(t *testing.T) {
 		},
 		{
 			name: "policy: deny writes without TLS, the public-read ACL still reads",
-			bucket: Bucket{Name: bucket, Owner: ownerKey, PublicRead: true, Policy: mustParse(t, `{"Version":"2012-10-17","Statement":[
+			bucket: Bucket{Name: bucket, Owner: ownerKey, ACL: publicRead, Policy: mustParse(t, `{"Version":"2012-10-17","Statement":[
 				{"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::shared/*","Condition":{"Bool":{"aws:SecureTransport":"false"}}}]}`)},
 			cond:  policy.Conditions{"aws:securetransport": {"false"}},
 			root:  want{allow: everything},
@@ -181,6 +263,9 @@ func TestDecisionMatrix(t *testing.T) {
 					key = "pub/k"
 				}
 				in := Input{Caller: who.caller, Principal: who.caller.Principal(), Action: action, Bucket: &tc.bucket, Key: key, Conditions: tc.cond}
+				if key != "" {
+					in.Object = tc.object
+				}
 				want := ImplicitDeny
 				switch {
 				case slices.Contains(who.want.allow, op):
@@ -283,7 +368,9 @@ func TestPublicAccessBlockRefusals(t *testing.T) {
 	if !on.RefusesPolicy(public) || on.RefusesPolicy(named) || (PublicAccessBlock{}).RefusesPolicy(public) {
 		t.Error("BlockPublicPolicy refuses the wrong policies")
 	}
-	if !on.RefusesACL(true) || on.RefusesACL(false) || (PublicAccessBlock{}).RefusesACL(true) {
+	publicACL, _ := Canned("authenticated-read", CanonicalID(ownerKey), CanonicalID(ownerKey))
+	private := Private(CanonicalID(ownerKey))
+	if !on.RefusesACL(publicACL) || on.RefusesACL(private) || on.RefusesACL(nil) || (PublicAccessBlock{}).RefusesACL(publicACL) {
 		t.Error("BlockPublicAcls refuses the wrong ACLs")
 	}
 }

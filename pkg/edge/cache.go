@@ -20,30 +20,21 @@ import (
 
 // Cache is the edge cache. It is safe for concurrent use.
 type Cache struct {
-	o    Options
-	up   *upstream
-	data string // Dir/data
+	o  Options
+	up *upstream
+	// disks are the cache directories (disks.go); each entry lives on
+	// one.
+	disks []*disk
 
 	mu      sync.Mutex
 	entries map[string]*entry
-	lru     *list.List // of *entry, most recently used at the front
-	bytes   int64      // sum of the sizes of the entries
 	opening map[string]*opening
-	cat     *catalog // nil while the disk is failed
 	closed  bool
 	// idleFiles counts the descriptors kept in the entries' idle lists.
 	idleFiles int
 
-	healthy atomic.Bool
 	stop    chan struct{}
 	wg      sync.WaitGroup
-	// dirty holds the entries whose records the next flush writes.
-	dirty map[*entry]struct{}
-	// detachedPurges are purges made while the disk was failed, applied
-	// when it is attached again.
-	detachedPurges []purge
-	// gone holds the records of removed entries the next flush deletes.
-	gone    []gone
 	flushMu sync.Mutex
 
 	stats counters
@@ -56,7 +47,8 @@ type Cache struct {
 // by Cache.mu; the file's bytes by the slices bitmap.
 type entry struct {
 	ck           string // bucket + "/" + key
-	id           string // file name under Dir/data
+	d            *disk  // the disk holding the file
+	id           string // file name under d.data
 	size         int64
 	etag         string
 	header       http.Header
@@ -111,7 +103,11 @@ type Stats struct {
 	BytesFromCache, BytesFromUpstream                       uint64
 	Objects                                                 int
 	Bytes, MaxBytes                                         int64
-	Healthy                                                 bool
+	// Healthy is true while every cache disk works.
+	Healthy bool
+	// Disks are the figures of each cache disk, in the order of
+	// Options.Disks.
+	Disks []DiskStats
 
 	// NegativeHits are the requests answered by a cached origin 404;
 	// OriginHeads the HEAD misses answered by an origin HEAD.
@@ -125,26 +121,34 @@ type counters struct {
 	negativeHits, originHeads                               atomic.Uint64
 }
 
-// Open opens (or creates) the cache in o.Dir and loads its catalogue:
-// every object cached before a restart is served again without a refill.
+// Open opens (or creates) the cache in o.Dir, or o.Disks, and loads its
+// catalogues: every object cached before a restart is served again
+// without a refill.
 // A cache disk that cannot be used does not fail Open: the cache starts
-// in pass-through and probes the disk until it works.
+// without it (in pass-through when it is the only one) and probes the
+// disk until it works.
 func Open(o Options) (*Cache, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
 	c := &Cache{
 		o:       o,
-		data:    filepath.Join(o.Dir, "data"),
 		entries: make(map[string]*entry),
-		lru:     list.New(),
 		opening: make(map[string]*opening),
-		dirty:   make(map[*entry]struct{}),
 		stop:    make(chan struct{}),
 	}
+	for _, d := range o.Disks {
+		c.disks = append(c.disks, newDisk(d, len(o.Disks) == 1))
+	}
 	c.up = newUpstream(&c.o)
-	if err := c.attach(); err != nil {
-		o.Logger.Error().Err(err).Str("dir", o.Dir).Msg("edge cache disk unusable: passing requests through to the origin")
+	for _, d := range c.disks {
+		if err := c.attach(d, false); err != nil {
+			msg := "edge cache disk unusable: passing requests through to the origin"
+			if len(c.disks) > 1 {
+				msg = "edge cache disk unusable: its share of the objects goes to the other disks"
+			}
+			o.Logger.Error().Err(err).Str("dir", d.dir).Msg(msg)
+		}
 	}
 	c.wg.Add(2)
 	go c.every(o.ProbeInterval, c.probe)
@@ -152,16 +156,22 @@ func Open(o Options) (*Cache, error) {
 	return c, nil
 }
 
-// attach opens the catalogue, loads it and removes files no record names
-// (interrupted fills of an earlier run).
-func (c *Cache) attach() error {
-	if err := c.diskFault("attach"); err != nil {
+// attach opens d's catalogue, loads it and removes files no record names
+// (interrupted fills of an earlier run). With verify (a disk coming back
+// after a failure, whose files may have been damaged or truncated by a
+// repair), a record is kept only if its file has the object's size; at
+// Open the names suffice, so that start-up costs no stat per object.
+func (c *Cache) attach(d *disk, verify bool) error {
+	if err := c.diskFault(d, "attach"); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(c.data, 0o700); err != nil {
+	if err := d.checkDir(); err != nil {
 		return err
 	}
-	cat, err := openCatalog(filepath.Join(c.o.Dir, "catalog.db"), c.o.NoSync)
+	if err := os.MkdirAll(d.data, 0o700); err != nil {
+		return err
+	}
+	cat, err := openCatalog(filepath.Join(d.dir, "catalog.db"), c.o.NoSync)
 	if err != nil {
 		return err
 	}
@@ -172,7 +182,7 @@ func (c *Cache) attach() error {
 			bad = append(bad, ck)
 			return
 		}
-		e := &entry{ck: ck, id: r.ID, size: r.Size, etag: r.ETag, header: http.Header(r.Header),
+		e := &entry{ck: ck, d: d, id: r.ID, size: r.Size, etag: r.ETag, header: http.Header(r.Header),
 			fetched: r.Fetched, freshUntil: r.FreshUntil, staleIfError: r.StaleIfError,
 			sliceSize: r.SliceSize, present: r.Slices, lastAccess: r.LastAccess}
 		if int64(len(e.present)) != (e.slices()+7)/8 {
@@ -186,7 +196,7 @@ func (c *Cache) attach() error {
 	})
 	var names []string
 	if err == nil {
-		names, err = readDirNames(c.data)
+		names, err = readDirNames(d.data)
 	}
 	if err == nil {
 		// A record whose file is gone (removed behind the cache's back,
@@ -198,7 +208,7 @@ func (c *Cache) attach() error {
 			present[n] = true
 		}
 		for ck, e := range entries {
-			if !present[e.id] {
+			if !present[e.id] || verify && !fileHasSize(d.path(e.id), e.size) {
 				bad = append(bad, ck)
 				delete(entries, ck)
 			}
@@ -215,7 +225,7 @@ func (c *Cache) attach() error {
 	}
 	for _, n := range names {
 		if !known[n] {
-			_ = os.Remove(filepath.Join(c.data, n))
+			_ = os.Remove(d.path(n))
 		}
 	}
 	// Oldest first into the back of the list: the front is the most
@@ -233,27 +243,39 @@ func (c *Cache) attach() error {
 		cat.close()
 		return errCatalogClosed
 	}
-	c.cat = cat
+	d.cat = cat
 	var purged []*entry
 	for _, e := range ordered {
 		if old := c.entries[e.ck]; old != nil {
-			continue // served while detached; keep the live one
+			if old.d == d && old.id == e.id {
+				continue // served while detached; keep the live one
+			}
+			// The object is on another disk too: fetched there while this
+			// one was away, or left by a run with the disks in another
+			// order. The newer copy stays.
+			if !e.fetched.After(old.fetched) {
+				e.removed = true
+				purged = append(purged, e)
+				continue
+			}
+			c.dropLocked(old)
+			purged = append(purged, old)
 		}
-		if slices.ContainsFunc(c.detachedPurges, func(p purge) bool { return p.matches(e.ck) }) {
+		if slices.ContainsFunc(d.detachedPurges, func(p purge) bool { return p.matches(e.ck) }) {
 			e.removed = true
 			purged = append(purged, e)
 			continue
 		}
 		c.entries[e.ck] = e
-		e.elem = c.lru.PushFront(e)
-		c.bytes += e.size
+		e.elem = d.lru.PushFront(e)
+		d.bytes += e.size
 	}
-	c.detachedPurges = nil
+	d.detachedPurges = nil
 	if len(purged) > 0 {
 		go c.removeFiles(purged)
 	}
-	c.healthy.Store(true)
-	c.evictLocked(nil)
+	d.healthy.Store(true)
+	c.evictLocked(d, nil)
 	return nil
 }
 
@@ -285,39 +307,48 @@ func validID(id string) bool {
 	return err == nil && strings.ToLower(id) == id
 }
 
-func (c *Cache) path(id string) string { return filepath.Join(c.data, id) }
-
-// diskFault runs the test hook.
-func (c *Cache) diskFault(op string) error {
+// diskFault runs the test hooks.
+func (c *Cache) diskFault(d *disk, op string) error {
 	if c.o.fault != nil {
-		return c.o.fault(op)
+		if err := c.o.fault(op); err != nil {
+			return err
+		}
+	}
+	if c.o.faultAt != nil {
+		return c.o.faultAt(d.dir, op)
 	}
 	return nil
 }
 
-// diskFailed puts the cache in pass-through after a write or read of the
-// cache disk failed. The catalogue is closed; the probe reattaches it
-// when the disk works again. Entries stay in memory: their files are
-// tried again then.
-func (c *Cache) diskFailed(op string, err error) {
+// diskFailed drops disk d from placement after a write or read of it
+// failed: its share goes to the other disks, or the cache is in
+// pass-through when it was the last one working. The catalogue is
+// closed; the probe reattaches it when the disk works again.
+func (c *Cache) diskFailed(d *disk, op string, err error) {
 	c.stats.diskErrors.Add(1)
-	if !c.healthy.Swap(false) {
+	d.failures.Add(1)
+	if !d.healthy.Swap(false) {
 		return
 	}
-	c.o.Logger.Error().Err(err).Str("op", op).Str("dir", c.o.Dir).
-		Msg("edge cache disk failed: passing requests through to the origin until it works again")
-	c.mu.Lock()
-	cat := c.cat
-	c.cat = nil
-	// Forget the entries: what they describe may not be on disk. The
-	// catalogue is reloaded from disk when the probe reattaches it.
-	for ck, e := range c.entries {
-		e.removed = true
-		c.closeIdleLocked(e)
-		delete(c.entries, ck)
+	msg := "edge cache disk failed: passing requests through to the origin until it works again"
+	if c.anyHealthy() {
+		msg = "edge cache disk failed: its share of the objects goes to the other disks until it works again"
 	}
-	c.lru.Init()
-	c.bytes = 0
+	c.o.Logger.Error().Err(err).Str("op", op).Str("dir", d.dir).Msg(msg)
+	c.mu.Lock()
+	cat := d.cat
+	d.cat = nil
+	// Forget the disk's entries: what they describe may not be on disk.
+	// The catalogue is reloaded from disk when the probe reattaches it.
+	for ck, e := range c.entries {
+		if e.d == d {
+			e.removed = true
+			c.closeIdleLocked(e)
+			delete(c.entries, ck)
+		}
+	}
+	d.lru.Init()
+	d.bytes = 0
 	c.mu.Unlock()
 	if cat != nil {
 		go cat.close() // waits for transactions in flight
@@ -339,29 +370,34 @@ func (c *Cache) every(d time.Duration, f func()) {
 	}
 }
 
-// probe tries a failed disk again (every ProbeInterval).
+// probe tries the failed disks again (every ProbeInterval).
 func (c *Cache) probe() {
-	if c.healthy.Load() {
-		return
+	for _, d := range c.disks {
+		if d.healthy.Load() {
+			continue
+		}
+		if err := c.checkDisk(d); err != nil {
+			continue
+		}
+		if err := c.attach(d, true); err != nil {
+			continue
+		}
+		c.o.Logger.Info().Str("dir", d.dir).Msg("edge cache disk works again: caching resumed")
 	}
-	if err := c.checkDisk(); err != nil {
-		return
-	}
-	if err := c.attach(); err != nil {
-		return
-	}
-	c.o.Logger.Info().Str("dir", c.o.Dir).Msg("edge cache disk works again: caching resumed")
 }
 
 // checkDisk writes, syncs and removes a probe file.
-func (c *Cache) checkDisk() error {
-	if err := c.diskFault("probe"); err != nil {
+func (c *Cache) checkDisk(d *disk) error {
+	if err := c.diskFault(d, "probe"); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(c.data, 0o700); err != nil {
+	if err := d.checkDir(); err != nil {
 		return err
 	}
-	p := filepath.Join(c.o.Dir, ".probe")
+	if err := os.MkdirAll(d.data, 0o700); err != nil {
+		return err
+	}
+	p := filepath.Join(d.dir, ".probe")
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
@@ -379,16 +415,16 @@ func (c *Cache) checkDisk() error {
 func (c *Cache) touchLocked(e *entry, now time.Time) {
 	e.lastAccess = now
 	if e.elem != nil {
-		c.lru.MoveToFront(e.elem)
+		e.d.lru.MoveToFront(e.elem)
 	}
 }
 
-// evictLocked removes least recently used entries until the budget
+// evictLocked removes d's least recently used entries until its budget
 // holds, never keep. Files are unlinked after the lock is released by the
 // returned function's caller (see removeEntries). c.mu held.
-func (c *Cache) evictLocked(keep *entry) []*entry {
+func (c *Cache) evictLocked(d *disk, keep *entry) []*entry {
 	var out []*entry
-	for el := c.lru.Back(); el != nil && c.bytes > c.o.MaxBytes; {
+	for el := d.lru.Back(); el != nil && d.bytes > d.maxBytes; {
 		e := el.Value.(*entry)
 		el = el.Prev()
 		if e == keep {
@@ -416,27 +452,27 @@ func (c *Cache) dropLocked(e *entry) {
 		delete(c.entries, e.ck)
 	}
 	if e.elem != nil {
-		c.lru.Remove(e.elem)
+		e.d.lru.Remove(e.elem)
 		e.elem = nil
 	}
-	c.bytes -= e.size
+	e.d.bytes -= e.size
 }
 
 // removeFiles deletes the records and files of dropped entries. A reader
 // that opened a file keeps reading it: unlinking does not cut it short.
 func (c *Cache) removeFiles(es []*entry) {
 	c.mu.Lock()
-	if c.cat != nil {
-		// Their records go in the next flush's transaction: one commit
-		// for many evictions. A crash before it leaves records whose
-		// file is gone, which Open drops.
-		for _, e := range es {
-			c.gone = append(c.gone, gone{ck: e.ck, id: e.id})
+	// Their records go in the next flush's transaction: one commit for
+	// many evictions. A crash before it leaves records whose file is
+	// gone, which Open drops.
+	for _, e := range es {
+		if e.d.cat != nil {
+			e.d.gone = append(e.d.gone, gone{ck: e.ck, id: e.id})
 		}
 	}
 	c.mu.Unlock()
 	for _, e := range es {
-		if err := os.Remove(c.path(e.id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Remove(e.path()); err != nil && !errors.Is(err, os.ErrNotExist) {
 			c.o.Logger.Warn().Err(err).Str("key", e.ck).Msg("edge cache: removing a cached file")
 		}
 	}
@@ -460,8 +496,8 @@ func (c *Cache) drop(e *entry) {
 // persist schedules e's record for the next flush, unless e was dropped.
 func (c *Cache) persist(e *entry) {
 	c.mu.Lock()
-	if c.cat != nil && !c.closed && !e.removed {
-		c.dirty[e] = struct{}{}
+	if e.d.cat != nil && !c.closed && !e.removed {
+		e.d.dirty[e] = struct{}{}
 	}
 	c.mu.Unlock()
 }
@@ -477,30 +513,37 @@ func (c *Cache) persist(e *entry) {
 func (c *Cache) flush() {
 	c.flushMu.Lock()
 	defer c.flushMu.Unlock()
+	for _, d := range c.disks {
+		c.flushDisk(d)
+	}
+}
+
+// flushDisk is flush of one disk (c.flushMu held).
+func (c *Cache) flushDisk(d *disk) {
 	c.mu.Lock()
-	cat := c.cat
-	if cat == nil || len(c.dirty) == 0 && len(c.gone) == 0 {
+	cat := d.cat
+	if cat == nil || len(d.dirty) == 0 && len(d.gone) == 0 {
 		c.mu.Unlock()
 		return
 	}
-	removed := c.gone
-	c.gone = nil
-	batch := make([]*entry, 0, len(c.dirty))
-	recs := make([]record, 0, len(c.dirty))
-	for e := range c.dirty {
+	removed := d.gone
+	d.gone = nil
+	batch := make([]*entry, 0, len(d.dirty))
+	recs := make([]record, 0, len(d.dirty))
+	for e := range d.dirty {
 		if !e.removed {
 			batch = append(batch, e)
 			recs = append(recs, e.record())
 		}
 	}
-	clear(c.dirty)
+	clear(d.dirty)
 	c.mu.Unlock()
 	if !c.o.NoSync {
 		for i, e := range batch {
-			err := c.diskFault("sync")
+			err := c.diskFault(d, "sync")
 			var f *os.File
 			if err == nil {
-				f, err = os.Open(c.path(e.id))
+				f, err = os.Open(e.path())
 			}
 			if errors.Is(err, os.ErrNotExist) {
 				batch[i] = nil // evicted meanwhile
@@ -511,12 +554,15 @@ func (c *Cache) flush() {
 				f.Close()
 			}
 			if err != nil {
-				c.diskFailed("sync", err)
+				c.diskFailed(d, "sync", err)
 				return
 			}
 		}
 	}
 	err := cat.db.Update(func(tx *bolt.Tx) error {
+		if err := c.diskFault(d, "catalogue"); err != nil {
+			return err
+		}
 		b := tx.Bucket(objectsBucket)
 		for _, g := range removed {
 			if err := deleteRecord(b, g.ck, g.id); err != nil {
@@ -546,12 +592,12 @@ func (c *Cache) flush() {
 	})
 	if err != nil {
 		c.mu.Lock()
-		current := c.cat == cat
+		current := d.cat == cat
 		c.mu.Unlock()
 		// A flush that lost the race with a disk failure wrote to the
 		// catalogue closed then; the disk may be healthy again by now.
 		if current {
-			c.diskFailed("catalogue", err)
+			c.diskFailed(d, "catalogue", err)
 		}
 	}
 }
@@ -561,15 +607,17 @@ func (c *Cache) flush() {
 // object of every bucket when bucket is "". It returns how many it
 // removed.
 //
-// While the cache disk is failed, the catalogue's objects are not in
+// While a cache disk is failed, its catalogue's objects are not in
 // memory: the purge is kept and applied to them when the disk is attached
 // again, before any of them is served.
 func (c *Cache) Purge(bucket, key string, prefix bool) int {
 	pg := purge{bucket: bucket, key: key, prefix: prefix}
 	c.purgeSide(pg)
 	c.mu.Lock()
-	if c.cat == nil && !c.closed {
-		c.detachedPurges = append(c.detachedPurges, pg)
+	for _, d := range c.disks {
+		if d.cat == nil && !c.closed {
+			d.detachedPurges = append(d.detachedPurges, pg)
+		}
 	}
 	var out []*entry
 	if bucket != "" && !prefix {
@@ -610,8 +658,15 @@ func (p purge) matches(ck string) bool {
 // Stats returns the cache's counters.
 func (c *Cache) Stats() Stats {
 	c.mu.Lock()
-	n, b := len(c.entries), c.bytes
+	n := len(c.entries)
+	disks := c.diskStatsLocked()
 	c.mu.Unlock()
+	var b int64
+	healthy := true
+	for _, d := range disks {
+		b += d.Bytes
+		healthy = healthy && d.Healthy
+	}
 	s := &c.stats
 	return Stats{
 		Hits: s.hits.Load(), Misses: s.misses.Load(), Revalidations: s.revalidations.Load(),
@@ -620,7 +675,7 @@ func (c *Cache) Stats() Stats {
 		Evictions: s.evictions.Load(), DiskErrors: s.diskErrors.Load(),
 		BytesFromCache: s.bytesFromCache.Load(), BytesFromUpstream: s.bytesFromUpstream.Load(),
 		NegativeHits: s.negativeHits.Load(), OriginHeads: s.originHeads.Load(),
-		Objects: n, Bytes: b, MaxBytes: c.o.MaxBytes, Healthy: c.healthy.Load(),
+		Objects: n, Bytes: b, MaxBytes: c.o.MaxBytes, Healthy: healthy, Disks: disks,
 	}
 }
 
@@ -640,21 +695,29 @@ func (c *Cache) Close() error {
 	// Record what finished since the last flush, so that a slice a
 	// client has just received is not fetched again after a restart.
 	c.flush()
-	c.mu.Lock()
-	cat := c.cat
-	c.cat = nil
-	times := make(map[string]time.Time, len(c.entries))
-	for ck, e := range c.entries {
-		times[ck] = e.lastAccess
-		c.closeIdleLocked(e)
-	}
-	c.mu.Unlock()
-	if cat == nil {
-		return nil
-	}
-	err := cat.touchAll(times)
-	if cerr := cat.close(); err == nil {
-		err = cerr
+	var err error
+	for _, d := range c.disks {
+		c.mu.Lock()
+		cat := d.cat
+		d.cat = nil
+		times := make(map[string]time.Time, d.lru.Len())
+		for ck, e := range c.entries {
+			if e.d == d {
+				times[ck] = e.lastAccess
+				c.closeIdleLocked(e)
+			}
+		}
+		c.mu.Unlock()
+		if cat == nil {
+			continue
+		}
+		terr := cat.touchAll(times)
+		if cerr := cat.close(); terr == nil {
+			terr = cerr
+		}
+		if err == nil {
+			err = terr
+		}
 	}
 	return err
 }

@@ -76,9 +76,26 @@ func TestJoinMidFill(t *testing.T) {
 	g.wait(t)
 	got := readN(t, first.Body, int(half)) // everything the origin sent so far
 
-	joined := make(chan response, 1)
-	go func() { joined <- e.get("b/obj") }()
-	e.waitInflight(2)
+	// The joiner's answer starts (its headers, X-Cache among them, and
+	// the bytes already on disk go out) while the origin is still
+	// paused: only then does the fill go on. Opening the gate earlier
+	// would let the fill finish first and the joiner be, rightly, a HIT.
+	type answer struct {
+		resp *http.Response
+		err  error
+	}
+	joined := make(chan answer, 1)
+	go func() {
+		resp, err := e.client.Get(e.srv.URL + "/b/obj")
+		joined <- answer{resp, err}
+	}()
+	a := <-joined
+	if a.err != nil {
+		g.open()
+		t.Fatal(a.err)
+	}
+	jr := a.resp
+	defer jr.Body.Close()
 	g.open()
 
 	rest, err := io.ReadAll(first.Body)
@@ -86,7 +103,8 @@ func TestJoinMidFill(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkBody(t, "first client", response{status: 200, body: append(got, rest...)}, 200, data)
-	r := <-joined
+	jbody, err := io.ReadAll(jr.Body)
+	r := response{status: jr.StatusCode, header: jr.Header, body: jbody, err: err}
 	checkBody(t, "joiner", r, http.StatusOK, data)
 	// The joiner's bytes after the first half came from the origin as
 	// it read them: not a HIT, although it caused no origin request.

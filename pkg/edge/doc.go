@@ -11,12 +11,12 @@
 //     then the rest as they arrive. A range request on a miss fetches only
 //     the slices it covers.
 //   - The catalogue is a bbolt index beside the files (Dir/catalog.db): one
-//     record per object with its headers, freshness and the set of slices
-//     that are complete and synced. A slice enters the catalogue only
+//     record per object of that directory with its headers, freshness and
+//     the set of slices that are complete and synced. A slice enters the catalogue only
 //     after its bytes are on disk, so a restart keeps every complete slice
 //     and never serves an interrupted fill.
-//   - Capacity is a byte budget (Options.MaxBytes) over the objects' sizes,
-//     evicting the least recently used objects whole (one file each: no
+//   - Capacity is a byte budget per directory (Options.MaxBytes, or each
+//     Disk's) over the objects' sizes, evicting the least recently used objects whole (one file each: no
 //     fragmentation inside a shared store).
 //   - Freshness comes from the origin's Cache-Control (s-maxage, max-age,
 //     no-cache, no-store, private, stale-if-error) or Expires, else
@@ -28,9 +28,17 @@
 //     object's file kept open for the next hits, with a header block
 //     computed once per cached version, and no catalogue transaction; the
 //     memory tier (Options.Memory) answers objects up to 48 KiB.
-//   - A cache disk that fails (EIO, read-only, full) puts the cache in
-//     pass-through: requests go to the origin and are relayed without
-//     being stored, until a periodic probe finds the disk healthy again.
+//   - There may be several cache disks (Options.Disks), each with its own
+//     directory, catalogue, byte budget, LRU list, failure state and
+//     probe. A new object goes to the healthy disk that rendezvous
+//     hashing of its key, weighted by the disks' budgets, picks (see
+//     disks.go); an entry is found by key wherever it lives.
+//   - A cache disk that fails (EIO, read-only, full) is dropped from
+//     placement until a periodic probe finds it healthy and reattaches it
+//     with the objects its catalogue still describes. Its share of new
+//     objects goes to the other disks; with no healthy disk left the
+//     cache is in pass-through: requests go to the origin and are relayed
+//     without being stored.
 //   - A HEAD miss is answered by one origin HEAD (shared by concurrent
 //     misses), and origin 404s by the cache for Options.NegativeTTL; both
 //     are kept in memory only, beside the entries (miss.go).

@@ -261,31 +261,38 @@ func (e *env) settle() {
 	e.t.Helper()
 	c := e.c()
 	eventually(e.t, "the fills to be recorded", func() bool {
-		c.mu.Lock()
-		cat := c.cat
-		want := make(map[string][]byte, len(c.entries))
-		for ck, en := range c.entries {
-			if len(en.fills) > 0 {
-				c.mu.Unlock()
+		for _, d := range c.disks {
+			c.mu.Lock()
+			cat := d.cat
+			want := make(map[string][]byte, len(c.entries))
+			for ck, en := range c.entries {
+				if len(en.fills) > 0 {
+					c.mu.Unlock()
+					return false
+				}
+				if en.d == d {
+					want[ck] = slices.Clone(en.present)
+				}
+			}
+			c.mu.Unlock()
+			if cat == nil {
+				if len(c.disks) == 1 {
+					return false
+				}
+				continue // a failed disk of several: nothing to record
+			}
+			got := map[string][]byte{}
+			if err := cat.load(func(ck string, r record, ok bool) { got[ck] = r.Slices }); err != nil {
 				return false
 			}
-			want[ck] = slices.Clone(en.present)
-		}
-		c.mu.Unlock()
-		if cat == nil {
-			return false
-		}
-		got := map[string][]byte{}
-		if err := cat.load(func(ck string, r record, ok bool) { got[ck] = r.Slices }); err != nil {
-			return false
-		}
-		for ck, p := range want {
-			r, ok := got[ck]
-			if !ok && !slices.ContainsFunc(p, func(b byte) bool { return b != 0 }) {
-				continue // nothing complete, nothing recorded
-			}
-			if !bytes.Equal(r, p) {
-				return false
+			for ck, p := range want {
+				r, ok := got[ck]
+				if !ok && !slices.ContainsFunc(p, func(b byte) bool { return b != 0 }) {
+					continue // nothing complete, nothing recorded
+				}
+				if !bytes.Equal(r, p) {
+					return false
+				}
 			}
 		}
 		return true
@@ -314,20 +321,21 @@ func (e *env) fileOf(ck string) string {
 	return ""
 }
 
-// recorded returns the keys of the catalogue (of a closed cache's
-// directory, or the open cache's).
+// recorded returns the keys of the open cache's catalogues.
 func (e *env) recorded() []string {
 	e.t.Helper()
 	c := e.c()
-	c.mu.Lock()
-	cat := c.cat
-	c.mu.Unlock()
-	if cat == nil {
-		e.t.Fatal("the catalogue is detached")
-	}
 	var out []string
-	if err := cat.load(func(ck string, _ record, _ bool) { out = append(out, ck) }); err != nil {
-		e.t.Fatal(err)
+	for _, d := range c.disks {
+		c.mu.Lock()
+		cat := d.cat
+		c.mu.Unlock()
+		if cat == nil {
+			e.t.Fatalf("the catalogue of %s is detached", d.dir)
+		}
+		if err := cat.load(func(ck string, _ record, _ bool) { out = append(out, ck) }); err != nil {
+			e.t.Fatal(err)
+		}
 	}
 	slices.Sort(out)
 	return out

@@ -120,14 +120,15 @@ func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, bo
 	}()
 
 	var f *os.File
-	if c.healthy.Load() {
+	d := fl.e.d
+	if d.healthy.Load() {
 		var err error
-		if err = c.diskFault("write"); err == nil {
-			f, err = os.OpenFile(c.path(fl.e.id), os.O_WRONLY, 0)
+		if err = c.diskFault(d, "write"); err == nil {
+			f, err = os.OpenFile(fl.e.path(), os.O_WRONLY, 0)
 		}
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
-				c.diskFailed("open", err)
+				c.diskFailed(d, "open", err)
 			}
 			f = nil
 		}
@@ -148,12 +149,12 @@ func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, bo
 			stall.Reset(stallTimeout)
 			c.stats.bytesFromUpstream.Add(uint64(n))
 			if f != nil {
-				werr := c.diskFault("write")
+				werr := c.diskFault(d, "write")
 				if werr == nil {
 					_, werr = f.WriteAt(buf[:n], fl.off+pos)
 				}
 				if werr != nil {
-					c.diskFailed("write", werr)
+					c.diskFailed(d, "write", werr)
 					f.Close()
 					f = nil
 					fl.toMemory(pos)

@@ -118,6 +118,9 @@ func (hb *headerBlock) unset(h http.Header) {
 // openFile returns a descriptor of e's file for one response, a kept one
 // when there is one. The caller gives it back with releaseFile.
 func (c *Cache) openFile(e *entry) (*os.File, error) {
+	if err := c.diskFault(e.d, "read"); err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	if n := len(e.idle); n > 0 && !e.removed {
 		f := e.idle[n-1]
@@ -128,7 +131,7 @@ func (c *Cache) openFile(e *entry) (*os.File, error) {
 		return f, nil
 	}
 	c.mu.Unlock()
-	return os.Open(c.path(e.id))
+	return os.Open(e.path())
 }
 
 // releaseFile keeps f for e's next hit, or closes it when e was dropped

@@ -3,6 +3,7 @@ package edge
 import (
 	"net/http"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -38,7 +39,7 @@ func TestMemoryTier(t *testing.T) {
 	})
 	// The memory copy answers without the file.
 	id := e.fileOf("b/small")
-	if err := os.Remove(e.c().path(id)); err != nil {
+	if err := os.Remove(filepath.Join(e.opts.Dir, "data", id)); err != nil {
 		t.Fatal(err)
 	}
 	hits := mem.Stats().Hits

@@ -114,7 +114,7 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	now := c.o.Now()
 	pol := cachePolicy(resp.Header, now, c.o.DefaultTTL)
 	etag := resp.Header.Get("ETag")
-	if !pol.store || size < 0 || size > c.o.MaxBytes/2 || !c.healthy.Load() || etag == "" && size > s {
+	if !pol.store || size < 0 || etag == "" && size > s {
 		resp.Body.Close()
 		cancel()
 		return nil, true, nil
@@ -125,21 +125,28 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 		staleIfError: pol.staleIfError, sliceSize: s, lastAccess: now,
 	}
 	e.present = make([]byte, (e.slices()+7)/8)
-	if err := c.create(e); err != nil {
-		resp.Body.Close()
-		cancel()
-		return nil, true, nil
+	// A disk failing at create is dropped from placement: the next in
+	// the hash order is tried, each disk once at most.
+	for tries := 0; ; tries++ {
+		if e.d = c.place(e.ck, size); e.d == nil || tries == len(c.disks) {
+			resp.Body.Close()
+			cancel()
+			return nil, true, nil
+		}
+		if c.create(e) == nil {
+			break
+		}
 	}
 	fl := newFill(e, first, last-first+1)
 	if size == 0 {
 		fl = newFill(e, 0, 0)
 	}
 	c.mu.Lock()
-	if c.closed || !c.healthy.Load() {
+	if c.closed || !e.d.healthy.Load() {
 		c.mu.Unlock()
 		resp.Body.Close()
 		cancel()
-		os.Remove(c.path(e.id))
+		os.Remove(e.path())
 		return nil, true, nil
 	}
 	if old := c.entries[e.ck]; old != nil {
@@ -151,20 +158,20 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 		e.fills[i] = fl
 	}
 	c.entries[e.ck] = e
-	e.elem = c.lru.PushFront(e)
-	c.bytes += size
-	c.evictLocked(e)
+	e.elem = e.d.lru.PushFront(e)
+	e.d.bytes += size
+	c.evictLocked(e.d, e)
 	c.mu.Unlock()
 	go c.run(ctx, cancel, fl, resp.Body)
 	return e, false, nil
 }
 
-// create makes an entry's file, sparse at the object's size.
+// create makes an entry's file on its disk, sparse at the object's size.
 func (c *Cache) create(e *entry) error {
-	err := c.diskFault("create")
+	err := c.diskFault(e.d, "create")
 	var f *os.File
 	if err == nil {
-		f, err = os.OpenFile(c.path(e.id), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		f, err = os.OpenFile(e.path(), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	}
 	if err == nil {
 		err = f.Truncate(e.size)
@@ -172,11 +179,11 @@ func (c *Cache) create(e *entry) error {
 			err = cerr
 		}
 		if err != nil {
-			os.Remove(c.path(e.id))
+			os.Remove(e.path())
 		}
 	}
 	if err != nil {
-		c.diskFailed("create", err)
+		c.diskFailed(e.d, "create", err)
 	}
 	return err
 }

@@ -34,11 +34,20 @@ type Options struct {
 	AccessKey, SecretKey string
 	// Region is the origin's signing region. Default "us-east-1".
 	Region string
-	// Dir holds the cached files and the catalogue.
+	// Dir holds the cached files and the catalogue when the cache has one
+	// disk; it is created if absent. Leave it empty when Disks is set.
 	Dir string
-	// MaxBytes is the byte budget of the cached objects. Objects larger
-	// than half of it are relayed without being stored.
+	// MaxBytes is the byte budget of the cached objects of Dir. Objects
+	// larger than half of it are relayed without being stored. With
+	// Disks, defaults sets it to the sum of the disks' budgets.
 	MaxBytes int64
+	// Disks are the cache directories, one per disk, each with its own
+	// catalogue, byte budget, failure state and probe (see disks.go).
+	// An object is placed on one of them by a hash of its key, weighted
+	// by their budgets. Empty: the one disk Dir with MaxBytes. With more
+	// than one, a directory is not created when absent: it is a missing
+	// disk, probed until it appears.
+	Disks []Disk
 	// SliceSize is the unit of fetching and storing. Default 4 MiB.
 	SliceSize int64
 	// DefaultTTL is the freshness of objects whose origin response says
@@ -82,6 +91,19 @@ type Options struct {
 	// fault, when set (tests), is called before each write to the cache
 	// disk and fails it by returning an error.
 	fault func(op string) error
+	// faultAt, when set (tests), is called as fault is, with the
+	// directory of the disk.
+	faultAt func(dir, op string) error
+}
+
+// Disk is one cache directory and its byte budget.
+type Disk struct {
+	// Dir holds the disk's cached files (Dir/data) and its catalogue
+	// (Dir/catalog.db).
+	Dir string
+	// MaxBytes is the byte budget of the objects cached in Dir; it is
+	// also the disk's weight in placement.
+	MaxBytes int64
 }
 
 // DefaultSliceSize is the slice size when Options.SliceSize is zero.
@@ -91,11 +113,8 @@ func (o *Options) defaults() error {
 	if o.Upstream == nil || o.Upstream.Host == "" || (o.Upstream.Scheme != "http" && o.Upstream.Scheme != "https") {
 		return errors.New("edge: the upstream must be an http:// or https:// URL")
 	}
-	if o.Dir == "" {
-		return errors.New("edge: no cache directory")
-	}
-	if o.MaxBytes <= 0 {
-		return errors.New("edge: the cache size must be positive")
+	if err := o.disks(); err != nil {
+		return err
 	}
 	if (o.AccessKey == "") != (o.SecretKey == "") {
 		return errors.New("edge: the upstream access key and secret key go together")

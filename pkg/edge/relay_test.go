@@ -40,7 +40,7 @@ func TestRelayCutMidBody(t *testing.T) {
 		return en != nil && en.has(2)
 	})
 	f.set("write", "probe", "attach")
-	c.diskFailed("write", errors.New("injected"))
+	c.diskFailed(c.disks[0], "write", errors.New("injected"))
 	pause.open()
 	rest, err := io.ReadAll(resp.Body)
 	if err == nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/objectgateway/objectgateway/pkg/byterange"
@@ -71,11 +72,13 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 		c.mu.Unlock()
 		if isFresh {
 			c.stats.hits.Add(1)
+			e.d.hits.Add(1)
 			return e, xHit, nil
 		}
 		switch out, err := c.revalidate(r.Context(), e, bucket, key); out {
 		case fresh:
 			c.stats.hits.Add(1)
+			e.d.hits.Add(1)
 			return e, xRevalidated, nil
 		case failed:
 			if c.staleUsable(e, now) {
@@ -93,7 +96,7 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 		return e, state, err
 	}
 	c.stats.misses.Add(1)
-	if !c.healthy.Load() {
+	if !c.anyHealthy() {
 		return nil, xPass, nil
 	}
 	if r.Method == http.MethodHead {
@@ -110,8 +113,10 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 		// bytes of the answer still to come from the origin.
 		c.stats.misses.Add(^uint64(0))
 		c.stats.hits.Add(1)
+		e.d.hits.Add(1)
 		return e, xHit, nil
 	}
+	e.d.misses.Add(1)
 	return e, xMiss, nil
 }
 
@@ -186,9 +191,17 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 	}
 	rf, err := c.openFile(e)
 	if err != nil {
-		// The file is gone (removed behind the cache's back, or the disk
-		// failed): forget the entry and start again.
-		c.drop(e)
+		// The file is gone (removed behind the cache's back) or its disk
+		// failed: forget the entry and start again, from another disk or
+		// the origin. Running out of file descriptors is neither's fault:
+		// the entry stays.
+		switch {
+		case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		case errors.Is(err, os.ErrNotExist):
+			c.drop(e)
+		default:
+			c.diskFailed(e.d, "read", err)
+		}
 		clearEntityHeaders(h)
 		delete(h, "Content-Range")
 		delete(h, "Content-Length")
@@ -206,7 +219,7 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		var fl, next *fill
 		var startFl, startNext bool
 		c.mu.Lock()
-		usable := !e.removed && c.healthy.Load()
+		usable := !e.removed && e.d.healthy.Load()
 		present := e.has(i)
 		if present {
 			// The complete slices that follow go in the same sendfile.
@@ -236,10 +249,12 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		}
 		if present {
 			if err := sendRange(w, rf, pos, n); err != nil {
+				c.readError(e.d, err)
 				return err
 			}
 			c.stats.bytesFromCache.Add(uint64(n))
 		} else if err := fl.stream(w, rf, pos, n); err != nil {
+			c.readError(e.d, err)
 			return err
 		}
 		pos += n
@@ -388,7 +403,10 @@ func (c *Cache) serveMemory(w http.ResponseWriter, e *entry, status int, rng byt
 
 // readWhole reads a complete entry's file.
 func (c *Cache) readWhole(e *entry) ([]byte, bool) {
-	f, err := os.Open(c.path(e.id))
+	if c.diskFault(e.d, "read") != nil {
+		return nil, false
+	}
+	f, err := os.Open(e.path())
 	if err != nil {
 		return nil, false
 	}

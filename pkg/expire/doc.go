@@ -4,8 +4,9 @@
 // aborting abandoned multipart uploads.
 //
 // It walks the index, never the filesystem: for each enabled rule a
-// listing by the rule's prefix (ListObjects in an unversioned bucket,
-// ListVersions in a versioned one), then the bucket's uploads. It removes
+// walk by the rule's prefix (Layer.WalkObjects in an unversioned bucket,
+// which reads the records in place and decodes whole only those a rule
+// expires; ListVersions in a versioned one), then the bucket's uploads. It removes
 // only through the object layer's own operations (Layer.Remove, with a
 // version id or without, and Layer.AbortMultipartUpload), so Object Lock
 // is checked where every delete checks it: a version under retention or
@@ -18,13 +19,22 @@
 //
 // A pass is a series of rounds, each examining at most Options.RoundSize
 // index entries, so that no round holds the index or a key's lock for
-// long. After every round the worker stores its position (bucket, rule,
-// markers, and the state of a key a round boundary split) in the index
-// (metadata.LifecycleCursor); a gateway restarted in the middle of a pass
-// resumes it where the last round ended. A crash in the middle of a round
-// repeats at most that round's examinations: every action is idempotent
-// (a version already removed is gone, a condition no longer met is a
-// skip).
+// long (an unversioned bucket's round reads its entries in one read
+// transaction, a few milliseconds for 10,000). After every round the
+// worker stores its position (bucket, rule, markers, and the state of a
+// key a round boundary split) in the index (metadata.LifecycleCursor); a
+// gateway restarted in the middle of a pass resumes it where the last
+// round ended. A crash in the middle of a round repeats at most that
+// round's examinations: every action is idempotent (a version already
+// removed is gone, a condition no longer met is a skip).
+//
+// # Pacing
+//
+// Pass waits between rounds so that a pass takes on average Options.Busy
+// of one CPU: the wait follows the CPU time the round's threads used (its
+// walk and its removals), not the round's wall time, which under load is
+// mostly waiting and would stretch a pass by the load rather than by its
+// own cost.
 //
 // # Uploads
 //

@@ -2,6 +2,7 @@ package expire
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,13 +26,22 @@ type Options struct {
 	// zero keeps it until a rule matches.
 	DefaultUploadExpiry time.Duration
 	// RoundSize is the number of index entries a round examines at most;
-	// zero is 1000.
+	// zero (and more than 10,000) is 10,000. A round of an unversioned
+	// bucket reads its entries in one read transaction of the index, a
+	// few milliseconds for 10,000; listings of versions and uploads are
+	// read 1,000 entries at a time.
 	RoundSize int
-	// Busy is the share of a pass's time the worker spends working: after
-	// a round that took t it waits t×(1−Busy)/Busy before the next, so
-	// that a long pass leaves the request path most of the machine. Zero
-	// (or 1 and more) does not wait; tests, which drive rounds
-	// themselves, leave it so.
+	// Busy is the share of one CPU a pass uses on average: after a round
+	// whose work took c of CPU time it waits c×(1−Busy)/Busy before the
+	// next, so that a long pass leaves the request path most of the
+	// machine. c is the CPU time of the threads that ran the round's walk
+	// and removals, as Linux counts it per thread; time a round spends
+	// waiting (for the index's commits, or for a CPU the machine gives
+	// to other work) is not work, so a loaded machine stretches a pass
+	// by the pass's own cost, not by the load's. Where the system does
+	// not count a thread's CPU time, c is the round's wall time. Zero (or
+	// 1 and more) does not wait; tests, which drive rounds themselves,
+	// leave it so.
 	Busy float64
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
@@ -39,12 +49,27 @@ type Options struct {
 	Log zerolog.Logger
 }
 
+// maxRoundSize is the default and largest Options.RoundSize. A round
+// costs, besides its entries, the reading of the cursor and the bucket
+// records and the writing of the cursor (a commit of the index); at
+// 10,000 entries those are a few percent of a round's work.
+const maxRoundSize = 10_000
+
+// pageSize is the most entries a listing of versions or uploads reads at
+// once: a round asks for several pages rather than one of 10,000 copied
+// entries.
+const pageSize = 1000
+
 // Stats are the worker's counters since it started, for the metrics.
 type Stats struct {
 	Examined, Expired, Aborted, Locked, Errors atomic.Uint64
 	// LastPass is the Unix time the last complete pass ended (0 before
 	// the first), LastPassNanos its duration.
 	LastPass, LastPassNanos atomic.Int64
+	// CPUNanos is the CPU time the rounds of Pass used (Options.Busy
+	// says how it is counted); rounds run by Round alone are not
+	// counted.
+	CPUNanos atomic.Int64
 }
 
 // Worker applies lifecycle rules. Its methods must not be called
@@ -52,6 +77,16 @@ type Stats struct {
 type Worker struct {
 	o     Options
 	stats Stats
+	// measured is set while Pass counts its rounds' CPU time: removals
+	// that run on goroutines of their own then add theirs to removalCPU
+	// (nanoseconds).
+	measured   bool
+	removalCPU atomic.Int64
+	// doc and cfg are the last lifecycle document parsed and its
+	// configuration: a round parses a bucket's document only when it
+	// changed, not once per round.
+	doc string
+	cfg *lifecycle.Configuration
 }
 
 // New returns a worker with o's defaults filled in.
@@ -59,11 +94,8 @@ func New(o Options) *Worker {
 	if o.Day <= 0 {
 		o.Day = 24 * time.Hour
 	}
-	if o.RoundSize <= 0 {
-		o.RoundSize = 1000
-	}
-	if o.RoundSize > 1000 {
-		o.RoundSize = 1000
+	if o.RoundSize <= 0 || o.RoundSize > maxRoundSize {
+		o.RoundSize = maxRoundSize
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -102,14 +134,20 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) {
 func (w *Worker) Pass(ctx context.Context) error { return w.pass(ctx) }
 
 func (w *Worker) pass(ctx context.Context) error {
+	b := w.o.Busy
+	paced := b > 0 && b < 1
+	w.measured = true
+	defer func() { w.measured = false }()
 	for ctx.Err() == nil {
-		start := time.Now()
-		done, err := w.Round()
+		var done bool
+		var err error
+		cost := w.cost(func() { done, err = w.Round() })
+		w.stats.CPUNanos.Add(int64(cost))
 		if err != nil || done {
 			return err
 		}
-		if b := w.o.Busy; b > 0 && b < 1 {
-			rest := time.Duration(float64(time.Since(start)) * (1 - b) / b)
+		if paced {
+			rest := time.Duration(float64(cost) * (1 - b) / b)
 			t := time.NewTimer(rest)
 			select {
 			case <-ctx.Done():
@@ -119,6 +157,24 @@ func (w *Worker) pass(ctx context.Context) error {
 		}
 	}
 	return ctx.Err()
+}
+
+// cost runs fn, a round, and returns the CPU time it used: that of the
+// calling goroutine's thread, held for the round, and that of the
+// removals it ran on other goroutines (parallel). Without a per-thread
+// CPU clock it is fn's wall time.
+func (w *Worker) cost(fn func()) time.Duration {
+	start := time.Now()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, ok := threadCPU()
+	w.removalCPU.Store(0)
+	fn()
+	c1, ok1 := threadCPU()
+	if !ok || !ok1 {
+		return time.Since(start)
+	}
+	return time.Duration(c1 - c0 + w.removalCPU.Load())
 }
 
 // Round does one bounded round of the pass in progress, starting one if
@@ -190,15 +246,7 @@ func (w *Worker) bucketAt(name string) (object.Bucket, bool, error) {
 // bucketRound spends up to *budget examinations on bucket b from cursor
 // c. next is true when the bucket's walk is complete.
 func (w *Worker) bucketRound(b *object.Bucket, c *metadata.LifecycleCursor, budget *int) (next bool, err error) {
-	var cfg *lifecycle.Configuration
-	if b.Lifecycle != "" {
-		if cfg, err = lifecycle.Parse([]byte(b.Lifecycle)); err != nil {
-			// The stored document was validated when it was put; one
-			// that no longer parses is skipped, not fatal to the pass.
-			w.o.Log.Error().Err(err).Str("bucket", b.Name).Msg("lifecycle: stored configuration does not parse")
-			cfg = nil
-		}
-	}
+	cfg := w.config(b)
 	for *budget > 0 {
 		switch c.Phase {
 		case phaseRules:
@@ -231,6 +279,26 @@ func (w *Worker) bucketRound(b *object.Bucket, c *metadata.LifecycleCursor, budg
 		}
 	}
 	return false, nil
+}
+
+// config returns the parsed lifecycle configuration of b, nil when it has
+// none.
+func (w *Worker) config(b *object.Bucket) *lifecycle.Configuration {
+	if b.Lifecycle == "" {
+		return nil
+	}
+	if b.Lifecycle == w.doc {
+		return w.cfg
+	}
+	cfg, err := lifecycle.Parse([]byte(b.Lifecycle))
+	if err != nil {
+		// The stored document was validated when it was put; one that no
+		// longer parses is skipped, not fatal to the pass.
+		w.o.Log.Error().Err(err).Str("bucket", b.Name).Msg("lifecycle: stored configuration does not parse")
+		cfg = nil
+	}
+	w.doc, w.cfg = b.Lifecycle, cfg
+	return cfg
 }
 
 // doneSuffix marks a cursor's Rule as the rule whose walk just ended.
@@ -297,39 +365,63 @@ func tagsOf(kvs []metadata.KV) lifecycle.TagLookup {
 
 // objectsRound walks an unversioned bucket's keys under the rule's
 // prefix, removing those it expires. more is false when the walk ended.
+//
+// The walk reads the records in place (Layer.WalkObjects): a record the
+// rule does not expire costs the decoding of its size and last-modified
+// time (and a look at its tags when the rule asks for tags), and no
+// allocation; only the records that are due are decoded whole, for the
+// conditions of their removal.
 func (w *Worker) objectsRound(b *object.Bucket, r *lifecycle.Rule, c *metadata.LifecycleCursor, budget *int) (more bool, err error) {
-	page, err := w.o.Layer.ListObjects(b.Name, object.ListQuery{
-		Prefix: r.Filter.Prefix, After: c.KeyMarker, Limit: *budget, Brief: !r.NeedsTags(),
+	now := w.o.Now()
+	needsTags := r.NeedsTags()
+	var due []object.Object
+	n := 0
+	last, more, err := w.o.Layer.WalkObjects(b.Name, object.WalkQuery{
+		Prefix: r.Filter.Prefix, After: c.KeyMarker, Limit: *budget,
+	}, func(rec *object.WalkRecord) error {
+		n++
+		var tags lifecycle.TagSet
+		if needsTags {
+			tags = rec
+		}
+		at, ok := r.CurrentExpirySet(rec.Key, rec.Size, tags, rec.LastModified, w.o.Day)
+		if !ok || now.Before(at) {
+			return nil
+		}
+		o, err := rec.Object()
+		if err != nil {
+			return err
+		}
+		due = append(due, o)
+		return nil
 	})
 	if err != nil {
 		return false, err
 	}
-	now := w.o.Now()
-	var due []*object.Object
-	for i := range page.Objects {
-		o := &page.Objects[i]
-		w.examined(c, budget)
-		at, ok := r.CurrentExpiry(o.Key, o.Size, tagsOf(o.Tags), o.LastModified, w.o.Day)
-		if ok && !now.Before(at) {
-			due = append(due, o)
-		}
-		c.KeyMarker = o.Key
+	*budget -= n
+	c.Examined += uint64(n)
+	w.stats.Examined.Add(uint64(n))
+	if last != "" {
+		c.KeyMarker = last
 	}
 	// The keys of a page are distinct, so their removals are independent:
 	// they run a few at once, sharing the index's group commits instead
 	// of each waiting for its own.
 	errs := make([]error, len(due))
 	w.parallel(len(due), func(i int) {
-		errs[i] = w.removeCurrent(b, due[i])
+		errs[i] = w.removeCurrent(b, &due[i])
 	})
-	for i, o := range due {
-		w.acted(b.Name, o.Key, "", errs[i], c, &w.stats.Expired)
+	for i := range due {
+		w.acted(b.Name, due[i].Key, "", errs[i], c, &w.stats.Expired)
 	}
-	return page.Truncated, nil
+	return more, nil
 }
 
-// removers is the number of removals of one round that run at once.
-const removers = 4
+// removers is the number of removals of one round that run at once. A
+// removal mostly waits (for its key's lock, the index's group commit, the
+// filesystem), and under load for a CPU; the more run at once, the more
+// share one commit and the shorter a pass, at the same CPU cost.
+const removers = 16
 
 // parallel runs fn(0) … fn(n-1), removers at a time, and returns when all
 // have.
@@ -346,6 +438,18 @@ func (w *Worker) parallel(n int, fn func(i int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if w.measured {
+				// The removals' CPU time counts towards the round's.
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				if c0, ok := threadCPU(); ok {
+					defer func() {
+						if c1, ok := threadCPU(); ok {
+							w.removalCPU.Add(c1 - c0)
+						}
+					}()
+				}
+			}
 			for i := range next {
 				fn(i)
 			}
@@ -406,7 +510,7 @@ func (w *Worker) examined(c *metadata.LifecycleCursor, budget *int) {
 func (w *Worker) versionsRound(b *object.Bucket, r *lifecycle.Rule, c *metadata.LifecycleCursor, budget *int) (more bool, err error) {
 	l := w.o.Layer
 	page, err := l.ListVersions(b.Name, metadata.VersionQuery{
-		Prefix: r.Filter.Prefix, KeyMarker: c.KeyMarker, VersionMarker: c.VersionMarker, Limit: *budget,
+		Prefix: r.Filter.Prefix, KeyMarker: c.KeyMarker, VersionMarker: c.VersionMarker, Limit: min(*budget, pageSize),
 	})
 	if err != nil {
 		return false, err
@@ -473,7 +577,7 @@ func (w *Worker) endKey(b *object.Bucket, r *lifecycle.Rule, c *metadata.Lifecyc
 // default expiry) says are abandoned. more is false when the walk ended.
 func (w *Worker) uploadsRound(b *object.Bucket, cfg *lifecycle.Configuration, c *metadata.LifecycleCursor, budget *int) (more bool, err error) {
 	l := w.o.Layer
-	page, err := l.ListUploads(b.Name, metadata.UploadQuery{KeyMarker: c.KeyMarker, UploadIDMarker: c.VersionMarker, Limit: *budget})
+	page, err := l.ListUploads(b.Name, metadata.UploadQuery{KeyMarker: c.KeyMarker, UploadIDMarker: c.VersionMarker, Limit: min(*budget, pageSize)})
 	if err != nil {
 		return false, err
 	}

@@ -1,6 +1,7 @@
 package expire
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -431,5 +432,78 @@ func TestExpireSuspendedBucket(t *testing.T) {
 	e.pass(t0.Add(10 * time.Hour))
 	if got := e.versions("bkt", "k"); len(got) != 1 || got[0] != "marker" {
 		t.Fatalf("versions after NoncurrentDays = %v, want the marker alone", got)
+	}
+}
+
+// TestExpireRoundReadsRecordsInPlace: with the default round size, one
+// round walks a bucket of 1,200 keys (more than a listing page) reading
+// the records in place, so that it allocates far less than once per
+// record, and the tagged 1% the rule matches are still found and expired.
+func TestExpireRoundReadsRecordsInPlace(t *testing.T) {
+	const n = 1200
+	e := newEnv(t, Options{})
+	e.bucket("bkt", object.Bucket{})
+	e.rules("bkt", `<Rule><ID>scratch</ID><Filter><Tag><Key>kind</Key><Value>scratch</Value></Tag></Filter>`+days1+`</Rule>`)
+	for i := 0; i < n; i++ {
+		var tags []metadata.KV
+		switch {
+		case i%100 == 0:
+			tags = []metadata.KV{{Key: "owner", Value: "a"}, {Key: "kind", Value: "scratch"}}
+		case i%10 == 0:
+			tags = []metadata.KV{{Key: "kind", Value: "keep"}}
+		}
+		e.put("bkt", fmt.Sprintf("k%05d", i), "x", tags, object.Lock{})
+	}
+	// Before the rule's day nothing is due: every round is a whole pass.
+	rounds := 0
+	allocs := testing.AllocsPerRun(3, func() {
+		done, err := e.w.Round()
+		if err != nil || !done {
+			t.Fatalf("round: done %v, %v", done, err)
+		}
+		rounds++
+	})
+	if got, want := e.w.Stats().Examined.Load(), uint64(rounds*n); got != want {
+		t.Fatalf("examined %d, want %d", got, want)
+	}
+	if allocs > n/4 {
+		t.Errorf("a round over %d records allocated %.0f times", n, allocs)
+	}
+	e.pass(t0.Add(2 * time.Hour))
+	if got := e.w.Stats().Expired.Load(); got != n/100 {
+		t.Errorf("expired %d, want %d", got, n/100)
+	}
+	for i := 0; i < n; i += 5 {
+		k := fmt.Sprintf("k%05d", i)
+		if got, want := e.exists("bkt", k), i%100 != 0; got != want {
+			t.Errorf("%s exists = %v, want %v", k, got, want)
+		}
+	}
+}
+
+// TestExpirePacedPassCountsItsCPU: a paced pass (as the gateway runs it)
+// does the same work as an unpaced one, its removals running on
+// goroutines of their own, and counts the CPU time its rounds used.
+func TestExpirePacedPassCountsItsCPU(t *testing.T) {
+	e := newEnv(t, Options{Busy: 0.5, RoundSize: 10})
+	e.bucket("bkt", object.Bucket{})
+	e.rules("bkt", `<Rule><ID>tmp</ID><Filter><Prefix>tmp/</Prefix></Filter>`+days1+`</Rule>`)
+	want := map[string]bool{}
+	for i := 0; i < 40; i++ {
+		k := fmt.Sprintf("keep/%02d", i)
+		if i%2 == 0 {
+			k = fmt.Sprintf("tmp/%02d", i)
+		}
+		e.put("bkt", k, "x", nil, object.Lock{})
+		want[k] = i%2 != 0
+	}
+	e.pass(t0.Add(2 * time.Hour))
+	e.wantKeys("bkt", want)
+	st := e.w.Stats()
+	if st.Expired.Load() != 20 || st.Examined.Load() != 20 {
+		t.Errorf("examined %d, expired %d; want 20 and 20", st.Examined.Load(), st.Expired.Load())
+	}
+	if st.CPUNanos.Load() <= 0 {
+		t.Errorf("the pass counted %d ns of CPU", st.CPUNanos.Load())
 	}
 }

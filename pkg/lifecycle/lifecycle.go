@@ -135,6 +135,33 @@ func (f *Filter) Match(key string, size int64, tags TagLookup) bool {
 	return true
 }
 
+// TagSet is an object's tags as a walk of the index reads them in place
+// (metadata.WalkRecord): a test for one tag, without copying the set.
+type TagSet interface {
+	HasTag(key, value string) bool
+}
+
+// MatchSet is Match for an object read in place: its key's bytes and its
+// tags as a TagSet, which may be nil when the filter has no tags. It
+// allocates nothing.
+func (f *Filter) MatchSet(key []byte, size int64, tags TagSet) bool {
+	if len(key) < len(f.Prefix) || string(key[:len(f.Prefix)]) != f.Prefix {
+		return false
+	}
+	if f.SizeGreater > 0 && size <= f.SizeGreater {
+		return false
+	}
+	if f.SizeLess > 0 && size >= f.SizeLess {
+		return false
+	}
+	for _, t := range f.Tags {
+		if tags == nil || !tags.HasTag(t.Key, t.Value) {
+			return false
+		}
+	}
+	return true
+}
+
 // Expiry is when something from the given time expires after days days
 // of length day, as S3 computes it: the time days later, rounded up to
 // the next "midnight", a multiple of day since the Unix epoch (midnight
@@ -162,6 +189,18 @@ func Expiry(days int, from time.Time, day time.Duration) time.Time {
 // versions and its filter matches.
 func (r *Rule) CurrentExpiry(key string, size int64, tags TagLookup, lastModified time.Time, day time.Duration) (time.Time, bool) {
 	if !r.Enabled || !r.Expiration.expires() || !r.Filter.Match(key, size, tags) {
+		return time.Time{}, false
+	}
+	if !r.Expiration.Date.IsZero() {
+		return r.Expiration.Date, true
+	}
+	return Expiry(r.Expiration.Days, lastModified, day), true
+}
+
+// CurrentExpirySet is CurrentExpiry for a current version read in place
+// (Filter.MatchSet).
+func (r *Rule) CurrentExpirySet(key []byte, size int64, tags TagSet, lastModified time.Time, day time.Duration) (time.Time, bool) {
+	if !r.Enabled || !r.Expiration.expires() || !r.Filter.MatchSet(key, size, tags) {
 		return time.Time{}, false
 	}
 	if !r.Expiration.Date.IsZero() {

@@ -234,3 +234,57 @@ func TestParseLimits(t *testing.T) {
 		t.Errorf("the largest valid document (%d bytes): %v", rules.Len(), err)
 	}
 }
+
+// tagSet is a TagSet over a map.
+type tagSet map[string]string
+
+func (s tagSet) HasTag(k, v string) bool { x, ok := s[k]; return ok && x == v }
+
+// TestCurrentExpirySetAgreesWithCurrentExpiry: the walk's in-place form
+// of a rule decides as the form the request path uses, for every filter
+// shape and object.
+func TestCurrentExpirySetAgreesWithCurrentExpiry(t *testing.T) {
+	c, err := Parse(doc(`
+<Rule><ID>all</ID><Filter/><Status>Enabled</Status><Expiration><Days>30</Days></Expiration></Rule>
+<Rule><ID>legacy</ID><Prefix>logs/</Prefix><Status>Enabled</Status><Expiration><Days>3</Days></Expiration></Rule>
+<Rule><ID>tag</ID><Filter><Tag><Key>kind</Key><Value>scratch</Value></Tag></Filter><Status>Enabled</Status><Expiration><Date>2027-01-01T00:00:00Z</Date></Expiration></Rule>
+<Rule><ID>gt</ID><Filter><ObjectSizeGreaterThan>100</ObjectSizeGreaterThan></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule>
+<Rule><ID>lt</ID><Filter><ObjectSizeLessThan>100</ObjectSizeLessThan></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule>
+<Rule><ID>and</ID><Filter><And><Prefix>tmp/</Prefix><Tag><Key>t</Key><Value>1</Value></Tag><Tag><Key>u</Key><Value></Value></Tag><ObjectSizeGreaterThan>10</ObjectSizeGreaterThan><ObjectSizeLessThan>1000</ObjectSizeLessThan></And></Filter><Status>Enabled</Status><Expiration><Days>2</Days></Expiration></Rule>
+<Rule><ID>off</ID><Filter/><Status>Disabled</Status><Expiration><Days>1</Days></Expiration></Rule>
+<Rule><ID>nc</ID><Filter/><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm := time.Date(2026, 12, 20, 10, 0, 0, 0, time.UTC)
+	keys := []string{"", "a", "logs", "logs/", "logs/x", "tmp", "tmp/x", "tmp/\xff"}
+	sizes := []int64{0, 10, 11, 99, 100, 101, 999, 1000}
+	sets := []tagSet{nil, {}, {"kind": "scratch"}, {"kind": "keep"}, {"t": "1"}, {"t": "1", "u": ""}, {"t": "1", "u": "x"}, {"kind": "scratch", "t": "1", "u": ""}}
+	n := 0
+	for i := range c.Rules {
+		r := &c.Rules[i]
+		for _, k := range keys {
+			for _, size := range sizes {
+				for _, s := range sets {
+					var lookup TagLookup
+					var set TagSet
+					if s != nil {
+						lookup = func(k string) (string, bool) { v, ok := s[k]; return v, ok }
+						set = s
+					}
+					at, ok := r.CurrentExpiry(k, size, lookup, lm, time.Hour)
+					at2, ok2 := r.CurrentExpirySet([]byte(k), size, set, lm, time.Hour)
+					if ok != ok2 || !at.Equal(at2) {
+						t.Errorf("rule %s, %q size %d tags %v: CurrentExpiry %v %v, CurrentExpirySet %v %v", r.ID, k, size, s, at, ok, at2, ok2)
+					}
+					if ok {
+						n++
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no rule matched anything")
+	}
+}

@@ -50,6 +50,8 @@ type Layer struct {
 	ix    *metadata.Index
 	now   func() time.Time
 	locks keyLocks
+	// migrated is what Open's MigratePublicRead changed.
+	migrated []Migrated
 	// fence orders writes against DeleteBucket (fence.go).
 	fence bucketFence
 	// watcher is the running watch mode, if any (watch.go).
@@ -103,8 +105,17 @@ func Open(o Options) (*Layer, error) {
 		ix.Close()
 		return nil, err
 	}
-	return assemble(o, fsys, ix), nil
+	l := assemble(o, fsys, ix)
+	if l.migrated, err = l.MigratePublicRead(); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
 }
+
+// Migrations returns what Open migrated (MigratePublicRead), for the
+// server to log.
+func (l *Layer) Migrations() []Migrated { return l.migrated }
 
 // folderMarker reports whether a directory is a zero-byte "dir/" object,
 // which pruning must keep.

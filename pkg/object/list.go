@@ -19,3 +19,23 @@ func (l *Layer) ListObjects(bucket string, q ListQuery) (ListPage, error) {
 	}
 	return page, nil
 }
+
+// WalkQuery selects the records of one WalkObjects; see
+// metadata.WalkQuery.
+type WalkQuery = metadata.WalkQuery
+
+// WalkRecord is one record of a WalkObjects, valid only during the call
+// that receives it; see metadata.WalkRecord.
+type WalkRecord = metadata.WalkRecord
+
+// WalkObjects calls fn with the records of a bucket's current versions
+// that q selects, in key order, reading them in place (metadata.Index.Walk):
+// the lifecycle worker's scan. It returns the last key read and whether
+// more follow. fn must not write through the layer.
+func (l *Layer) WalkObjects(bucket string, q WalkQuery, fn func(r *WalkRecord) error) (last string, more bool, err error) {
+	last, more, err = l.ix.Walk(bucket, q, fn)
+	if err != nil {
+		return "", false, bucketErr(err, bucket)
+	}
+	return last, more, nil
+}

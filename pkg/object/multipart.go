@@ -62,6 +62,9 @@ type CreateUploadInput struct {
 	// Encryption, when its Algorithm is set, encrypts every part as it
 	// arrives and the completed object (see uploadKey).
 	Encryption sse.Request
+	// ObjectOwner and ACL are the completed object's owner and ACL, as
+	// PutInput's Owner and ACL.
+	ObjectOwner, ACL string
 }
 
 // CreateMultipartUpload starts a multipart upload. The checksum type
@@ -83,6 +86,7 @@ func (l *Layer) CreateMultipartUpload(in CreateUploadInput) (Upload, error) {
 		ContentDisposition: in.Headers.ContentDisposition, ContentLanguage: in.Headers.ContentLanguage,
 		CacheControl: in.Headers.CacheControl, Expires: in.Headers.Expires,
 		UserMeta: in.Headers.User, Tags: in.Tags, ChecksumType: typ, WebsiteRedirect: in.Headers.WebsiteRedirect,
+		ObjectOwner: in.ObjectOwner, ACL: in.ACL,
 	}
 	if in.Algorithm != checksum.None {
 		u.ChecksumAlgorithm = in.Algorithm.String()
@@ -666,6 +670,7 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 		ContentLanguage: u.ContentLanguage, CacheControl: u.CacheControl, Expires: u.Expires, User: u.UserMeta,
 		WebsiteRedirect: u.WebsiteRedirect}.apply(&rec)
 	rec.Tags = u.Tags
+	rec.Owner, rec.ACL = u.ObjectOwner, u.ACL
 	etags := make([]string, len(chosen))
 	for i, p := range chosen {
 		etags[i] = p.ETag

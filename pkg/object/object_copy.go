@@ -52,6 +52,9 @@ type CopyInput struct {
 	// Encryption is the destination's encryption, as PutObject's: a copy
 	// never takes the source's, so without it the copy is a plain file.
 	Encryption sse.Request
+	// Owner and ACL are the copy's, as PutInput's: a copy never takes the
+	// source's.
+	Owner, ACL string
 }
 
 // CopyObject copies an object. The bytes are copied file to file inside the
@@ -93,6 +96,7 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if in.ReplaceTags {
 		rec.Tags = in.Tags
 	}
+	rec.Owner, rec.ACL = in.Owner, in.ACL
 	// transcode decrypts the source or encrypts the copy (or both)
 	// instead of copying the file.
 	transcode := src.SSE.Encrypted() || in.Encryption.Algorithm != ""
@@ -241,6 +245,7 @@ func (l *Layer) replaceHeaders(bucket string, src, rec Object, cond Conditions) 
 		}
 		HeadersOf(&rec).apply(o)
 		o.Tags = rec.Tags
+		o.Owner, o.ACL = rec.Owner, rec.ACL
 		o.LastModified = l.now().UTC()
 		out = *o
 		return nil

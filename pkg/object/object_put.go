@@ -69,6 +69,10 @@ type PutInput struct {
 	Lock Lock
 	// Encryption, when its Algorithm is set, stores the object encrypted.
 	Encryption sse.Request
+	// Owner and ACL are the new object's owner (an access key id, "" for
+	// the bucket's owner) and ACL in pkg/access's stored form ("" for the
+	// owner's FULL_CONTROL alone); see Object.Owner and Object.ACL.
+	Owner, ACL string
 }
 
 // PutObject stores an object: the body is written to a staging file while
@@ -115,6 +119,7 @@ func (l *Layer) PutObject(in PutInput) (Object, error) {
 	}
 	in.Headers.apply(&rec)
 	rec.Tags = in.Tags
+	rec.Owner, rec.ACL = in.Owner, in.ACL
 	if err := chownStaged(up, in.Chown); err != nil {
 		return Object{}, err
 	}

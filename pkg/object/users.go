@@ -9,6 +9,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +58,8 @@ type User struct {
 	Disabled bool
 	// HasPolicy is set when the user has an identity policy.
 	HasPolicy bool
+	// Email is the user's email address, "" for none.
+	Email string
 }
 
 // POSIXOwner is a numeric file owner (uid, gid).
@@ -307,6 +310,9 @@ type AddUserInput struct {
 	// SecretKey is the secret; empty generates one (40 characters).
 	SecretKey string
 	POSIX     *POSIXOwner
+	// Email, optional, names the user in ACL grants to an EmailAddress;
+	// no two users may have the same.
+	Email string
 }
 
 // AddUser records a new user and returns it with its secret, which is
@@ -332,6 +338,14 @@ func (u *Users) AddUser(in AddUserInput) (User, string, error) {
 	if p := in.POSIX; p != nil && (p.UID < 0 || p.GID < 0) {
 		return User{}, "", errors.New("object: uid and gid must not be negative")
 	}
+	if in.Email != "" {
+		if !strings.Contains(in.Email, "@") || len(in.Email) > 254 {
+			return User{}, "", fmt.Errorf("object: %q is not an email address", in.Email)
+		}
+		if _, taken := u.UserByEmail(in.Email); taken {
+			return User{}, "", fmt.Errorf("%w: another user has the email %s", ErrUserExists, in.Email)
+		}
+	}
 	sealed, err := u.seal(in.AccessKey, []byte(in.SecretKey), true)
 	if err != nil {
 		return User{}, "", err
@@ -342,6 +356,7 @@ func (u *Users) AddUser(in AddUserInput) (User, string, error) {
 		SealedSecret: sealed,
 		Created:      u.l.now().UTC().Truncate(time.Second),
 		POSIX:        in.POSIX,
+		Email:        in.Email,
 	}
 	if err := u.l.ix.CreateUser(rec); err != nil {
 		return User{}, "", err
@@ -409,7 +424,24 @@ func (u *Users) List() ([]User, error) {
 }
 
 func userOf(r metadata.User) User {
-	return User{AccessKey: r.AccessKey, Name: r.Name, Created: r.Created, POSIX: r.POSIX, Disabled: r.Disabled, HasPolicy: r.Policy != ""}
+	return User{AccessKey: r.AccessKey, Name: r.Name, Created: r.Created, POSIX: r.POSIX, Disabled: r.Disabled, Email: r.Email, HasPolicy: r.Policy != ""}
+}
+
+// UserByEmail returns the access key of the user whose email is email
+// (compared without regard to case, as S3 does); ok is false when none
+// has it. It reads every user record: only ACL writes that name an
+// EmailAddress grantee ask it.
+func (u *Users) UserByEmail(email string) (accessKey string, ok bool) {
+	recs, err := u.l.ix.Users()
+	if err != nil {
+		return "", false
+	}
+	for _, r := range recs {
+		if r.Email != "" && strings.EqualFold(r.Email, email) {
+			return r.AccessKey, true
+		}
+	}
+	return "", false
 }
 
 func validAccessKey(ak string) error {

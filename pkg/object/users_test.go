@@ -243,3 +243,37 @@ func TestUsersRotateDuringLookup(t *testing.T) {
 		t.Errorf("after the rotation SecretKey = %q, %v; want the rotated secret", s, ok)
 	}
 }
+
+// TestUsersEmail checks the optional email of a user: kept, found without
+// regard to case, unique, and checked for an @.
+func TestUsersEmail(t *testing.T) {
+	l, _ := newLayer(t)
+	u := l.Users(UsersOptions{Root: testRoot})
+	if _, _, err := u.AddUser(AddUserInput{AccessKey: "AKIDCAROL", Email: "carol@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := u.AddUser(AddUserInput{AccessKey: "AKIDDAVE"}); err != nil {
+		t.Fatal(err)
+	}
+	if k, ok := u.UserByEmail("Carol@Example.com"); !ok || k != "AKIDCAROL" {
+		t.Errorf("UserByEmail = %q, %v", k, ok)
+	}
+	if _, ok := u.UserByEmail("dave@example.com"); ok {
+		t.Error("an email no user has was found")
+	}
+	if _, _, err := u.AddUser(AddUserInput{AccessKey: "AKIDEVE", Email: "CAROL@example.com"}); !errors.Is(err, ErrUserExists) {
+		t.Errorf("a second user with the same email: %v", err)
+	}
+	if _, _, err := u.AddUser(AddUserInput{AccessKey: "AKIDEVE", Email: "eve"}); err == nil {
+		t.Error("an email without @ was accepted")
+	}
+	list, err := u.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range list {
+		if x.AccessKey == "AKIDCAROL" && x.Email != "carol@example.com" {
+			t.Errorf("List shows email %q", x.Email)
+		}
+	}
+}

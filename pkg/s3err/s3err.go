@@ -84,6 +84,9 @@ const (
 	NoSuchPublicAccessBlockConfiguration
 	MalformedACLError
 	KMSDisabled
+	AccessControlListNotSupported
+	UnresolvableGrantByEmailAddress
+	InvalidBucketAclWithObjectOwnership
 
 	numCodes // keep last: the table test checks every code below it has a row.
 )
@@ -177,6 +180,11 @@ var table = [numCodes]row{
 	// of more than 100 grants.
 	MalformedACLError: {"MalformedACLError", http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema"},
 	KMSDisabled:       {"KMS.DisabledException", http.StatusBadRequest, "The KMS key is disabled."},
+
+	// ACLs and Object Ownership.
+	AccessControlListNotSupported:       {"AccessControlListNotSupported", http.StatusBadRequest, "The bucket does not allow ACLs"},
+	UnresolvableGrantByEmailAddress:     {"UnresolvableGrantByEmailAddress", http.StatusBadRequest, "The email address you provided does not match any account on record."},
+	InvalidBucketAclWithObjectOwnership: {"InvalidBucketAclWithObjectOwnership", http.StatusBadRequest, "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting"},
 }
 
 // String returns the code as S3 spells it in the <Code> element.
