@@ -25,7 +25,7 @@ import (
 
 // lifecycleBusy is the share of its time the worker works during a pass,
 // as cmd/objectgateway sets it.
-const lifecycleBusy = 0.5
+const lifecycleBusy = 0.25
 
 // BenchmarkLifecyclePass measures a lifecycle pass over a bucket of
 // LCBENCH_RECORDS (1,000,000) objects of which 1% match a rule, while the
