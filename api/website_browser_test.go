@@ -16,7 +16,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/objectgateway/objectgateway/api"
 )
@@ -79,8 +78,13 @@ func TestWebsiteBrowser(t *testing.T) {
 	c := g.sdk(sdkModes[0])
 	ctx := t.Context()
 	bucket := uniqueBucket("browser")
-	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket), ACL: types.BucketCannedACLPublicRead}); err != nil {
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
 		t.Fatalf("CreateBucket: %v", err)
+	}
+	// A site is published with the standard public-read policy (the
+	// canned bucket ACL public-read lets everyone list, not read).
+	if _, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(publicReadPolicy(bucket, "", true))}); err != nil {
+		t.Fatalf("PutBucketPolicy: %v", err)
 	}
 	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
 	for x := range 3 {
