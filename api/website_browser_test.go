@@ -16,7 +16,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/objectgateway/objectgateway/api"
 )
@@ -79,9 +78,12 @@ func TestWebsiteBrowser(t *testing.T) {
 	c := g.sdk(sdkModes[0])
 	ctx := t.Context()
 	bucket := uniqueBucket("browser")
-	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket), ACL: types.BucketCannedACLPublicRead}); err != nil {
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
 		t.Fatalf("CreateBucket: %v", err)
 	}
+	// The website endpoint serves what the bucket policy lets everyone
+	// read; the canned bucket ACL public-read would only let them list.
+	putPolicy(t, c, bucket, publicReadPolicy(bucket, "", true))
 	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
 	for x := range 3 {
 		for y := range 2 {
