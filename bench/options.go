@@ -250,7 +250,7 @@ func ParseArgs(args []string, getenv func(string) string, stderr io.Writer) (Com
 	fs.IntVar(&o.Rounds, "rounds", 0, "rounds each scenario is split into for interleaving (default 10, quick 2)")
 	fs.DurationVar(&o.Timeout, "timeout", 0, "time bound of each scenario per endpoint (default 2m, quick 15s)")
 	e := &o.Edge
-	fs.StringVar(&e.Origin, "edge-origin", "", "edge: S3 endpoint the edge objects are written to (signed, into a public-read bucket)")
+	fs.StringVar(&e.Origin, "edge-origin", "", "edge: S3 endpoint the edge objects are written to (signed, into a bucket whose policy lets everyone read them)")
 	originPIDs := fs.String("edge-origin-pid", "", "edge: the origin's process ids, for the origin CPU each endpoint costs")
 	sizes := fs.String("edge-sizes", "", "edge: size classes (default 100k,500k,1m,10m,16m,50m; k = KiB, m = MiB)")
 	fs.IntVar(&e.Objects, "edge-objects", 0, "edge: objects per size class (default by size: 2 GiB/size within 20..1000; quick 32 MiB/size within 4..50)")

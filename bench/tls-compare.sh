@@ -87,8 +87,13 @@ wait_up "http://127.0.0.1:$PLAIN_PORT/"
 FS_PID=$!
 PIDS+=("$FS_PID")
 wait_up "https://127.0.0.1:$FS_PORT/"
-timeout 60 "$AWS" --endpoint-url "https://127.0.0.1:$TLS_PORT" --ca-bundle "$CA" s3api put-bucket-acl --bucket bench --acl public-read
-timeout 60 "$AWS" --endpoint-url "http://127.0.0.1:$PLAIN_PORT" s3api put-bucket-acl --bucket bench --acl public-read
+# The standard public-read bucket policy lets curl GET the objects without
+# credentials (the canned bucket ACL public-read would only let it list).
+cat >"$WORK/policy.json" <<'JSON'
+{"Version":"2012-10-17","Statement":[{"Sid":"PublicRead","Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::bench/*"}]}
+JSON
+timeout 60 "$AWS" --endpoint-url "https://127.0.0.1:$TLS_PORT" --ca-bundle "$CA" s3api put-bucket-policy --bucket bench --policy "file://$WORK/policy.json"
+timeout 60 "$AWS" --endpoint-url "http://127.0.0.1:$PLAIN_PORT" s3api put-bucket-policy --bucket bench --policy "file://$WORK/policy.json"
 
 declare -A URL=([gateway-tls]="https://127.0.0.1:$TLS_PORT" [go-fileserver-tls]="https://127.0.0.1:$FS_PORT" [gateway-plain]="http://127.0.0.1:$PLAIN_PORT")
 declare -A PID=([gateway-tls]=$TLS_PID [go-fileserver-tls]=$FS_PID [gateway-plain]=$PLAIN_PID)
