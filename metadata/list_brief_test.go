@@ -9,7 +9,7 @@ import (
 
 // brief is the part of an Object that ListQuery.Brief fills.
 func brief(o Object) Object {
-	return Object{Key: o.Key, Size: o.Size, ETag: o.ETag, LastModified: o.LastModified, Checksums: o.Checksums}
+	return Object{Key: o.Key, Size: o.Size, ETag: o.ETag, LastModified: o.LastModified, Checksums: o.Checksums, Owner: o.Owner}
 }
 
 func TestListBriefMatchesFull(t *testing.T) {
