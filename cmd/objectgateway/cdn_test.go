@@ -240,37 +240,7 @@ func TestCDNNginx(t *testing.T) {
 	conf = replaceOnce(t, conf, "server 127.0.0.1:9000;", "server "+g.addr+";")
 	conf = replaceOnce(t, conf, "listen 80;", "listen "+addr+";")
 	conf = replaceOnce(t, conf, "/var/cache/nginx/s3", filepath.Join(dir, "cache"))
-	user := ""
-	if os.Geteuid() == 0 {
-		// Workers would otherwise run as nobody, who cannot enter the
-		// test's private temporary directory.
-		user = "user root;\n"
-	}
-	main := fmt.Sprintf(`%sworker_processes 1;
-pid %[2]s/nginx.pid;
-error_log %[2]s/error.log info;
-events { worker_connections 128; }
-http {
-    access_log %[2]s/access.log;
-    client_body_temp_path %[2]s/client_body;
-    proxy_temp_path %[2]s/proxy;
-    fastcgi_temp_path %[2]s/fastcgi;
-    uwsgi_temp_path %[2]s/uwsgi;
-    scgi_temp_path %[2]s/scgi;
-    include %[2]s/cdn.conf;
-}
-`, user, dir)
-	if err := os.WriteFile(filepath.Join(dir, "cdn.conf"), []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(main), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(nginxBin, "-p", dir, "-e", filepath.Join(dir, "error.log"), "-c", filepath.Join(dir, "nginx.conf"), "-g", "daemon off;")
-	startProxy(t, cmd, addr, func() string {
-		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-		return string(b)
-	})
+	startNginxConf(t, conf, addr)
 	runCDNChecks(t, g, cdnProxy{
 		name: "nginx", addr: addr,
 		miss: "MISS", hit: "HIT", revalidated: "REVALIDATED", signed: "", slices: true,
