@@ -213,7 +213,7 @@ func TestSSECustomerKeyErrors(t *testing.T) {
 	wantCode(t, "PutObject with a key MD5 of another key", err, 400, "InvalidArgument")
 	_, err = c.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: aws.String("kms"), Body: strings.NewReader("x"),
 		ServerSideEncryption: types.ServerSideEncryptionAwsKms, SSEKMSKeyId: aws.String("no-such-key")})
-	wantCode(t, "PutObject with an unknown KMS key", err, 400, "InvalidArgument")
+	wantCode(t, "PutObject with an unknown KMS key", err, 400, "KMS.NotFoundException")
 	plainHTTP := g.sdk(sdkMode{name: "http"})
 	_, err = plainHTTP.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: aws.String("insecure"), Body: strings.NewReader("x"),
 		SSECustomerAlgorithm: aws.String("AES256"), SSECustomerKey: &ck.key, SSECustomerKeyMD5: &ck.md5})

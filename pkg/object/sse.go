@@ -81,7 +81,7 @@ func kmsErr(err error, keyID string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, kms.ErrNotFound):
-		return s3err.Newf(s3err.InvalidArgument, "The KMS key %q does not exist.", keyID)
+		return s3err.Newf(s3err.KMSNotFound, "Invalid keyId %s", keyID)
 	case errors.Is(err, kms.ErrDisabled):
 		return s3err.Newf(s3err.KMSDisabled, "The KMS key %q is disabled.", keyID)
 	case errors.Is(err, sse.ErrCustomerKey):

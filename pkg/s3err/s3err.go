@@ -84,6 +84,7 @@ const (
 	NoSuchPublicAccessBlockConfiguration
 	MalformedACLError
 	KMSDisabled
+	KMSNotFound
 	AccessControlListNotSupported
 	UnresolvableGrantByEmailAddress
 	InvalidBucketAclWithObjectOwnership
@@ -180,6 +181,7 @@ var table = [numCodes]row{
 	// of more than 100 grants.
 	MalformedACLError: {"MalformedACLError", http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema"},
 	KMSDisabled:       {"KMS.DisabledException", http.StatusBadRequest, "The KMS key is disabled."},
+	KMSNotFound:       {"KMS.NotFoundException", http.StatusBadRequest, "Invalid keyId"},
 
 	// ACLs and Object Ownership.
 	AccessControlListNotSupported:       {"AccessControlListNotSupported", http.StatusBadRequest, "The bucket does not allow ACLs"},
