@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awscreds "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/objectgateway/objectgateway/api"
 	"github.com/objectgateway/objectgateway/pkg/object"
 )
@@ -74,8 +75,8 @@ func TestCompleteMultipartUploadSlowAnswersEarly(t *testing.T) {
 	// complete uploads two parts of key and completes them while the
 	// assembly is held, until after the client's header timeout; before
 	// releasing it, it runs meanwhile.
-	complete := func(t *testing.T, key string, mod func(*s3.CompleteMultipartUploadInput), meanwhile func()) (*s3.CompleteMultipartUploadOutput, string, error) {
-		id := mpCreate(t, c, bucket, key)
+	complete := func(t *testing.T, key string, mod func(*s3.CompleteMultipartUploadInput), meanwhile func(), create ...func(*s3.CreateMultipartUploadInput)) (*s3.CompleteMultipartUploadOutput, string, error) {
+		id := mpCreate(t, c, bucket, key, create...)
 		a, b := mpData(5<<20, 1), mpData(1000, 2)
 		o1, o2 := mpPart(t, c, bucket, key, id, 1, a), mpPart(t, c, bucket, key, id, 2, b)
 		h := make(chan struct{})
@@ -131,6 +132,24 @@ func TestCompleteMultipartUploadSlowAnswersEarly(t *testing.T) {
 		head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: aws.String("big")})
 		if err != nil || aws.ToString(head.ETag) != etag {
 			t.Errorf("HeadObject: %v, ETag %s, want %s", err, aws.ToString(head.ETag), etag)
+		}
+	})
+
+	t.Run("encrypted", func(t *testing.T) {
+		// The headers go out before the object exists: they are the
+		// upload's encryption, which the object then has.
+		out, _, err := complete(t, "sealed", nil, nil, func(in *s3.CreateMultipartUploadInput) {
+			in.ServerSideEncryption = types.ServerSideEncryptionAes256
+		})
+		if err != nil {
+			t.Fatalf("CompleteMultipartUpload: %v", err)
+		}
+		if out.ServerSideEncryption != types.ServerSideEncryptionAes256 {
+			t.Errorf("early answer's x-amz-server-side-encryption %q, want AES256", out.ServerSideEncryption)
+		}
+		head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: aws.String("sealed")})
+		if err != nil || head.ServerSideEncryption != types.ServerSideEncryptionAes256 {
+			t.Errorf("HeadObject: %v, x-amz-server-side-encryption %q, want AES256", err, head.ServerSideEncryption)
 		}
 	})
 

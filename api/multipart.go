@@ -355,7 +355,8 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	cond.BucketID = s.bucketID(rq)
 	// The upload is looked up before its parts list is read, so that a
 	// wrong or finished upload id costs no reading and no parsing.
-	if err := s.layer.CheckCompletion(rq.bucket, rq.key, id); err != nil {
+	enc, err := s.layer.CheckCompletion(rq.bucket, rq.key, id)
+	if err != nil {
 		return err
 	}
 	body, err := s.readBodyOpt(r, rq, maxCompleteBody, false)
@@ -392,6 +393,9 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	select {
 	case c = <-done:
 	case <-wait.C:
+		// The answer goes out before the completion ends: its encryption
+		// headers are the upload's, which the object will have.
+		setEncryptionHeaders(w.Header(), enc, ck)
 		return s.completeSlowly(w, r, rq, done)
 	}
 	if c.err != nil {

@@ -485,15 +485,18 @@ func (l *Layer) AbortMultipartUpload(bucket, key, id string) error {
 // for the upload itself, whatever the parts listed: NoSuchUpload (or the
 // bucket's error) unless the upload is in progress or was completed into
 // the object that bucket and key still hold. The API checks it before it
-// reads the list of parts, so a wrong upload id costs no parsing.
-func (l *Layer) CheckCompletion(bucket, key, id string) error {
-	if _, err := l.upload(bucket, key, id); err != nil {
-		if _, ok := l.completed(bucket, key, id); ok {
-			return nil
+// reads the list of parts, so a wrong upload id costs no parsing. With
+// no error it also returns the encryption the object will have (the
+// upload's), which an answer sent before the completion ends carries.
+func (l *Layer) CheckCompletion(bucket, key, id string) (metadata.Encryption, error) {
+	u, err := l.upload(bucket, key, id)
+	if err != nil {
+		if o, ok := l.completed(bucket, key, id); ok {
+			return o.SSE, nil
 		}
-		return err
+		return metadata.Encryption{}, err
 	}
-	return nil
+	return u.SSE, nil
 }
 
 // completed returns the object a completed upload produced when bucket

@@ -252,7 +252,7 @@ func TestCompletedUploadRetryWindow(t *testing.T) {
 func TestCheckCompletion(t *testing.T) {
 	l, _, _ := newMPLayer(t)
 	id := mpStart(t, l, "k")
-	if err := l.CheckCompletion("bkt", "k", id); err != nil {
+	if _, err := l.CheckCompletion("bkt", "k", id); err != nil {
 		t.Errorf("upload in progress: %v", err)
 	}
 	p := mpUpload(t, l, "k", id, 1, []byte("only part"))
@@ -260,7 +260,7 @@ func TestCheckCompletion(t *testing.T) {
 	if _, err := l.CompleteMultipartUpload(in); err != nil {
 		t.Fatalf("CompleteMultipartUpload: %v", err)
 	}
-	if err := l.CheckCompletion("bkt", "k", id); err != nil {
+	if _, err := l.CheckCompletion("bkt", "k", id); err != nil {
 		t.Errorf("completed upload: %v", err)
 	}
 	for _, c := range []struct {
@@ -271,14 +271,14 @@ func TestCheckCompletion(t *testing.T) {
 		{"bkt", "other", id, s3err.NoSuchUpload},
 		{"missing", "k", id, s3err.NoSuchBucket},
 	} {
-		if err := l.CheckCompletion(c.bucket, c.key, c.id); code(err) != c.want {
+		if _, err := l.CheckCompletion(c.bucket, c.key, c.id); code(err) != c.want {
 			t.Errorf("CheckCompletion(%s, %s, %s): %v, want %s", c.bucket, c.key, c.id, err, c.want)
 		}
 	}
 	if _, err := l.PutObject(PutInput{Bucket: "bkt", Key: "k", Body: bytes.NewReader([]byte("new")), Size: 3}); err != nil {
 		t.Fatalf("PutObject: %v", err)
 	}
-	if err := l.CheckCompletion("bkt", "k", id); code(err) != s3err.NoSuchUpload {
+	if _, err := l.CheckCompletion("bkt", "k", id); code(err) != s3err.NoSuchUpload {
 		t.Errorf("completed upload whose key was overwritten: %v, want NoSuchUpload", err)
 	}
 }
