@@ -97,7 +97,7 @@ var notInReference = map[Code]string{
 	OwnershipControlsNotFoundError:                 "S3's answer to GetBucketOwnershipControls on a bucket without them.",
 	NoSuchPublicAccessBlockConfiguration:           "S3's answer to GetPublicAccessBlock on a bucket without one.",
 	KMSDisabled:                                    "S3's answer (400, the KMS error passed through) to a write or read of SSE-KMS with a disabled KMS key.",
-	KMSNotFound:                                    "S3's answer (400, the KMS error passed through) to a write of SSE-KMS naming a key that does not exist.",
+	KMSNotFound:                                    "S3's answer (400, the KMS error passed through) to a write of SSE-KMS naming a key that does not exist, or a read of an object whose key is gone from the key ring.",
 }
 
 // TestTableMatchesAWS checks every row of the error table against S3's
