@@ -50,8 +50,11 @@
 //   - Commit renames over whatever is at the key's natural path when it is
 //     not a directory, including a symbolic link to a directory; the link
 //     is replaced, never followed.
-//   - Open clears every file in StateDir/staging. Two gateways sharing one
-//     root must therefore not start while the other has uploads in flight.
+//   - Open removes the staging files of gateways that are gone, and only
+//     those: each open FS holds an flock(2) on its own lock file in
+//     StateDir/gateways (staging_lock.go). On a shared filesystem that
+//     ignores locks, every other gateway looks gone, so gateways sharing
+//     such a root must not start while another has uploads in flight.
 //   - Pruning empty directories after Remove may remove an empty directory
 //     that backs a Directory-location object ("a/" when "a/b" is removed);
 //     its bytes are zero, so Open still succeeds, but a later scan will not

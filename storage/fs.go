@@ -56,8 +56,13 @@ type FS struct {
 	root    *os.Root // every path operation goes through it
 	rootDir *os.File // the root directory, for the bucket lstat of reads (readRoot)
 	staging *os.File // StateDir/staging, the source directory of renames
-	noSync  bool
-	keepDir func(bucket, dir string) bool
+	// gateways is StateDir/gateways, where each open FS on the root holds
+	// its lock file, and lock is this FS's, flocked while it is open
+	// (staging_lock.go).
+	gateways *os.File
+	lock     *os.File
+	noSync   bool
+	keepDir  func(bucket, dir string) bool
 
 	// escape is os.Root's (unexported) error for paths that escape it,
 	// captured once so that isEscape does not depend on its message.
@@ -113,6 +118,12 @@ func Open(root string, o Options) (*FS, error) {
 		if fs.rootDir != nil {
 			fs.rootDir.Close()
 		}
+		if fs.gateways != nil {
+			fs.gateways.Close()
+		}
+		if fs.lock != nil {
+			fs.lock.Close()
+		}
 		return nil, err
 	}
 	return fs, nil
@@ -121,7 +132,7 @@ func Open(root string, o Options) (*FS, error) {
 func (fs *FS) init() error {
 	// The state directory holds credentials, so only the gateway's user may
 	// read it.
-	for _, d := range []string{stagingDir, shadowDir, multipartDir, versionsDir} {
+	for _, d := range []string{stagingDir, shadowDir, multipartDir, versionsDir, gatewaysDir} {
 		if err := fs.root.MkdirAll(d, 0o700); err != nil {
 			return err
 		}
@@ -129,7 +140,7 @@ func (fs *FS) init() error {
 	// The directories just made must survive a power cut with their
 	// names: each is fsynced, then the one that holds it, up to the
 	// root's parent (the root itself may be new).
-	for _, d := range []string{stagingDir, shadowDir, multipartDir, versionsDir, StateDir, "."} {
+	for _, d := range []string{stagingDir, shadowDir, multipartDir, versionsDir, gatewaysDir, StateDir, "."} {
 		if err := fs.syncDir(fs.root, d); err != nil {
 			return err
 		}
@@ -148,32 +159,57 @@ func (fs *FS) init() error {
 	if err != nil {
 		return err
 	}
+	fs.gateways, err = openDir(fs.root, gatewaysDir)
+	if err != nil {
+		return err
+	}
 	if _, err := fs.root.Stat(".."); err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			fs.escape = pe.Err
 		}
 	}
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return err
+	for attempt := 0; ; attempt++ {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return err
+		}
+		fs.prefix = "up-" + hex.EncodeToString(b[:]) + "-"
+		retry, err := fs.lockStaging()
+		if err != nil {
+			return err
+		}
+		if !retry {
+			break
+		}
+		if attempt == 10 {
+			return errors.New("storage: could not lock a staging prefix: other gateways keep removing it")
+		}
 	}
-	fs.prefix = "up-" + hex.EncodeToString(b[:]) + "-"
 	if err := fs.clearStaging(); err != nil {
 		return err
 	}
 	return fs.probeImmutable()
 }
 
-// clearStaging removes temp files left by uploads that a crash interrupted.
-func (fs *FS) clearStaging() error {
-	names, err := fs.staging.Readdirnames(-1)
-	if _, serr := fs.staging.Seek(0, 0); serr != nil && err == nil {
-		err = serr
-	}
+// clearStaging removes temp files left by uploads that a crash
+// interrupted: those of no open FS on this root (staging_lock.go).
+func (fs *FS) clearStaging() (err error) {
+	names, deadLocks, release, err := fs.leftovers()
+	defer release()
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if err == nil {
+			for _, n := range deadLocks {
+				if uerr := fs.unlinkAt(fs.gateways, n, 0); uerr != nil && !errors.Is(uerr, syscall.ENOENT) {
+					err = uerr
+					return
+				}
+			}
+		}
+	}()
 	for _, n := range names {
 		err := fs.unlinkAt(fs.staging, n, 0)
 		if errors.Is(err, syscall.EPERM) {
@@ -196,7 +232,14 @@ func (fs *FS) clearStaging() error {
 // files behind even when a request was cut off in the middle of its body
 // (see removeOwnStaging).
 func (fs *FS) Close() error {
-	return errors.Join(fs.removeOwnStaging(), fs.roots.close(), fs.staging.Close(), fs.rootDir.Close(), fs.root.Close())
+	err := errors.Join(fs.removeOwnStaging(), fs.roots.close(), fs.staging.Close(), fs.rootDir.Close(), fs.root.Close())
+	if fs.lock != nil {
+		err = errors.Join(err, fs.lock.Close())
+	}
+	if fs.gateways != nil {
+		err = errors.Join(err, fs.gateways.Close())
+	}
+	return err
 }
 
 // removeOwnStaging removes the temp files of this FS's uploads (the ones
@@ -222,6 +265,15 @@ func (fs *FS) removeOwnStaging() error {
 		if err := fs.unlinkAt(fs.staging, n, 0); err != nil && !errors.Is(err, syscall.ENOENT) {
 			return err
 		}
+	}
+	if fs.lock == nil {
+		return nil
+	}
+	// The lock file goes last: once it is gone, the next Open on this
+	// root takes what is left of this prefix (the ".prev" links) for a
+	// leftover.
+	if err := fs.unlinkAt(fs.gateways, fs.prefix, 0); err != nil && !errors.Is(err, syscall.ENOENT) {
+		return err
 	}
 	return nil
 }

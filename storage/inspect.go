@@ -31,7 +31,7 @@ func OpenInspect(root string) (*FS, error) {
 		return nil, err
 	}
 	fs := &FS{path: abs, root: r}
-	for _, d := range []string{stagingDir, shadowDir, multipartDir, versionsDir} {
+	for _, d := range []string{stagingDir, shadowDir, multipartDir, versionsDir, gatewaysDir} {
 		if err := r.MkdirAll(d, 0o700); err != nil {
 			r.Close()
 			return nil, err
@@ -44,6 +44,13 @@ func OpenInspect(root string) (*FS, error) {
 	}
 	fs.rootDir, err = r.OpenFile(".", os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
+		fs.staging.Close()
+		r.Close()
+		return nil, err
+	}
+	fs.gateways, err = openDir(r, gatewaysDir)
+	if err != nil {
+		fs.rootDir.Close()
 		fs.staging.Close()
 		r.Close()
 		return nil, err
@@ -66,22 +73,19 @@ func OpenInspect(root string) (*FS, error) {
 	return fs, nil
 }
 
-// StagingFiles returns the names of the entries in StateDir/staging,
-// sorted. Outside a running gateway every one is a leftover of an upload
-// that a crash interrupted.
+// StagingFiles returns the names of the entries in StateDir/staging that
+// no open gateway on this root owns, sorted: leftovers of uploads that a
+// crash interrupted. A live gateway's files (its lock file held, see
+// staging_lock.go) are not listed.
 func (fs *FS) StagingFiles() ([]string, error) {
-	d, err := openDir(fs.root, stagingDir)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
+	names, _, release, err := fs.leftovers()
+	release()
 	slices.Sort(names)
 	return names, err
 }
 
-// ClearStaging removes every file in StateDir/staging, as Open does. Only
-// call it when no upload through any FS on this root is in flight.
+// ClearStaging removes the files StagingFiles lists, as Open does; the
+// files of gateways running on this root stay.
 func (fs *FS) ClearStaging() error {
 	return fs.clearStaging()
 }
