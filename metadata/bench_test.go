@@ -55,15 +55,24 @@ func benchObject(key string) Object {
 var commitStrategies = []struct {
 	name  string
 	setup func(ix *Index)
-	run   func(ix *Index, fn func(*bolt.Tx) error) error
+	run   func(ix *Index, fn func(kvTx) error) error
 }{
-	{"group", nil, func(ix *Index, fn func(*bolt.Tx) error) error { return ix.update(fn) }},
-	{"boltBatch10ms", nil, func(ix *Index, fn func(*bolt.Tx) error) error { return ix.db.Batch(fn) }},
-	{"boltBatch1ms", func(ix *Index) { ix.db.MaxBatchDelay = time.Millisecond }, func(ix *Index, fn func(*bolt.Tx) error) error { return ix.db.Batch(fn) }},
-	{"update", nil, func(ix *Index, fn func(*bolt.Tx) error) error { return ix.db.Update(fn) }},
+	{"group", nil, func(ix *Index, fn func(kvTx) error) error { return ix.update(fn) }},
+	{"boltBatch10ms", nil, func(ix *Index, fn func(kvTx) error) error { return boltDB(ix).Batch(boltFn(fn)) }},
+	{"boltBatch1ms", func(ix *Index) { boltDB(ix).MaxBatchDelay = time.Millisecond }, func(ix *Index, fn func(kvTx) error) error { return boltDB(ix).Batch(boltFn(fn)) }},
+	{"update", nil, func(ix *Index, fn func(kvTx) error) error { return ix.kvUpdate(fn) }},
 }
 
-func benchPut(b *testing.B, ix *Index, run func(*Index, func(*bolt.Tx) error) error, key string) {
+// boltDB is the bbolt file under a bbolt index, for benchmarks that
+// compare with bbolt's own batching.
+func boltDB(ix *Index) *bolt.DB { return ix.bolt.db }
+
+// boltFn adapts a transaction function to bbolt's.
+func boltFn(fn func(kvTx) error) func(*bolt.Tx) error {
+	return func(tx *bolt.Tx) error { return fn(boltTx{tx}) }
+}
+
+func benchPut(b *testing.B, ix *Index, run func(*Index, func(kvTx) error) error, key string) {
 	fn, err := putObjectTx("b", benchObject(key))
 	if err != nil {
 		b.Fatal(err)

@@ -3,8 +3,6 @@ package metadata
 import (
 	"fmt"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Bucket is the record of one S3 bucket.
@@ -100,7 +98,7 @@ func (ix *Index) CreateBucket(b Bucket) error {
 		return err
 	}
 	name := []byte(b.Name)
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		records := tx.Bucket(bucketsBucket)
 		if records.Get(name) != nil {
 			return ErrBucketExists
@@ -125,7 +123,7 @@ func (ix *Index) CreateBucket(b Bucket) error {
 // identify gives every bucket record without an identity (written before
 // buckets had one) a new one. Open runs it in its set-up transaction, so
 // every record read afterwards has an ID.
-func identify(tx *bolt.Tx) error {
+func identify(tx kvTx) error {
 	records := tx.Bucket(bucketsBucket)
 	var missing [][]byte
 	err := records.ForEach(func(k, v []byte) error {
@@ -163,7 +161,7 @@ func identify(tx *bolt.Tx) error {
 // Bucket returns the record of the named bucket, or ErrNoSuchBucket.
 func (ix *Index) Bucket(name string) (Bucket, error) {
 	var b Bucket
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		v := tx.Bucket(bucketsBucket).Get([]byte(name))
 		if v == nil {
 			return ErrNoSuchBucket
@@ -185,7 +183,7 @@ func (ix *Index) Bucket(name string) (Bucket, error) {
 // it on every commit.
 func (ix *Index) BucketID(name string) (uint64, error) {
 	var id uint64
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		v := tx.Bucket(bucketsBucket).Get([]byte(name))
 		if v == nil {
 			return ErrNoSuchBucket
@@ -217,7 +215,7 @@ func (s BucketState) Versioned() bool { return s.Versioning != "" }
 // commit.
 func (ix *Index) BucketState(name string) (BucketState, error) {
 	var st BucketState
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		v := tx.Bucket(bucketsBucket).Get([]byte(name))
 		if v == nil {
 			return ErrNoSuchBucket
@@ -273,7 +271,7 @@ func bucketIDOf(v []byte) (uint64, error) {
 // Buckets returns every bucket record, sorted by name.
 func (ix *Index) Buckets() ([]Bucket, error) {
 	var out []Bucket
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		return tx.Bucket(bucketsBucket).ForEach(func(k, v []byte) error {
 			var b Bucket
 			if err := b.UnmarshalBinary(v); err != nil {
@@ -296,7 +294,7 @@ func (ix *Index) Buckets() ([]Bucket, error) {
 // emptiness check is two cursor steps.
 func (ix *Index) DeleteBucket(name string) error {
 	key := []byte(name)
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		records := tx.Bucket(bucketsBucket)
 		if records.Get(key) == nil {
 			return ErrNoSuchBucket
@@ -328,7 +326,7 @@ func (ix *Index) DeleteBucket(name string) error {
 // checkBucketName rejects names bbolt cannot store. S3's naming rules are
 // the object layer's business.
 func checkBucketName(name string) error {
-	if name == "" || len(name) > bolt.MaxKeySize {
+	if name == "" || len(name) > maxKeySize {
 		return fmt.Errorf("metadata: invalid bucket name %q", name)
 	}
 	return nil
@@ -336,8 +334,8 @@ func checkBucketName(name string) error {
 
 // objects returns the nested bucket of the named S3 bucket's object
 // records, or ErrNoSuchBucket.
-func objects(tx *bolt.Tx, bucket string) (*bolt.Bucket, error) {
-	b := tx.Bucket(objectsBucket).Bucket([]byte(bucket))
+func objects(tx kvTx, bucket string) (kvBucket, error) {
+	b := kvSub(tx.Bucket(objectsBucket), bucket)
 	if b == nil {
 		return nil, ErrNoSuchBucket
 	}

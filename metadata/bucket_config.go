@@ -2,8 +2,6 @@ package metadata
 
 import (
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // UpdateBucket changes the record of the named bucket in one write
@@ -12,7 +10,7 @@ import (
 // nothing written) if fn fails. The record's Name and ID cannot be changed.
 func (ix *Index) UpdateBucket(name string, fn func(*Bucket) error) error {
 	key := []byte(name)
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		records := tx.Bucket(bucketsBucket)
 		v := records.Get(key)
 		if v == nil {

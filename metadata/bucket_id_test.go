@@ -3,8 +3,6 @@ package metadata
 import (
 	"path/filepath"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestBucketIDNeverReused checks that a bucket deleted and created again
@@ -46,7 +44,7 @@ func TestOpenIdentifiesOldBuckets(t *testing.T) {
 		mustCreateBucket(t, ix, name)
 	}
 	// Rewrite the records as an older gateway stored them: without ID.
-	err = ix.db.Update(func(tx *bolt.Tx) error {
+	err = ix.kvUpdate(func(tx kvTx) error {
 		records := tx.Bucket(bucketsBucket)
 		for _, name := range []string{"old1", "old2"} {
 			old := Bucket{Owner: "o"}

@@ -2,9 +2,6 @@ package metadata
 
 import (
 	"errors"
-	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // maxBatch caps how many writes share one transaction, so one commit's
@@ -13,7 +10,7 @@ const maxBatch = 1000
 
 // call is one write waiting for, or taking part in, a group commit.
 type call struct {
-	fn func(tx *bolt.Tx) error
+	fn func(tx kvTx) error
 
 	// err and panicked are the call's outcome, written by the leader that
 	// ran it and read by the caller after done delivers.
@@ -49,7 +46,7 @@ func written(err error) error {
 // error after a change must be wrapped by written, so that the group is
 // rolled back rather than committed half-done. If fn panics, update panics
 // in the caller's goroutine with the same value.
-func (ix *Index) update(fn func(tx *bolt.Tx) error) error {
+func (ix *Index) update(fn func(tx kvTx) error) error {
 	c := &call{fn: fn, done: make(chan bool, 1)}
 	ix.mu.Lock()
 	ix.queue = append(ix.queue, c)
@@ -143,10 +140,11 @@ func (ix *Index) commit(group []*call) {
 			return
 		}
 		failed := -1
-		txid := 0
 		ix.commits.Add(1)
-		err := ix.db.Update(func(tx *bolt.Tx) error {
-			txid = tx.ID()
+		// The engine may run this more than once (a serialization
+		// conflict); each run starts over, and only the last one commits.
+		err := ix.kvUpdate(func(tx kvTx) error {
+			failed = -1
 			for i, c := range pending {
 				if !c.run(tx) {
 					failed = i
@@ -155,9 +153,6 @@ func (ix *Index) commit(group []*call) {
 			}
 			return nil
 		})
-		if err == nil && ix.commitFault != nil {
-			err = ix.commitFault()
-		}
 		if failed >= 0 {
 			rest := make([]*call, 0, len(pending)-1)
 			rest = append(rest, pending[:failed]...)
@@ -172,39 +167,14 @@ func (ix *Index) commit(group []*call) {
 					c.err = err
 				}
 			}
-			ix.stopIfVisible(txid, err)
 		}
 		return
 	}
 }
 
-// stopIfVisible stops the index when the write transaction txid, which
-// failed with err, is visible all the same. bbolt writes the meta page
-// and then fsyncs it; when that fsync fails, the rollback leaves the page
-// in the page cache, readers see the transaction its callers were told
-// had failed, and the next commit would build on pages that may never
-// reach the disk. A failure before the meta page (a write refused for
-// lack of space) leaves the previous state, which bbolt's rollback has
-// reloaded, and the index goes on. Only the group commit leader writes,
-// so no other transaction can have taken txid in between.
-func (ix *Index) stopIfVisible(txid int, err error) {
-	if txid == 0 {
-		return // The transaction never began.
-	}
-	visible := true
-	_ = ix.db.View(func(tx *bolt.Tx) error {
-		visible = tx.ID() >= txid
-		return nil
-	})
-	if visible {
-		stopped := fmt.Errorf("%w: %w", ErrFailed, err)
-		ix.failed.Store(&stopped)
-	}
-}
-
 // run calls c.fn in tx and records its outcome. It reports false when the
 // transaction must be rolled back: fn panicked or failed while writing.
-func (c *call) run(tx *bolt.Tx) (ok bool) {
+func (c *call) run(tx kvTx) (ok bool) {
 	c.err, c.panicked = nil, nil
 	defer func() {
 		if r := recover(); r != nil {

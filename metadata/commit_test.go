@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestGroupCommit holds one write open inside its transaction while other
@@ -108,7 +106,7 @@ func TestGroupCommitFailures(t *testing.T) {
 	})
 	wg.Go(func() {
 		// A write that fails after changing the transaction.
-		writeErr = ix.update(func(tx *bolt.Tx) error {
+		writeErr = ix.update(func(tx kvTx) error {
 			b, _ := objects(tx, "b")
 			if err := b.Put([]byte("victim"), []byte{recordVersion, tagObjSize, 1, 77}); err != nil {
 				return written(err)
@@ -273,11 +271,11 @@ func TestVisibleFailedCommitStopsTheIndex(t *testing.T) {
 	}
 	mustCreateBucket(t, ix, "b")
 	mustPut(t, ix, "b", Object{Key: "before"})
-	ix.commitFault = func() error { return syscall.EIO }
+	ix.bolt.commitFault = func() error { return syscall.EIO }
 	if err := ix.PutObject("b", Object{Key: "failed"}); !errors.Is(err, syscall.EIO) {
 		t.Fatalf("PutObject whose commit failed: %v, want EIO", err)
 	}
-	ix.commitFault = nil
+	ix.bolt.commitFault = nil
 	if _, err := ix.Object("b", "before"); !errors.Is(err, ErrFailed) || !errors.Is(err, syscall.EIO) {
 		t.Fatalf("read after the failed commit: %v, want ErrFailed wrapping EIO", err)
 	}
@@ -316,7 +314,7 @@ func TestFailedGroupCommitFailsEveryCall(t *testing.T) {
 	mustCreateBucket(t, ix, "b")
 	mustPut(t, ix, "b", Object{Key: "held"})
 	var commits atomic.Int32
-	ix.commitFault = func() error {
+	ix.bolt.commitFault = func() error {
 		// The first commit is the held write's own; the second is the
 		// queued writers' group.
 		if commits.Add(1) == 2 {

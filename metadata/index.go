@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 var (
@@ -65,7 +63,12 @@ type Options struct {
 
 // Index is an open catalogue. Its methods are safe for concurrent use.
 type Index struct {
-	db *bolt.DB
+	// bolt is the key-value store under the catalogue (kv.go). The
+	// catalogue calls it through kvView and kvUpdate, which name each
+	// engine's concrete type rather than the engine interface: through an
+	// interface, every transaction function (and what it captures, such
+	// as the record a read returns) would escape to the heap.
+	bolt *boltEngine
 
 	// mu guards queue and leading, the group commit state (commit.go).
 	mu      sync.Mutex
@@ -77,13 +80,17 @@ type Index struct {
 	commits atomic.Uint64
 
 	// failed holds ErrFailed, wrapping the commit's error, once the index
-	// has stopped (see stopIfVisible).
+	// has stopped (see stop).
 	failed atomic.Pointer[error]
+}
 
-	// commitFault, when set by a test, is asked after each group commit
-	// that bbolt completed, and makes it report the error it returns: a
-	// commit whose meta page was written but whose fsync failed.
-	commitFault func() error
+// stop stops the index after a write transaction failed in a way that
+// leaves the engine's state in doubt (a bbolt commit whose fsync failed
+// after its meta page was written): every later call fails with
+// ErrFailed wrapping err.
+func (ix *Index) stop(err error) {
+	stopped := fmt.Errorf("%w: %w", ErrFailed, err)
+	ix.failed.Store(&stopped)
 }
 
 // failure returns ErrFailed (wrapping its cause) once the index has
@@ -96,33 +103,58 @@ func (ix *Index) failure() error {
 }
 
 // view runs fn in a read transaction, unless the index has stopped.
-func (ix *Index) view(fn func(tx *bolt.Tx) error) error {
+func (ix *Index) view(fn func(tx kvTx) error) error {
 	if err := ix.failure(); err != nil {
 		return err
 	}
-	return ix.db.View(fn)
+	return ix.kvView(fn)
 }
+
+// kvView runs fn in a read transaction of the engine.
+func (ix *Index) kvView(fn func(tx kvTx) error) error { return ix.bolt.view(fn) }
+
+// kvUpdate runs fn in one write transaction of the engine, outside the
+// group commit.
+func (ix *Index) kvUpdate(fn func(tx kvTx) error) error { return ix.bolt.update(fn) }
 
 // Open opens the index at path, creating the file (mode 0600) and its
 // top-level buckets if they do not exist. Open does not read records, so
 // it takes the same time for an empty index and one with millions of
 // objects.
 func Open(path string, o Options) (*Index, error) {
-	timeout := o.Timeout
-	if timeout == 0 {
-		timeout = time.Second
-	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout: timeout,
-		NoSync:  o.NoSync,
-		// The hashmap freelist stays fast when a large index is fragmented;
-		// it is an in-memory choice and does not change the file format.
-		FreelistType: bolt.FreelistMapType,
-	})
+	eng, err := openBolt(path, o)
 	if err != nil {
+		return nil, err
+	}
+	ix := &Index{bolt: eng}
+	eng.stop = ix.stop
+	err = ix.init()
+	if err != nil {
+		eng.close()
 		return nil, fmt.Errorf("metadata: open %s: %w", path, err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	if !o.NoSync {
+		// bbolt fsyncs the file but not its directory: a new index's name
+		// is durable only once the directory is.
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			eng.close()
+			return nil, fmt.Errorf("metadata: open %s: %w", path, err)
+		}
+	}
+	return ix, nil
+}
+
+// timeout is how long opening waits for a lock another process holds.
+func (o Options) timeout() time.Duration {
+	if o.Timeout == 0 {
+		return time.Second
+	}
+	return o.Timeout
+}
+
+// init creates the top-level buckets if they do not exist.
+func (ix *Index) init() error {
+	return ix.kvUpdate(func(tx kvTx) error {
 		meta, err := tx.CreateBucketIfNotExists(metaBucket)
 		if err != nil {
 			return err
@@ -142,19 +174,6 @@ func Open(path string, o Options) (*Index, error) {
 		}
 		return identify(tx)
 	})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("metadata: open %s: %w", path, err)
-	}
-	if !o.NoSync {
-		// bbolt fsyncs the file but not its directory: a new index's name
-		// is durable only once the directory is.
-		if err := syncDir(filepath.Dir(path)); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("metadata: open %s: %w", path, err)
-		}
-	}
-	return &Index{db: db}, nil
 }
 
 // syncDir fsyncs a directory.
@@ -169,5 +188,5 @@ func syncDir(dir string) error {
 // Close closes the index file. It waits for transactions in progress;
 // calls made after Close return an error.
 func (ix *Index) Close() error {
-	return ix.db.Close()
+	return ix.bolt.close()
 }

@@ -35,9 +35,11 @@ func openTest(t testing.TB) *Index {
 // record decodes.
 func checkInvariants(t testing.TB, ix *Index) {
 	t.Helper()
-	err := ix.db.View(func(tx *bolt.Tx) error {
-		for err := range tx.Check() {
-			return fmt.Errorf("bbolt check: %w", err)
+	err := ix.kvView(func(tx kvTx) error {
+		if bt, ok := tx.(boltTx); ok {
+			for err := range bt.tx.Check() {
+				return fmt.Errorf("bbolt check: %w", err)
+			}
 		}
 		records, objs := tx.Bucket(bucketsBucket), tx.Bucket(objectsBucket)
 		err := records.ForEach(func(k, v []byte) error {
@@ -119,7 +121,7 @@ func TestOpenRejectsOtherFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = ix.db.Update(func(tx *bolt.Tx) error {
+	err = ix.kvUpdate(func(tx kvTx) error {
 		return tx.Bucket(metaBucket).Put(formatKey, []byte{formatVersion + 1})
 	})
 	if err != nil {

@@ -2,8 +2,6 @@ package metadata
 
 import (
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // LifecycleCursor is where the lifecycle worker's pass stands, kept in
@@ -123,7 +121,7 @@ func (c *LifecycleCursor) UnmarshalBinary(data []byte) error {
 // progress) when none was stored.
 func (ix *Index) LifecycleCursor() (LifecycleCursor, error) {
 	var c LifecycleCursor
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		v := tx.Bucket(metaBucket).Get(lifecycleKey)
 		if v == nil {
 			return nil
@@ -136,7 +134,7 @@ func (ix *Index) LifecycleCursor() (LifecycleCursor, error) {
 // SetLifecycleCursor stores c; the zero cursor removes the record.
 func (ix *Index) SetLifecycleCursor(c LifecycleCursor) error {
 	if c == (LifecycleCursor{}) {
-		return ix.update(func(tx *bolt.Tx) error {
+		return ix.update(func(tx kvTx) error {
 			return written(tx.Bucket(metaBucket).Delete(lifecycleKey))
 		})
 	}
@@ -144,7 +142,7 @@ func (ix *Index) SetLifecycleCursor(c LifecycleCursor) error {
 	if err != nil {
 		return err
 	}
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		return written(tx.Bucket(metaBucket).Put(lifecycleKey, v))
 	})
 }

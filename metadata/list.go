@@ -2,8 +2,6 @@ package metadata
 
 import (
 	"bytes"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // ListQuery selects one page of a listing, in S3's terms.
@@ -51,7 +49,7 @@ type ListPage struct {
 // bucket or under a common prefix.
 func (ix *Index) List(bucket string, q ListQuery) (ListPage, error) {
 	var page ListPage
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		b, err := objects(tx, bucket)
 		if err != nil {
 			return err
@@ -65,7 +63,7 @@ func (ix *Index) List(bucket string, q ListQuery) (ListPage, error) {
 	return page, nil
 }
 
-// cursor is the part of *bolt.Cursor a listing uses; tests wrap it to
+// cursor is the part of kvCursor a listing uses; tests wrap it to
 // count steps.
 type cursor interface {
 	Seek(seek []byte) (key, value []byte)

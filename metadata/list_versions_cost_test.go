@@ -3,14 +3,12 @@ package metadata
 import (
 	"fmt"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // countingVersionCursor counts the steps of a cursor of a version
 // listing into a shared count.
 type countingVersionCursor struct {
-	c     *bolt.Cursor
+	c     kvCursor
 	steps *int
 }
 
@@ -24,7 +22,7 @@ func listVersionsCounting(t testing.TB, ix *Index, bucket string, q VersionQuery
 	t.Helper()
 	var p VersionPage
 	steps := 0
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.kvView(func(tx kvTx) error {
 		ob, err := objects(tx, bucket)
 		if err != nil {
 			return err
@@ -53,7 +51,7 @@ func listVersionsCounting(t testing.TB, ix *Index, bucket string, q VersionQuery
 // version, all in one transaction.
 func fillVersions(tb testing.TB, ix *Index, bucket string, keys []string, noncurrent int, current bool) {
 	tb.Helper()
-	err := ix.db.Update(func(tx *bolt.Tx) error {
+	err := ix.kvUpdate(func(tx kvTx) error {
 		ob, err := objects(tx, bucket)
 		if err != nil {
 			return err
@@ -169,7 +167,7 @@ func TestListWalksNoNoncurrentVersion(t *testing.T) {
 	}
 	// Poison every key's versions with a record that does not decode,
 	// the newest so that a walk of them meets it first.
-	err := ix.db.Update(func(tx *bolt.Tx) error {
+	err := ix.kvUpdate(func(tx kvTx) error {
 		vb := tx.Bucket(versionsBucket).Bucket([]byte("b"))
 		for _, k := range keys {
 			if err := vb.Bucket([]byte(k)).Put(seqKey(1<<62), []byte{0xff}); err != nil {
@@ -189,7 +187,7 @@ func TestListWalksNoNoncurrentVersion(t *testing.T) {
 		t.Errorf("List with undecodable noncurrent versions = %d objects, %v; want 30 and no error", len(p.Objects), err)
 	}
 	// Leave the index as checkInvariants expects it.
-	err = ix.db.Update(func(tx *bolt.Tx) error {
+	err = ix.kvUpdate(func(tx kvTx) error {
 		vb := tx.Bucket(versionsBucket).Bucket([]byte("b"))
 		for _, k := range keys {
 			if err := vb.Bucket([]byte(k)).Delete(seqKey(1 << 62)); err != nil {

@@ -8,8 +8,6 @@ import (
 	"math"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // ErrNoSuchUpload is returned when an operation names a multipart upload
@@ -397,7 +395,7 @@ func partKey(n int) []byte {
 
 // uploads returns the uploads bucket of an S3 bucket, creating it when
 // create is set; it checks that the S3 bucket exists.
-func uploads(tx *bolt.Tx, bucket string, create bool) (*bolt.Bucket, error) {
+func uploads(tx kvTx, bucket string, create bool) (kvBucket, error) {
 	if tx.Bucket(bucketsBucket).Get([]byte(bucket)) == nil {
 		return nil, ErrNoSuchBucket
 	}
@@ -431,7 +429,7 @@ func (ix *Index) CreateUpload(bucket string, u Upload) error {
 		return err
 	}
 	k := uploadKey(u.Key, u.ID)
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		b, err := uploads(tx, bucket, true)
 		if err != nil {
 			return err
@@ -444,7 +442,7 @@ func (ix *Index) CreateUpload(bucket string, u Upload) error {
 }
 
 // getUpload reads an upload record inside tx.
-func getUpload(tx *bolt.Tx, bucket, key, id string) (Upload, error) {
+func getUpload(tx kvTx, bucket, key, id string) (Upload, error) {
 	b, err := uploads(tx, bucket, false)
 	if err != nil {
 		return Upload{}, err
@@ -471,7 +469,7 @@ func (ix *Index) Upload(bucket, key, id string) (Upload, error) {
 		return Upload{}, ErrNoSuchUpload
 	}
 	var u Upload
-	err := ix.view(func(tx *bolt.Tx) (err error) {
+	err := ix.view(func(tx kvTx) (err error) {
 		u, err = getUpload(tx, bucket, key, id)
 		return err
 	})
@@ -491,7 +489,7 @@ func (ix *Index) PutPart(bucket, key, id string, p Part) error {
 	if err != nil {
 		return err
 	}
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		if _, err := getUpload(tx, bucket, key, id); err != nil {
 			return err
 		}
@@ -511,7 +509,7 @@ func (ix *Index) Parts(bucket, key, id string, after, limit int) ([]Part, bool, 
 	}
 	var out []Part
 	truncated := false
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		if _, err := getUpload(tx, bucket, key, id); err != nil {
 			return err
 		}
@@ -541,7 +539,7 @@ func (ix *Index) Parts(bucket, key, id string, after, limit int) ([]Part, bool, 
 }
 
 // deleteUploadTx removes an upload and its parts inside tx.
-func deleteUploadTx(tx *bolt.Tx, bucket, key, id string) error {
+func deleteUploadTx(tx kvTx, bucket, key, id string) error {
 	b, err := uploads(tx, bucket, false)
 	if err != nil {
 		return err
@@ -566,7 +564,7 @@ func (ix *Index) DeleteUpload(bucket, key, id string) error {
 	if checkUploadID(id) != nil || checkKey(key) != nil {
 		return ErrNoSuchUpload
 	}
-	return ix.update(func(tx *bolt.Tx) error { return deleteUploadTx(tx, bucket, key, id) })
+	return ix.update(func(tx kvTx) error { return deleteUploadTx(tx, bucket, key, id) })
 }
 
 // CompleteUpload replaces the upload by the object record o in one
@@ -584,7 +582,7 @@ func (ix *Index) CompleteUpload(bucket, id string, o Object, now time.Time, chec
 	if err != nil {
 		return err
 	}
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		if check != nil {
 			objs, err := objects(tx, bucket)
 			if err != nil {
@@ -619,7 +617,7 @@ func (ix *Index) CompleteUploadVersions(bucket, key, id string, now time.Time, e
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		v, err := newVersions(tx, []byte(bucket), []byte(key))
 		if err != nil {
 			return err
@@ -645,7 +643,7 @@ func (ix *Index) CompleteUploadVersions(bucket, key, id string, now time.Time, e
 func (ix *Index) Completed(id string) (Completion, bool) {
 	var c Completion
 	ok := false
-	_ = ix.view(func(tx *bolt.Tx) error {
+	_ = ix.view(func(tx kvTx) error {
 		if v := tx.Bucket(completedBucket).Get([]byte(id)); v != nil {
 			ok = c.UnmarshalBinary(v) == nil
 		}
@@ -677,7 +675,7 @@ type UploadPage struct {
 // upload-id order, rolling keys up into common prefixes like List.
 func (ix *Index) ListUploads(bucket string, q UploadQuery) (UploadPage, error) {
 	var page UploadPage
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		b, err := uploads(tx, bucket, false)
 		if err != nil || b == nil || q.Limit <= 0 {
 			return err
@@ -761,7 +759,7 @@ type UploadRef struct {
 // them all.
 func (ix *Index) StaleUploads(t time.Time, limit int) ([]UploadRef, error) {
 	var out []UploadRef
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		return tx.Bucket(uploadsBucket).ForEachBucket(func(bucket []byte) error {
 			b := tx.Bucket(uploadsBucket).Bucket(bucket)
 			return b.ForEach(func(k, v []byte) error {
@@ -785,7 +783,7 @@ func (ix *Index) StaleUploads(t time.Time, limit int) ([]UploadRef, error) {
 		return nil, err
 	}
 	var old [][]byte
-	_ = ix.view(func(tx *bolt.Tx) error {
+	_ = ix.view(func(tx kvTx) error {
 		return tx.Bucket(completedBucket).ForEach(func(k, v []byte) error {
 			var c Completion
 			if c.UnmarshalBinary(v) != nil || c.Completed.Before(t) {
@@ -795,7 +793,7 @@ func (ix *Index) StaleUploads(t time.Time, limit int) ([]UploadRef, error) {
 		})
 	})
 	if len(old) > 0 {
-		err = ix.update(func(tx *bolt.Tx) error {
+		err = ix.update(func(tx kvTx) error {
 			for _, k := range old {
 				if err := tx.Bucket(completedBucket).Delete(k); err != nil {
 					return written(err)
@@ -809,7 +807,7 @@ func (ix *Index) StaleUploads(t time.Time, limit int) ([]UploadRef, error) {
 
 // dropUploads removes the upload and part records of a bucket being
 // deleted; the object layer has removed their files.
-func dropUploads(tx *bolt.Tx, bucket []byte) error {
+func dropUploads(tx kvTx, bucket []byte) error {
 	top := tx.Bucket(uploadsBucket)
 	b := top.Bucket(bucket)
 	if b == nil {
@@ -841,7 +839,7 @@ func (ix *Index) UploadExists(id string) bool {
 		return false
 	}
 	ok := false
-	_ = ix.view(func(tx *bolt.Tx) error {
+	_ = ix.view(func(tx kvTx) error {
 		ok = tx.Bucket(partsBucket).Bucket([]byte(id)) != nil
 		return nil
 	})

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Location says where an object's bytes live.
@@ -171,7 +169,7 @@ func (ix *Index) PutObject(bucket string, o Object) error {
 
 // putObjectTx encodes o and returns the transaction function that stores
 // it, so benchmarks can compare commit strategies on the same work.
-func putObjectTx(bucket string, o Object) (func(*bolt.Tx) error, error) {
+func putObjectTx(bucket string, o Object) (func(kvTx) error, error) {
 	if err := checkKey(o.Key); err != nil {
 		return nil, err
 	}
@@ -181,7 +179,7 @@ func putObjectTx(bucket string, o Object) (func(*bolt.Tx) error, error) {
 		return nil, err
 	}
 	key := []byte(o.Key)
-	return func(tx *bolt.Tx) error {
+	return func(tx kvTx) error {
 		b, err := objects(tx, bucket)
 		if err != nil {
 			return err
@@ -194,12 +192,12 @@ func putObjectTx(bucket string, o Object) (func(*bolt.Tx) error, error) {
 // or ErrNoSuchKey when either is missing.
 func (ix *Index) Object(bucket, key string) (Object, error) {
 	var o Object
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		b, err := objects(tx, bucket)
 		if err != nil {
 			return err
 		}
-		v := b.Get([]byte(key))
+		v := kvGet(b, key)
 		if v == nil {
 			return ErrNoSuchKey
 		}
@@ -216,7 +214,7 @@ func (ix *Index) Object(bucket, key string) (Object, error) {
 // DELETE is the object layer's concern.
 func (ix *Index) DeleteObject(bucket, key string) error {
 	k := []byte(key)
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		b, err := objects(tx, bucket)
 		if err != nil {
 			return err
@@ -236,7 +234,7 @@ func (ix *Index) DeleteObject(bucket, key string) error {
 // do.
 func (ix *Index) UpdateObject(bucket, key string, fn func(o *Object) error) error {
 	k := []byte(key)
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		b, err := objects(tx, bucket)
 		if err != nil {
 			return err
@@ -273,7 +271,7 @@ func decodeObject(o *Object, key string, v []byte) error {
 // checkKey rejects keys bbolt cannot store. S3's 1024-byte limit is the
 // object layer's business.
 func checkKey(key string) error {
-	if key == "" || len(key) > bolt.MaxKeySize {
+	if key == "" || len(key) > maxKeySize {
 		return fmt.Errorf("metadata: invalid object key of %d bytes", len(key))
 	}
 	return nil

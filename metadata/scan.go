@@ -1,8 +1,6 @@
 package metadata
 
-import (
-	bolt "go.etcd.io/bbolt"
-)
+import ()
 
 // ApplyObjects stores the records in put and removes the records of the
 // keys in del, all in one write transaction, so importing a tree costs one
@@ -24,7 +22,7 @@ func (ix *Index) ApplyObjects(bucket string, put []Object, del []string) error {
 		}
 		enc = append(enc, kv{[]byte(o.Key), v})
 	}
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		b, err := objects(tx, bucket)
 		if err != nil {
 			return err
@@ -47,7 +45,7 @@ func (ix *Index) ApplyObjects(bucket string, put []Object, del []string) error {
 // Unlike StaleUploads it changes nothing; fsck calls it.
 func (ix *Index) Uploads() ([]UploadRef, error) {
 	var out []UploadRef
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		top := tx.Bucket(uploadsBucket)
 		return top.ForEachBucket(func(bucket []byte) error {
 			return top.Bucket(bucket).ForEach(func(k, v []byte) error {

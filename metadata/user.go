@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 var (
@@ -145,7 +143,7 @@ func (u *User) UnmarshalBinary(data []byte) error {
 // users returns the users bucket, creating it in a write transaction if
 // an index written by an older version lacks it; in a read transaction a
 // missing bucket is nil (no users).
-func users(tx *bolt.Tx) (*bolt.Bucket, error) {
+func users(tx kvTx) (kvBucket, error) {
 	if b := tx.Bucket(usersBucket); b != nil || !tx.Writable() {
 		return b, nil
 	}
@@ -163,7 +161,7 @@ func (ix *Index) CreateUser(u User) error {
 		return err
 	}
 	key := []byte(u.AccessKey)
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		b, err := users(tx)
 		if err != nil {
 			return written(err)
@@ -178,7 +176,7 @@ func (ix *Index) CreateUser(u User) error {
 // User returns the record of an access key id, or ErrNoSuchUser.
 func (ix *Index) User(accessKey string) (User, error) {
 	var u User
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		b, _ := users(tx)
 		var v []byte
 		if b != nil {
@@ -202,7 +200,7 @@ func (ix *Index) User(accessKey string) (User, error) {
 // Users returns every user record, sorted by access key id.
 func (ix *Index) Users() ([]User, error) {
 	var out []User
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		b, _ := users(tx)
 		if b == nil {
 			return nil
@@ -226,7 +224,7 @@ func (ix *Index) Users() ([]User, error) {
 // nothing is written.
 func (ix *Index) UpdateUser(accessKey string, fn func(u *User) error) error {
 	key := []byte(accessKey)
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		b, err := users(tx)
 		if err != nil {
 			return written(err)
@@ -255,7 +253,7 @@ func (ix *Index) UpdateUser(accessKey string, fn func(u *User) error) error {
 // it owns keep their Owner, so only the root user can reach them.
 func (ix *Index) DeleteUser(accessKey string) error {
 	key := []byte(accessKey)
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		b, err := users(tx)
 		if err != nil {
 			return written(err)

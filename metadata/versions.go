@@ -5,8 +5,6 @@ import (
 	"encoding/base32"
 	"encoding/binary"
 	"errors"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // A versioned bucket keeps each key's versions in two places. The current
@@ -74,14 +72,14 @@ func seqKey(seq uint64) []byte {
 // methods read and change the transaction; write errors they return must
 // be returned by the function given to EditVersions as they are.
 type Versions struct {
-	tx       *bolt.Tx
+	tx       kvTx
 	bucket   []byte
 	key      []byte
 	bucketID uint64
-	objects  *bolt.Bucket
+	objects  kvBucket
 	// keyed is the key's bucket of noncurrent versions, nil until one is
 	// needed.
-	keyed *bolt.Bucket
+	keyed kvBucket
 }
 
 // Key returns the key being edited.
@@ -134,14 +132,14 @@ func (v *Versions) NewVersion() (seq uint64, id string, err error) {
 
 // bucketVersions returns the S3 bucket's bucket of keys with noncurrent
 // versions, creating it on first use.
-func (v *Versions) bucketVersions() (*bolt.Bucket, error) {
+func (v *Versions) bucketVersions() (kvBucket, error) {
 	vb, err := v.tx.Bucket(versionsBucket).CreateBucketIfNotExists(v.bucket)
 	return vb, written(err)
 }
 
 // keyVersions returns the key's bucket of noncurrent versions, nil if it
 // has none and create is false.
-func (v *Versions) keyVersions(create bool) (*bolt.Bucket, error) {
+func (v *Versions) keyVersions(create bool) (kvBucket, error) {
 	if v.keyed != nil {
 		return v.keyed, nil
 	}
@@ -285,7 +283,7 @@ func (ix *Index) EditVersions(bucket, key string, fn func(v *Versions) error) er
 		return err
 	}
 	name, k := []byte(bucket), []byte(key)
-	return ix.update(func(tx *bolt.Tx) error {
+	return ix.update(func(tx kvTx) error {
 		v, err := newVersions(tx, name, k)
 		if err != nil {
 			return err
@@ -298,7 +296,7 @@ func (ix *Index) EditVersions(bucket, key string, fn func(v *Versions) error) er
 // transaction; fn must only read.
 func (ix *Index) ViewVersions(bucket, key string, fn func(v *Versions) error) error {
 	name, k := []byte(bucket), []byte(key)
-	return ix.view(func(tx *bolt.Tx) error {
+	return ix.view(func(tx kvTx) error {
 		v, err := newVersions(tx, name, k)
 		if err != nil {
 			return err
@@ -320,7 +318,7 @@ func asWrite(err error) error {
 
 // newVersions returns the Versions of key in bucket within tx, or
 // ErrNoSuchBucket.
-func newVersions(tx *bolt.Tx, bucket, key []byte) (*Versions, error) {
+func newVersions(tx kvTx, bucket, key []byte) (*Versions, error) {
 	ob := tx.Bucket(objectsBucket).Bucket(bucket)
 	rec := tx.Bucket(bucketsBucket).Get(bucket)
 	if ob == nil || rec == nil {
@@ -335,7 +333,7 @@ func newVersions(tx *bolt.Tx, bucket, key []byte) (*Versions, error) {
 
 // hasVersions reports whether the named S3 bucket holds any noncurrent
 // version or delete marker.
-func hasVersions(tx *bolt.Tx, bucket []byte) bool {
+func hasVersions(tx kvTx, bucket []byte) bool {
 	vb := tx.Bucket(versionsBucket).Bucket(bucket)
 	if vb == nil {
 		return false
@@ -386,7 +384,7 @@ type VersionEntry struct {
 // prefixes in both, so its work follows the page, not the bucket.
 func (ix *Index) ListVersions(bucket string, q VersionQuery) (VersionPage, error) {
 	var page VersionPage
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx kvTx) error {
 		ob, err := objects(tx, bucket)
 		if err != nil {
 			return err
@@ -407,14 +405,14 @@ func (ix *Index) ListVersions(bucket string, q VersionQuery) (VersionPage, error
 	return page, err
 }
 
-// versionCursor is the part of *bolt.Cursor that walking one key's
+// versionCursor is the part of kvCursor that walking one key's
 // noncurrent versions uses.
 type versionCursor interface {
 	cursor
 	First() (key, value []byte)
 }
 
-// versionSource is what a version listing reads: *bolt.Cursor values in
+// versionSource is what a version listing reads: kvCursor values in
 // ListVersions, which tests wrap to count steps.
 type versionSource struct {
 	// objects walks the bucket's current records.

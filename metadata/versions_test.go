@@ -111,7 +111,7 @@ func versionsOf(t testing.TB, ix *Index, bucket, key string) (*Object, []Object)
 func keyBucketExists(t testing.TB, ix *Index, bucket, key string) bool {
 	t.Helper()
 	exists := false
-	err := ix.db.View(func(tx *bolt.Tx) error {
+	err := ix.kvView(func(tx kvTx) error {
 		if vb := tx.Bucket(versionsBucket).Bucket([]byte(bucket)); vb != nil {
 			exists = vb.Bucket([]byte(key)) != nil
 		}
@@ -473,7 +473,7 @@ func TestEditVersionsErrors(t *testing.T) {
 	// A write error from bbolt after a change rolls the change back: a
 	// plain value where the key's bucket of versions belongs makes
 	// PutNoncurrent fail to create it.
-	err = ix.db.Update(func(tx *bolt.Tx) error {
+	err = ix.kvUpdate(func(tx kvTx) error {
 		vb, err := tx.Bucket(versionsBucket).CreateBucketIfNotExists([]byte("b"))
 		if err != nil {
 			return err
@@ -492,7 +492,7 @@ func TestEditVersionsErrors(t *testing.T) {
 	if !errors.Is(err, bolt.ErrIncompatibleValue) {
 		t.Fatalf("EditVersions with a failing write = %v, want a write error", err)
 	}
-	err = ix.db.Update(func(tx *bolt.Tx) error {
+	err = ix.kvUpdate(func(tx kvTx) error {
 		return tx.Bucket(versionsBucket).Bucket([]byte("b")).Delete([]byte("k"))
 	})
 	if err != nil {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // WalkQuery selects the records of one Walk.
@@ -102,7 +100,7 @@ func (ix *Index) Walk(bucket string, q WalkQuery, fn func(r *WalkRecord) error) 
 	if q.Limit <= 0 {
 		return "", false, nil
 	}
-	err = ix.view(func(tx *bolt.Tx) error {
+	err = ix.view(func(tx kvTx) error {
 		b, err := objects(tx, bucket)
 		if err != nil {
 			return err

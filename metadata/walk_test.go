@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // walkIndex returns an index with bucket "b" holding objs.
@@ -136,7 +134,7 @@ func TestWalkErrors(t *testing.T) {
 		{},
 		{recordVersion + 1},
 	} {
-		if err := ix.db.Update(func(tx *bolt.Tx) error {
+		if err := ix.kvUpdate(func(tx kvTx) error {
 			return tx.Bucket(objectsBucket).Bucket([]byte("b")).Put([]byte("b"), bad)
 		}); err != nil {
 			t.Fatal(err)
