@@ -93,6 +93,7 @@ func (a *admin) lifecycle(st *lcworker.Stats) {
 	counter("objectgateway_lifecycle_aborted_total", "Multipart uploads the lifecycle worker aborted.", &st.Aborted)
 	counter("objectgateway_lifecycle_locked_total", "Versions a lifecycle rule expired that Object Lock kept.", &st.Locked)
 	counter("objectgateway_lifecycle_errors_total", "Lifecycle removals that failed (logged); the next pass retries them.", &st.Errors)
+	counter("objectgateway_lifecycle_deferred_total", "Lifecycle rounds not run because another gateway sharing the index held the lifecycle lease.", &st.Deferred)
 	a.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "objectgateway_lifecycle_cpu_seconds_total",
 		Help: "CPU time the lifecycle worker's passes used (their walks and removals).",

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -237,6 +238,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	go func() { errc <- srv.Serve(serveLn) }()
 	lc := lcworker.New(lcworker.Options{
 		Layer: layer, Day: cfg.lifecycleDay, DefaultUploadExpiry: cfg.multipartExpiry, Busy: lifecycleBusy, Log: log,
+		Holder: leaseHolder(ln.Addr()),
 	})
 	adm.lifecycle(lc.Stats())
 	lcDone := make(chan struct{})
@@ -302,4 +304,16 @@ func newBucketDefaults(flag string) string {
 		return api.DefaultsAWS2023
 	}
 	return api.DefaultsLegacy
+}
+
+// leaseHolder is the gateway's identity in the index's leases: its host
+// and listening address, the same after a restart (so that a gateway
+// restarted after a crash takes its own lease back at once) and distinct
+// among gateways sharing an index.
+func leaseHolder(addr net.Addr) string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return host + "/" + addr.String()
 }

@@ -2,6 +2,8 @@ package expire
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -45,6 +47,18 @@ type Options struct {
 	Busy float64
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// Holder is the worker's identity in the index's lifecycle lease;
+	// empty is a random one. Gateways sharing an index run lifecycle
+	// passes one at a time: each round first takes or renews the lease
+	// (LeaseName), and a worker that another holds it from skips the
+	// pass. When the holder dies, its lease runs out after LeaseTTL and
+	// the next worker to ask resumes the pass from the cursor, which the
+	// index keeps.
+	Holder string
+	// LeaseTTL is how long a round's lease lasts; zero is 5 minutes. A
+	// round takes far less (it is bounded by RoundSize), and the clocks
+	// of gateways sharing an index must agree to well within it.
+	LeaseTTL time.Duration
 	// Log receives a line per pass and the errors of removals.
 	Log zerolog.Logger
 }
@@ -63,6 +77,9 @@ const pageSize = 1000
 // Stats are the worker's counters since it started, for the metrics.
 type Stats struct {
 	Examined, Expired, Aborted, Locked, Errors atomic.Uint64
+	// Deferred counts rounds not run because another gateway sharing
+	// the index held the lifecycle lease.
+	Deferred atomic.Uint64
 	// LastPass is the Unix time the last complete pass ended (0 before
 	// the first), LastPassNanos its duration.
 	LastPass, LastPassNanos atomic.Int64
@@ -100,8 +117,19 @@ func New(o Options) *Worker {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Holder == "" {
+		var b [8]byte
+		rand.Read(b[:])
+		o.Holder = "lifecycle-" + hex.EncodeToString(b[:])
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = 5 * time.Minute
+	}
 	return &Worker{o: o}
 }
+
+// LeaseName is the name of the index lease lifecycle passes run under.
+const LeaseName = "lifecycle"
 
 // Stats returns the worker's counters.
 func (w *Worker) Stats() *Stats { return &w.stats }
@@ -117,6 +145,14 @@ const (
 func (w *Worker) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	// A worker that stops hands its lease back, so that another gateway
+	// sharing the index goes on at its next pass rather than after the
+	// lease's TTL.
+	defer func() {
+		if err := w.o.Layer.ReleaseLease(LeaseName, w.o.Holder); err != nil {
+			w.o.Log.Error().Err(err).Msg("lifecycle: releasing the lease")
+		}
+	}()
 	for {
 		if err := w.Pass(ctx); err != nil && ctx.Err() == nil {
 			w.o.Log.Error().Err(err).Msg("lifecycle pass")
@@ -180,8 +216,20 @@ func (w *Worker) cost(fn func()) time.Duration {
 // Round does one bounded round of the pass in progress, starting one if
 // none is, and stores the cursor. done is true when the round ended the
 // pass.
+//
+// A round runs only under the lifecycle lease (Options.Holder): when
+// another worker holds it, Round does nothing and reports done.
 func (w *Worker) Round() (done bool, err error) {
 	l := w.o.Layer
+	held, cur, err := l.AcquireLease(LeaseName, w.o.Holder, w.o.Now(), w.o.LeaseTTL)
+	if err != nil {
+		return false, err
+	}
+	if !held {
+		w.stats.Deferred.Add(1)
+		w.o.Log.Debug().Str("holder", cur.Holder).Time("until", cur.Expires).Msg("lifecycle: another gateway holds the lease")
+		return true, nil
+	}
 	c, err := l.LifecycleCursor()
 	if err != nil {
 		return false, err

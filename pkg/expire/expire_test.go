@@ -1,6 +1,7 @@
 package expire
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -59,6 +60,11 @@ func (e *env) open() {
 	e.l = l
 	o := e.opts
 	o.Layer, o.Day, o.Now, o.Log = l, day, e.clock.Now, zerolog.Nop()
+	if o.Holder == "" {
+		// The same gateway after a restart: the lease it held is still
+		// its own.
+		o.Holder = "gateway-1"
+	}
 	e.w = New(o)
 }
 
@@ -505,5 +511,74 @@ func TestExpirePacedPassCountsItsCPU(t *testing.T) {
 	}
 	if st.CPUNanos.Load() <= 0 {
 		t.Errorf("the pass counted %d ns of CPU", st.CPUNanos.Load())
+	}
+}
+
+// Two gateways sharing an index: a pass runs on the one holding the
+// lifecycle lease; the other's rounds do nothing until the lease runs
+// out, and then it resumes the pass from the shared cursor.
+func TestExpireLeaseOneGatewayAtATime(t *testing.T) {
+	e := newEnv(t, Options{RoundSize: 2})
+	e.bucket("bkt", object.Bucket{})
+	e.rules("bkt", `<Rule><ID>all</ID><Filter/>`+days1+`</Rule>`)
+	keys := []string{"1", "2", "3", "4", "5", "6"}
+	for _, k := range keys {
+		e.put("bkt", k, "x", nil, object.Lock{})
+	}
+	now := t0.Add(2 * time.Hour)
+	e.clock.set(now)
+	if done, err := e.w.Round(); err != nil || done {
+		t.Fatalf("first gateway's round: done %v, %v", done, err)
+	}
+	other := New(Options{Layer: e.l, Day: day, Now: e.clock.Now, Log: zerolog.Nop(), RoundSize: 2, Holder: "gateway-2"})
+	if done, err := other.Round(); err != nil || !done {
+		t.Fatalf("second gateway's round while the first holds the lease: done %v, %v", done, err)
+	}
+	if n := other.Stats().Deferred.Load(); n != 1 {
+		t.Fatalf("deferred = %d, want 1", n)
+	}
+	if n := other.Stats().Examined.Load(); n != 0 {
+		t.Fatalf("the second gateway examined %d entries without the lease", n)
+	}
+	left := 0
+	for _, k := range keys {
+		if e.exists("bkt", k) {
+			left++
+		}
+	}
+	if left != 4 {
+		t.Fatalf("%d keys left after one round of 2, want 4", left)
+	}
+	// The first gateway stops answering: its lease runs out (5 minutes),
+	// and the second takes the pass over where the cursor stands.
+	e.clock.set(now.Add(5*time.Minute - time.Nanosecond))
+	if done, _ := other.Round(); !done || other.Stats().Examined.Load() != 0 {
+		t.Fatal("the lease was taken over before it ran out")
+	}
+	e.clock.set(now.Add(5 * time.Minute))
+	if err := other.Pass(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := other.Stats().Examined.Load(); n != 4 {
+		t.Errorf("the second gateway examined %d entries, want the 4 the first left", n)
+	}
+	e.wantKeys("bkt", map[string]bool{"1": false, "2": false, "3": false, "4": false, "5": false, "6": false})
+	// Now the first one is refused in turn.
+	if done, err := e.w.Round(); err != nil || !done || e.w.Stats().Deferred.Load() != 1 {
+		t.Fatalf("first gateway's round after the takeover: done %v, %v, deferred %d", done, err, e.w.Stats().Deferred.Load())
+	}
+}
+
+// A worker that stops releases its lease, so that another gateway goes
+// on at once.
+func TestExpireRunReleasesLease(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.bucket("bkt", object.Bucket{})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	e.w.Run(ctx, time.Hour) // one pass, then it sees ctx done
+	other := New(Options{Layer: e.l, Day: day, Now: e.clock.Now, Log: zerolog.Nop(), Holder: "gateway-2"})
+	if done, err := other.Round(); err != nil || !done || other.Stats().Deferred.Load() != 0 {
+		t.Fatalf("after the first worker stopped: done %v, %v, deferred %d", done, err, other.Stats().Deferred.Load())
 	}
 }
