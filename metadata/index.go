@@ -128,7 +128,7 @@ func Open(path string, o Options) (*Index, error) {
 	}
 	ix := &Index{bolt: eng}
 	eng.stop = ix.stop
-	err = ix.init()
+	err = ix.init(true)
 	if err != nil {
 		eng.close()
 		return nil, fmt.Errorf("metadata: open %s: %w", path, err)
@@ -152,8 +152,12 @@ func (o Options) timeout() time.Duration {
 	return o.Timeout
 }
 
-// init creates the top-level buckets if they do not exist.
-func (ix *Index) init() error {
+// init creates the top-level buckets if they do not exist. exclusive
+// says that no other process can have the index open (bbolt's file
+// lock): the leases it holds are then of processes that are gone — a
+// gateway killed while it held one —, and init drops them, so that the
+// gateway starting now does not wait for them to run out.
+func (ix *Index) init(exclusive bool) error {
 	return ix.kvUpdate(func(tx kvTx) error {
 		meta, err := tx.CreateBucketIfNotExists(metaBucket)
 		if err != nil {
@@ -169,6 +173,11 @@ func (ix *Index) init() error {
 		}
 		for _, name := range [][]byte{bucketsBucket, objectsBucket, versionsBucket, uploadsBucket, partsBucket, completedBucket} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		if exclusive {
+			if err := dropLeases(tx); err != nil {
 				return err
 			}
 		}

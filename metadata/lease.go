@@ -95,6 +95,27 @@ func (ix *Index) LeaseOf(name string) (l Lease, ok bool, err error) {
 	return l, ok, err
 }
 
+// dropLeases removes every lease.
+func dropLeases(tx kvTx) error {
+	b := tx.Bucket(leasesBucket)
+	if b == nil {
+		return nil
+	}
+	var names [][]byte
+	if err := b.ForEach(func(k, _ []byte) error {
+		names = append(names, append([]byte(nil), k...))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range names {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func encodeLease(l Lease) []byte {
 	v := make([]byte, 8, 8+len(l.Holder))
 	binary.BigEndian.PutUint64(v, uint64(l.Expires.UnixNano()))

@@ -3,6 +3,7 @@ package metadata
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -86,5 +87,35 @@ func TestLeaseRace(t *testing.T) {
 	wg.Wait()
 	if winners != 1 {
 		t.Fatalf("%d holders got one lease", winners)
+	}
+}
+
+// A bbolt index is open in one process only, so a lease found in it when
+// it opens was held by a process that is gone (a gateway killed with
+// kill -9): opening drops it, and the next gateway, under another name,
+// does not wait for it to run out.
+func TestLeasesOfAGoneProcessAreDroppedAtOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	ix, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if held, _, err := ix.AcquireLease("lifecycle", "gw-killed", now, time.Hour); err != nil || !held {
+		t.Fatalf("acquire: %v %v", held, err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if l, ok, err := ix.LeaseOf("lifecycle"); err != nil || ok {
+		t.Fatalf("the lease of the closed index's holder is still there: %+v %v %v", l, ok, err)
+	}
+	if held, cur, err := ix.AcquireLease("lifecycle", "gw-next", now, time.Hour); err != nil || !held {
+		t.Fatalf("the next holder waits for a gone process's lease: %v %+v %v", held, cur, err)
 	}
 }
