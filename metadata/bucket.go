@@ -161,7 +161,7 @@ func identify(tx kvTx) error {
 // Bucket returns the record of the named bucket, or ErrNoSuchBucket.
 func (ix *Index) Bucket(name string) (Bucket, error) {
 	var b Bucket
-	err := ix.view(func(tx kvTx) error {
+	err := ix.viewOne(func(tx kvTx) error {
 		v := tx.Bucket(bucketsBucket).Get([]byte(name))
 		if v == nil {
 			return ErrNoSuchBucket
@@ -183,7 +183,7 @@ func (ix *Index) Bucket(name string) (Bucket, error) {
 // it on every commit.
 func (ix *Index) BucketID(name string) (uint64, error) {
 	var id uint64
-	err := ix.view(func(tx kvTx) error {
+	err := ix.viewOne(func(tx kvTx) error {
 		v := tx.Bucket(bucketsBucket).Get([]byte(name))
 		if v == nil {
 			return ErrNoSuchBucket
@@ -215,7 +215,7 @@ func (s BucketState) Versioned() bool { return s.Versioning != "" }
 // commit.
 func (ix *Index) BucketState(name string) (BucketState, error) {
 	var st BucketState
-	err := ix.view(func(tx kvTx) error {
+	err := ix.viewOne(func(tx kvTx) error {
 		v := tx.Bucket(bucketsBucket).Get([]byte(name))
 		if v == nil {
 			return ErrNoSuchBucket

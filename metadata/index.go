@@ -1,6 +1,7 @@
 package metadata
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -69,6 +70,9 @@ type Index struct {
 	// interface, every transaction function (and what it captures, such
 	// as the record a read returns) would escape to the heap.
 	bolt *boltEngine
+	// pg is the PostgreSQL engine instead, for an index opened with
+	// OpenPostgres; exactly one of bolt and pg is set.
+	pg *pgEngine
 
 	// mu guards queue and leading, the group commit state (commit.go).
 	mu      sync.Mutex
@@ -110,12 +114,34 @@ func (ix *Index) view(fn func(tx kvTx) error) error {
 	return ix.kvView(fn)
 }
 
+// viewOne is view for a function that reads the store once at most (one
+// Get, or one kvGetIn), which PostgreSQL then runs as one statement.
+func (ix *Index) viewOne(fn func(tx kvTx) error) error {
+	if err := ix.failure(); err != nil {
+		return err
+	}
+	if ix.pg != nil {
+		return ix.pg.viewOne(fn)
+	}
+	return ix.bolt.view(fn)
+}
+
 // kvView runs fn in a read transaction of the engine.
-func (ix *Index) kvView(fn func(tx kvTx) error) error { return ix.bolt.view(fn) }
+func (ix *Index) kvView(fn func(tx kvTx) error) error {
+	if ix.pg != nil {
+		return ix.pg.view(fn)
+	}
+	return ix.bolt.view(fn)
+}
 
 // kvUpdate runs fn in one write transaction of the engine, outside the
 // group commit.
-func (ix *Index) kvUpdate(fn func(tx kvTx) error) error { return ix.bolt.update(fn) }
+func (ix *Index) kvUpdate(fn func(tx kvTx) error) error {
+	if ix.pg != nil {
+		return ix.pg.update(fn)
+	}
+	return ix.bolt.update(fn)
+}
 
 // Open opens the index at path, creating the file (mode 0600) and its
 // top-level buckets if they do not exist. Open does not read records, so
@@ -140,6 +166,34 @@ func Open(path string, o Options) (*Index, error) {
 			eng.close()
 			return nil, fmt.Errorf("metadata: open %s: %w", path, err)
 		}
+	}
+	return ix, nil
+}
+
+// PGOptions configures OpenPostgres. The zero value takes pgx's pool
+// defaults (at most four connections per CPU, at least none kept open),
+// or the pool_max_conns and pool_min_conns the DSN gives.
+type PGOptions struct {
+	// MaxConns is the most connections the index keeps to the database.
+	MaxConns int
+	// MinConns is how many it keeps open when idle.
+	MinConns int
+}
+
+// OpenPostgres opens the catalogue in the PostgreSQL database named by
+// dsn (a URL or keyword/value string, as libpq takes), creating or
+// upgrading its tables first. Many gateways may open the same database at
+// once: this is how they share one catalogue. The database is durable by
+// its own settings (synchronous_commit); the index asks nothing less.
+func OpenPostgres(ctx context.Context, dsn string, o PGOptions) (*Index, error) {
+	eng, err := openPostgres(ctx, dsn, o)
+	if err != nil {
+		return nil, fmt.Errorf("metadata: open PostgreSQL catalogue: %w", err)
+	}
+	ix := &Index{pg: eng}
+	if err := ix.init(false); err != nil {
+		eng.close()
+		return nil, fmt.Errorf("metadata: open PostgreSQL catalogue: %w", err)
 	}
 	return ix, nil
 }
@@ -197,5 +251,8 @@ func syncDir(dir string) error {
 // Close closes the index file. It waits for transactions in progress;
 // calls made after Close return an error.
 func (ix *Index) Close() error {
+	if ix.pg != nil {
+		return ix.pg.close()
+	}
 	return ix.bolt.close()
 }

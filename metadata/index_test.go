@@ -17,6 +17,9 @@ import (
 // durability) and, at cleanup, checks the index's invariants and closes it.
 func openTest(t testing.TB) *Index {
 	t.Helper()
+	if testEngine() == "postgres" {
+		return openPGTest(t)
+	}
 	ix, err := Open(filepath.Join(t.TempDir(), "index.db"), Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +31,25 @@ func openTest(t testing.TB) *Index {
 		}
 	})
 	return ix
+}
+
+// boltOnly skips a test of what only the bbolt engine does (reading
+// records in place in its memory map, its file) when the suite runs on
+// another engine.
+func boltOnly(t testing.TB) {
+	t.Helper()
+	if testEngine() != "bbolt" {
+		t.Skip("bbolt's behaviour: the suite runs on " + testEngine())
+	}
+}
+
+// testEngine is the engine openTest opens: OBJECTGATEWAY_TEST_INDEX
+// ("postgres"), or bbolt.
+func testEngine() string {
+	if e := os.Getenv("OBJECTGATEWAY_TEST_INDEX"); e != "" {
+		return e
+	}
+	return "bbolt"
 }
 
 // checkInvariants verifies bbolt's own consistency check, that bucket

@@ -30,6 +30,11 @@ package metadata
 //     index was opened with NoSync); when it returns an error, nothing of
 //     it is visible — except where the engine cannot know (a connection
 //     lost during commit), which it reports as an error all the same.
+//   - Errors are bbolt's (go.etcd.io/bbolt/errors), whatever the engine:
+//     ErrBucketExists for CreateBucket over an existing key,
+//     ErrIncompatibleValue for Put or Delete of a nested bucket's name or
+//     a bucket made over a value, ErrBucketNotFound for DeleteBucket of a
+//     missing one, ErrTxNotWritable for a write in a view.
 //   - NextSequence returns a number greater than every number it returned
 //     before for that bucket, also across processes, and never 0.
 

@@ -180,3 +180,16 @@ func kvSub(b kvBucket, name string) kvBucket {
 	}
 	return b.Bucket([]byte(name))
 }
+
+// kvGetIn is kvSub(b, name) then kvGet of key in it: ok is false when
+// the nested bucket does not exist. PostgreSQL reads both in one query.
+func kvGetIn(b kvBucket, name, key string) (v []byte, ok bool) {
+	if pb, isPG := b.(*pgBucket); isPG {
+		return pb.getIn([]byte(name), []byte(key))
+	}
+	nb := kvSub(b, name)
+	if nb == nil {
+		return nil, false
+	}
+	return kvGet(nb, key), true
+}

@@ -192,12 +192,11 @@ func putObjectTx(bucket string, o Object) (func(kvTx) error, error) {
 // or ErrNoSuchKey when either is missing.
 func (ix *Index) Object(bucket, key string) (Object, error) {
 	var o Object
-	err := ix.view(func(tx kvTx) error {
-		b, err := objects(tx, bucket)
-		if err != nil {
-			return err
+	err := ix.viewOne(func(tx kvTx) error {
+		v, ok := kvGetIn(tx.Bucket(objectsBucket), bucket, key)
+		if !ok {
+			return ErrNoSuchBucket
 		}
-		v := kvGet(b, key)
 		if v == nil {
 			return ErrNoSuchKey
 		}

@@ -1,0 +1,682 @@
+package metadata
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// The PostgreSQL engine: one catalogue shared by many gateways.
+//
+// The whole tree of nested buckets lives in one table, og_kv(b, k, v): b
+// is the path of the bucket a key is in, k the key, v its value — or NULL
+// when k names a nested bucket (a "marker" row). A path is the names of
+// the buckets from the top, each escaped (0x00 → 0x00 0xff) and ended by
+// 0x00 0x01, so no path is a prefix of another's encoding except its
+// descendants': a bucket and everything under it are the rows whose b lies
+// in [path, succ(path)), which DeleteBucket removes with one range delete.
+// bytea compares by memcmp, so (b, k) — the primary key, a btree — keeps
+// every bucket's keys in byte order, and a cursor is an index range scan.
+// Sequences are rows of og_seq keyed by the bucket's path.
+//
+// Transactions: a view is REPEATABLE READ READ ONLY (one snapshot, taken
+// at its first query); an update is SERIALIZABLE, and a serialization
+// failure or deadlock runs the update's function again in a new
+// transaction, as the engine contract allows. BEGIN is sent in one round
+// trip with a transaction's first query, and a transaction that queried
+// nothing sends neither BEGIN nor COMMIT.
+//
+// The kv methods that return no error (Get, Bucket, cursors) keep the
+// first error of their transaction (pgTx.err): they answer "absent" from
+// then on, and the transaction ends with that error instead of fn's — a
+// view reports it, an update rolls back (or retries, for a serialization
+// failure) — so nothing decided on a failed read is committed.
+
+// pgMaxRetries bounds the runs of one update after serialization
+// failures; each retry waits a little longer, with jitter, so that
+// conflicting gateways fall out of step.
+const pgMaxRetries = 50
+
+// The sizes of a cursor's batches: the first is small, for the point
+// lookups and short walks that most cursors are, and each next one
+// doubles up to the last, for long walks.
+const (
+	pgFirstBatch = 16
+	pgMaxBatch   = 1024
+)
+
+// pgSchema is the migrations, in order: migration i+1 is pgSchema[i].
+// The gateway runs the missing ones at open, under an advisory lock, so
+// that gateways starting together migrate once.
+var pgSchema = []string{
+	`CREATE TABLE og_kv (
+		b bytea NOT NULL,
+		k bytea NOT NULL,
+		v bytea,
+		PRIMARY KEY (b, k)
+	);
+	CREATE TABLE og_seq (
+		b bytea PRIMARY KEY,
+		n bigint NOT NULL
+	);`,
+}
+
+// pgMigrationLock is the key of the advisory lock migrations run under.
+const pgMigrationLock = 0x6f67_6d69_6772 // "ogmigr"
+
+type pgEngine struct {
+	pool *pgxpool.Pool
+	// locks is the pool of the connections that hold advisory locks
+	// (lock.go): apart from pool, so that the holders of locks, waiting
+	// for a connection to commit with, never keep it from them.
+	locks *pgxpool.Pool
+	// dsn is the database's, as the engine was opened with.
+	dsn string
+
+	// tops caches the names of top-level buckets known to exist: the
+	// contract has no way to delete one, so once committed a top-level
+	// bucket exists for good, and its lookup costs no round trip.
+	tops sync.Map // string → struct{}
+}
+
+// openPostgres connects to the database named by dsn and brings its
+// schema up to date.
+func openPostgres(ctx context.Context, dsn string, o PGOptions) (*pgEngine, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if o.MaxConns > 0 {
+		cfg.MaxConns = int32(o.MaxConns)
+	}
+	if o.MinConns > 0 {
+		cfg.MinConns = int32(o.MinConns)
+	}
+	lcfg := cfg.Copy()
+	lcfg.MinConns = 0
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	locks, err := pgxpool.NewWithConfig(ctx, lcfg)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	e := &pgEngine{pool: pool, locks: locks, dsn: dsn}
+	if err := e.migrate(ctx); err != nil {
+		e.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// migrate applies the migrations the database has not had yet, in one
+// transaction under a transaction-scoped advisory lock: a gateway that
+// waited for the lock finds them applied.
+func (e *pgEngine) migrate(ctx context.Context) error {
+	return pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgMigrationLock)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS og_migrations (
+			version integer PRIMARY KEY,
+			applied timestamptz NOT NULL DEFAULT now()
+		)`); err != nil {
+			return err
+		}
+		var have int
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM og_migrations`).Scan(&have); err != nil {
+			return err
+		}
+		if have > len(pgSchema) {
+			return fmt.Errorf("the database's catalogue schema is version %d, newer than this gateway's %d: upgrade the gateway", have, len(pgSchema))
+		}
+		for v := have + 1; v <= len(pgSchema); v++ {
+			if _, err := tx.Exec(ctx, pgSchema[v-1]); err != nil {
+				return fmt.Errorf("migration %d: %w", v, err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO og_migrations (version) VALUES ($1)`, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (e *pgEngine) close() error {
+	e.locks.Close()
+	e.pool.Close()
+	return nil
+}
+
+// view runs fn in a read-only snapshot.
+func (e *pgEngine) view(fn func(tx kvTx) error) error {
+	return e.read(fn, false)
+}
+
+// viewOne runs fn, which reads the store once at most, as a single
+// statement outside a transaction: a statement is its own snapshot, and
+// the read costs one round trip instead of three (BEGIN, the read,
+// COMMIT). A second read in fn fails with errPGSecondRead.
+func (e *pgEngine) viewOne(fn func(tx kvTx) error) error {
+	return e.read(fn, true)
+}
+
+func (e *pgEngine) read(fn func(tx kvTx) error, one bool) error {
+	ctx := context.Background()
+	c, err := e.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Release()
+	tx := &pgTx{e: e, c: c, ctx: ctx, one: one, begin: `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`}
+	ferr := fn(tx)
+	return tx.end(ferr, false)
+}
+
+// errPGSecondRead is a single-read view's second read: a defect of the
+// catalogue's code, which the contract suite would show.
+var errPGSecondRead = errors.New("metadata: a single-read view read the store twice")
+
+// update runs fn in a serializable transaction and commits it, running fn
+// again after a serialization failure or deadlock.
+func (e *pgEngine) update(fn func(tx kvTx) error) error {
+	ctx := context.Background()
+	for attempt := 0; ; attempt++ {
+		err := e.updateOnce(ctx, fn)
+		if !retryable(err) || attempt == pgMaxRetries {
+			return err
+		}
+		backoff := time.Duration(attempt+1) * 200 * time.Microsecond
+		time.Sleep(backoff/2 + rand.N(backoff))
+	}
+}
+
+func (e *pgEngine) updateOnce(ctx context.Context, fn func(tx kvTx) error) error {
+	c, err := e.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Release()
+	tx := &pgTx{e: e, c: c, ctx: ctx, writable: true, begin: `BEGIN ISOLATION LEVEL SERIALIZABLE`}
+	ferr := fn(tx)
+	err = tx.end(ferr, true)
+	if err == nil {
+		for _, name := range tx.created {
+			e.tops.Store(name, struct{}{})
+		}
+	}
+	return err
+}
+
+// retryable reports whether err is a serialization failure or a deadlock,
+// after which the transaction may succeed when run again.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// pgTx is one transaction on one pooled connection.
+type pgTx struct {
+	e        *pgEngine
+	c        *pgxpool.Conn
+	ctx      context.Context
+	writable bool
+	// begin is the BEGIN statement, sent with the first query; begun is
+	// set once it was.
+	begin string
+	begun bool
+	// err is the first error of a method that cannot return one.
+	err error
+	// one is set for a view of one read (viewOne), and read once that
+	// read was made.
+	one, read bool
+	// created holds the top-level buckets this transaction created, which
+	// join the engine's cache only if it commits.
+	created []string
+}
+
+// end finishes the transaction: it commits when commit is set and
+// nothing failed, and rolls back otherwise. The error of a failed read
+// wins over fn's (fn decided on an answer that was not the store's).
+func (tx *pgTx) end(ferr error, commit bool) error {
+	if tx.err != nil {
+		ferr = tx.err
+	}
+	if !tx.begun {
+		return ferr
+	}
+	if ferr != nil || !commit {
+		if _, err := tx.c.Exec(tx.ctx, `ROLLBACK`); err != nil {
+			// A connection that could not roll back is not reused.
+			tx.c.Conn().Close(tx.ctx)
+		}
+		return ferr
+	}
+	if _, err := tx.c.Exec(tx.ctx, `COMMIT`); err != nil {
+		tx.c.Conn().Close(tx.ctx)
+		return err
+	}
+	return nil
+}
+
+// fail records the transaction's first error.
+func (tx *pgTx) fail(err error) {
+	if tx.err == nil {
+		tx.err = err
+	}
+}
+
+// exec runs a statement that returns no rows, with BEGIN before it if the
+// transaction has not begun.
+func (tx *pgTx) exec(sql string, args ...any) (pgconn.CommandTag, error) {
+	if tx.err != nil {
+		return pgconn.CommandTag{}, tx.err
+	}
+	if tx.begun {
+		return tx.c.Exec(tx.ctx, sql, args...)
+	}
+	var b pgx.Batch
+	b.Queue(tx.begin)
+	b.Queue(sql, args...)
+	br := tx.c.SendBatch(tx.ctx, &b)
+	tx.begun = true
+	_, err := br.Exec()
+	var tag pgconn.CommandTag
+	if err == nil {
+		tag, err = br.Exec()
+	}
+	return tag, errors.Join(err, br.Close())
+}
+
+// query runs a statement and calls scan for each row, with BEGIN before
+// it if the transaction has not begun. An error is kept as the
+// transaction's.
+func (tx *pgTx) query(scan func(rows pgx.Rows) error, sql string, args ...any) error {
+	if tx.err != nil {
+		return tx.err
+	}
+	var rows pgx.Rows
+	var br pgx.BatchResults
+	var err error
+	switch {
+	case tx.one && tx.read:
+		err = errPGSecondRead
+	case tx.one:
+		tx.read = true
+		rows, err = tx.c.Query(tx.ctx, sql, args...)
+	case tx.begun:
+		rows, err = tx.c.Query(tx.ctx, sql, args...)
+	default:
+		var b pgx.Batch
+		b.Queue(tx.begin)
+		b.Queue(sql, args...)
+		br = tx.c.SendBatch(tx.ctx, &b)
+		tx.begun = true
+		if _, err = br.Exec(); err == nil {
+			rows, err = br.Query()
+		}
+	}
+	if err == nil {
+		for rows.Next() {
+			if err = scan(rows); err != nil {
+				break
+			}
+		}
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	if br != nil {
+		err = errors.Join(err, br.Close())
+	}
+	if err != nil {
+		tx.fail(err)
+	}
+	return err
+}
+
+// lookup reads the row of key in the bucket at path: found is false when
+// there is none, and isBucket true when the key names a nested bucket.
+func (tx *pgTx) lookup(path, key []byte) (v []byte, found, isBucket bool) {
+	tx.query(func(rows pgx.Rows) error {
+		found = true
+		return rows.Scan(&v, &isBucket)
+	}, `SELECT v, v IS NULL FROM og_kv WHERE b = $1 AND k = $2`, path, key)
+	if tx.err != nil {
+		return nil, false, false
+	}
+	if found && !isBucket && v == nil {
+		v = []byte{}
+	}
+	return v, found, isBucket
+}
+
+func (tx *pgTx) Writable() bool { return tx.writable }
+
+func (tx *pgTx) Bucket(name []byte) kvBucket {
+	if _, ok := tx.e.tops.Load(string(name)); ok {
+		return &pgBucket{tx: tx, path: childPath(nil, name)}
+	}
+	return tx.root().Bucket(name)
+}
+
+func (tx *pgTx) CreateBucketIfNotExists(name []byte) (kvBucket, error) {
+	if _, ok := tx.e.tops.Load(string(name)); ok {
+		return &pgBucket{tx: tx, path: childPath(nil, name)}, nil
+	}
+	b, err := tx.root().CreateBucketIfNotExists(name)
+	if err == nil {
+		tx.created = append(tx.created, string(name))
+	}
+	return b, err
+}
+
+// root is the bucket that holds the top-level buckets.
+func (tx *pgTx) root() *pgBucket { return &pgBucket{tx: tx, path: []byte{}} }
+
+// childPath returns the path of the nested bucket name in the bucket at
+// path.
+func childPath(path, name []byte) []byte {
+	p := make([]byte, 0, len(path)+len(name)+2)
+	p = append(p, path...)
+	for _, c := range name {
+		if c == 0 {
+			p = append(p, 0, 0xff)
+		} else {
+			p = append(p, c)
+		}
+	}
+	return append(p, 0, 1)
+}
+
+// pathEnd returns the least byte string greater than every path that
+// starts with path (which ends in 0x00 0x01): path with its last byte
+// made 0x02.
+func pathEnd(path []byte) []byte {
+	end := append([]byte(nil), path...)
+	end[len(end)-1]++
+	return end
+}
+
+// pgBucket is a bucket of a pgTx, named by its path.
+type pgBucket struct {
+	tx   *pgTx
+	path []byte
+}
+
+// The engine answers a bucket created over an existing key, a value put
+// over a nested bucket's name and a missing bucket deleted with bbolt's
+// errors, as the contract asks (kv.go).
+var (
+	errPGBucketExists = fmt.Errorf("metadata: %w", berrors.ErrBucketExists)
+	errPGIncompatible = fmt.Errorf("metadata: %w", berrors.ErrIncompatibleValue)
+	errPGNoBucket     = fmt.Errorf("metadata: %w", berrors.ErrBucketNotFound)
+	errPGReadOnly     = fmt.Errorf("metadata: %w", berrors.ErrTxNotWritable)
+	errPGKey          = fmt.Errorf("metadata: %w", berrors.ErrKeyRequired)
+	errPGKeyTooLarge  = fmt.Errorf("metadata: %w", berrors.ErrKeyTooLarge)
+)
+
+func (b *pgBucket) Get(key []byte) []byte {
+	v, found, isBucket := b.tx.lookup(b.path, key)
+	if !found || isBucket {
+		return nil
+	}
+	return v
+}
+
+// getIn is b.Bucket(name).Get(key) in one query: ok is false when the
+// nested bucket does not exist.
+func (b *pgBucket) getIn(name, key []byte) (v []byte, ok bool) {
+	var found bool
+	b.tx.query(func(rows pgx.Rows) error {
+		return rows.Scan(&ok, &found, &v)
+	}, `SELECT m.k IS NOT NULL AND m.v IS NULL, x.k IS NOT NULL AND x.v IS NOT NULL, x.v
+		FROM (VALUES (1)) AS one (x)
+		LEFT JOIN og_kv m ON m.b = $1 AND m.k = $2
+		LEFT JOIN og_kv x ON x.b = $3 AND x.k = $4`, b.path, name, childPath(b.path, name), key)
+	if b.tx.err != nil || !ok || !found {
+		return nil, ok && b.tx.err == nil
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v, true
+}
+
+func (b *pgBucket) Put(key, value []byte) error {
+	if err := b.writable(key); err != nil {
+		return err
+	}
+	if value == nil {
+		value = []byte{}
+	}
+	tag, err := b.tx.exec(`INSERT INTO og_kv (b, k, v) VALUES ($1, $2, $3)
+		ON CONFLICT (b, k) DO UPDATE SET v = excluded.v WHERE og_kv.v IS NOT NULL`, b.path, key, value)
+	if err != nil {
+		b.tx.fail(err)
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return errPGIncompatible
+	}
+	return nil
+}
+
+// writable checks that the transaction may write and key is one the
+// contract allows.
+func (b *pgBucket) writable(key []byte) error {
+	if !b.tx.writable {
+		return errPGReadOnly
+	}
+	if len(key) == 0 {
+		return errPGKey
+	}
+	if len(key) > maxKeySize {
+		return errPGKeyTooLarge
+	}
+	return nil
+}
+
+func (b *pgBucket) Delete(key []byte) error {
+	if err := b.writable(key); err != nil {
+		return err
+	}
+	tag, err := b.tx.exec(`DELETE FROM og_kv WHERE b = $1 AND k = $2 AND v IS NOT NULL`, b.path, key)
+	if err != nil {
+		b.tx.fail(err)
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		if _, found, isBucket := b.tx.lookup(b.path, key); found && isBucket {
+			return errPGIncompatible
+		}
+	}
+	return b.tx.err
+}
+
+func (b *pgBucket) Bucket(name []byte) kvBucket {
+	if _, found, isBucket := b.tx.lookup(b.path, name); found && isBucket {
+		return &pgBucket{tx: b.tx, path: childPath(b.path, name)}
+	}
+	return nil
+}
+
+func (b *pgBucket) CreateBucket(name []byte) (kvBucket, error) {
+	if err := b.writable(name); err != nil {
+		return nil, err
+	}
+	tag, err := b.tx.exec(`INSERT INTO og_kv (b, k, v) VALUES ($1, $2, NULL) ON CONFLICT DO NOTHING`, b.path, name)
+	if err != nil {
+		b.tx.fail(err)
+		return nil, err
+	}
+	if tag.RowsAffected() == 0 {
+		if _, _, isBucket := b.tx.lookup(b.path, name); !isBucket && b.tx.err == nil {
+			return nil, errPGIncompatible
+		}
+		return nil, errors.Join(errPGBucketExists, b.tx.err)
+	}
+	return &pgBucket{tx: b.tx, path: childPath(b.path, name)}, nil
+}
+
+func (b *pgBucket) CreateBucketIfNotExists(name []byte) (kvBucket, error) {
+	if err := b.writable(name); err != nil {
+		return nil, err
+	}
+	_, found, isBucket := b.tx.lookup(b.path, name)
+	if b.tx.err != nil {
+		return nil, b.tx.err
+	}
+	switch {
+	case found && isBucket:
+		return &pgBucket{tx: b.tx, path: childPath(b.path, name)}, nil
+	case found:
+		return nil, errPGIncompatible
+	}
+	return b.CreateBucket(name)
+}
+
+func (b *pgBucket) DeleteBucket(name []byte) error {
+	if err := b.writable(name); err != nil {
+		return err
+	}
+	tag, err := b.tx.exec(`DELETE FROM og_kv WHERE b = $1 AND k = $2 AND v IS NULL`, b.path, name)
+	if err != nil {
+		b.tx.fail(err)
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		if _, found, _ := b.tx.lookup(b.path, name); found {
+			return errPGIncompatible
+		}
+		if b.tx.err != nil {
+			return b.tx.err
+		}
+		return errPGNoBucket
+	}
+	child := childPath(b.path, name)
+	end := pathEnd(child)
+	for _, sql := range []string{
+		`DELETE FROM og_kv WHERE b >= $1 AND b < $2`,
+		`DELETE FROM og_seq WHERE b >= $1 AND b < $2`,
+	} {
+		if _, err := b.tx.exec(sql, child, end); err != nil {
+			b.tx.fail(err)
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *pgBucket) Cursor() kvCursor { return &pgCursor{b: b} }
+
+func (b *pgBucket) ForEach(fn func(k, v []byte) error) error {
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return b.tx.err
+}
+
+func (b *pgBucket) ForEachBucket(fn func(name []byte) error) error {
+	return b.ForEach(func(k, v []byte) error {
+		if v != nil {
+			return nil
+		}
+		return fn(k)
+	})
+}
+
+func (b *pgBucket) NextSequence() (uint64, error) {
+	if !b.tx.writable {
+		return 0, errPGReadOnly
+	}
+	var n int64
+	err := b.tx.query(func(rows pgx.Rows) error { return rows.Scan(&n) },
+		`INSERT INTO og_seq (b, n) VALUES ($1, 1) ON CONFLICT (b) DO UPDATE SET n = og_seq.n + 1 RETURNING n`, b.path)
+	if err != nil {
+		return 0, err
+	}
+	return uint64(n), nil
+}
+
+// pgCursor walks a bucket in batches of rows, fetched as it goes.
+type pgCursor struct {
+	b *pgBucket
+	// rows is the batch fetched last and i the position in it.
+	rows []pgRow
+	i    int
+	// more is set when the last batch was full: rows after it may follow.
+	more bool
+	// batch is the size of the next batch.
+	batch int
+}
+
+type pgRow struct{ k, v []byte }
+
+func (c *pgCursor) First() ([]byte, []byte) {
+	c.batch = pgFirstBatch
+	c.fetch(`SELECT k, v, v IS NULL FROM og_kv WHERE b = $1 ORDER BY k LIMIT $2`, c.b.path, c.batch)
+	return c.at()
+}
+
+func (c *pgCursor) Seek(seek []byte) ([]byte, []byte) {
+	c.batch = pgFirstBatch
+	c.fetch(`SELECT k, v, v IS NULL FROM og_kv WHERE b = $1 AND k >= $3 ORDER BY k LIMIT $2`, c.b.path, c.batch, seek)
+	return c.at()
+}
+
+func (c *pgCursor) Next() ([]byte, []byte) {
+	if c.i < len(c.rows) {
+		c.i++
+	}
+	if c.i == len(c.rows) && c.more {
+		last := c.rows[len(c.rows)-1].k
+		c.batch = min(2*c.batch, pgMaxBatch)
+		c.fetch(`SELECT k, v, v IS NULL FROM og_kv WHERE b = $1 AND k > $3 ORDER BY k LIMIT $2`, c.b.path, c.batch, last)
+	}
+	return c.at()
+}
+
+// fetch replaces the batch with the rows of sql.
+func (c *pgCursor) fetch(sql string, args ...any) {
+	c.rows, c.i, c.more = c.rows[:0], 0, false
+	c.b.tx.query(func(rows pgx.Rows) error {
+		var r pgRow
+		var isBucket bool
+		if err := rows.Scan(&r.k, &r.v, &isBucket); err != nil {
+			return err
+		}
+		if !isBucket && r.v == nil {
+			r.v = []byte{}
+		}
+		c.rows = append(c.rows, r)
+		return nil
+	}, sql, args...)
+	if c.b.tx.err != nil {
+		c.rows = c.rows[:0]
+		return
+	}
+	c.more = len(c.rows) == c.batch
+}
+
+func (c *pgCursor) at() ([]byte, []byte) {
+	if c.i >= len(c.rows) {
+		return nil, nil
+	}
+	r := c.rows[c.i]
+	return r.k, r.v
+}
