@@ -13,13 +13,18 @@ import (
 
 // config is the serve command's configuration.
 type config struct {
-	root      string
-	listen    string
-	region    string
-	domain    string
-	logLevel  string
-	logFormat string
-	fsync     bool
+	root string
+	// index is the PostgreSQL catalogue's DSN ("": bbolt in the root's
+	// state directory) and indexConns its connection bound
+	// (object.Options.Index, IndexConns).
+	index      string
+	indexConns int
+	listen     string
+	region     string
+	domain     string
+	logLevel   string
+	logFormat  string
+	fsync      bool
 	// sigv2 accepts Signature Version 2 besides Version 4
 	// (api.Options.SigV2).
 	sigv2 bool
@@ -106,6 +111,8 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.root, "root", "./data", "data root: one directory per bucket, one file per object")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:9000", "address to serve S3 on")
+	fs.StringVar(&c.index, "index", "", "the catalogue: empty for the embedded bbolt index in the root's state directory (one gateway per root), or a PostgreSQL database (postgres://user@host/db or a libpq keyword DSN) that several gateways on the same root share; see docs/scale-out.md")
+	fs.IntVar(&c.indexConns, "index-conns", 0, "most connections to the --index database, and as many again for the locks of writes in flight (0: four per CPU)")
 	fs.StringVar(&c.region, "region", "us-east-1", "region requests are signed for")
 	fs.StringVar(&c.newBucketDefaults, "new-bucket-defaults", "legacy", "access settings of buckets created from now on: legacy (S3 before April 2023: no Block Public Access, ObjectWriter ownership, ACLs in force) or aws2023 (Block Public Access on, BucketOwnerEnforced: ACLs disabled); existing buckets keep theirs")
 	fs.BoolVar(&c.sigv2, "sigv2", true, "accept requests, presigned URLs and browser POST uploads signed with Signature Version 2 (HMAC-SHA1, body unsigned) besides Version 4; false: refuse them as S3 regions that accept only Version 4 do")

@@ -84,6 +84,13 @@ func (l *Layer) DeleteBucket(name string) error {
 	m := l.fence.stripe(name)
 	m.Lock()
 	defer m.Unlock()
+	// On a shared catalogue the writes of other gateways are fenced by
+	// the catalogue's lock of the bucket.
+	unlock, err := l.ix.LockBucket(name)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer unlock()
 	if _, err := l.ix.Bucket(name); err != nil {
 		return bucketErr(err, name)
 	}

@@ -38,8 +38,10 @@ func (l *Layer) UpdateBucket(name string, id uint64, fn func(*Bucket) error) err
 // server that answers its unversioned buckets without reading their state
 // (none was versioned at start-up) asks it, so that a bucket versioned
 // while the gateway serves is answered as one from the next request on.
+//
+// On a shared catalogue another gateway may have done so: it reports true.
 func (l *Layer) BucketVersioningSet() bool {
-	return l.versioningSet.Load()
+	return l.versioningSet.Load() || l.ix.Shared()
 }
 
 // BucketCacheControlSet reports whether UpdateBucket has given some
@@ -47,6 +49,8 @@ func (l *Layer) BucketVersioningSet() bool {
 // that skips reading bucket records for defaults none had at start-up
 // asks it, so that a default set while the gateway serves applies from
 // the next request on.
+//
+// On a shared catalogue another gateway may have done so: it reports true.
 func (l *Layer) BucketCacheControlSet() bool {
-	return l.cacheControlSet.Load()
+	return l.cacheControlSet.Load() || l.ix.Shared()
 }

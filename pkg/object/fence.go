@@ -37,25 +37,44 @@ func (f *bucketFence) stripe(bucket string) *sync.RWMutex {
 }
 
 // enter fences a write into bucket, which must be the bucket of identity
-// id (Bucket.ID; zero accepts the bucket of that name, whichever it is).
-// It returns the release of the fence and the bucket's state (identity,
-// versioning, Object Lock), or NoSuchBucket when there is no such bucket.
-// The caller calls release once its index commit is done.
-func (l *Layer) enter(bucket string, id uint64) (func(), metadata.BucketState, error) {
+// id (Bucket.ID; zero accepts the bucket of that name, whichever it is),
+// and, when key is not empty, takes the key's lock (lockKey) after the
+// fence. On a catalogue other gateways share it also takes the
+// catalogue's lock of the write (metadata.LockWrite: the bucket shared,
+// the key exclusive), which orders it against their DeleteBucket and
+// their writers of the key; the bucket's state is read once every lock
+// is held. It returns the release of all of them and the bucket's state
+// (identity, versioning, Object Lock), or NoSuchBucket when there is no
+// such bucket. The caller calls release once its index commit is done.
+func (l *Layer) enter(bucket string, id uint64, key string) (func(), metadata.BucketState, error) {
 	if l.beforeCommit != nil {
 		l.beforeCommit()
 	}
 	m := l.fence.stripe(bucket)
 	m.RLock()
+	release := m.RUnlock
+	if key != "" {
+		unlock := l.locks.lock(bucket, key)
+		release = func() { unlock(); m.RUnlock() }
+	}
+	if l.ix.Shared() {
+		shared, err := l.ix.LockWrite(bucket, key)
+		if err != nil {
+			release()
+			return nil, metadata.BucketState{}, mapErr(err)
+		}
+		local := release
+		release = func() { shared(); local() }
+	}
 	st, err := l.ix.BucketState(bucket)
 	if err == nil && id != 0 && st.ID != id {
 		err = s3err.New(s3err.NoSuchBucket)
 	}
 	if err != nil {
-		m.RUnlock()
+		release()
 		return nil, metadata.BucketState{}, bucketErr(err, bucket)
 	}
-	return m.RUnlock, st, nil
+	return release, st, nil
 }
 
 // BucketID returns the identity (Bucket.ID) of the named bucket, or

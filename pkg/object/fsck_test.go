@@ -148,6 +148,7 @@ func TestFsckFindsAndRepairsEachProblem(t *testing.T) {
 // TestFsckRefusesRunningGateway checks that fsck cannot open a root whose
 // index is held by a gateway, and leaves its staging area alone.
 func TestFsckRefusesRunningGateway(t *testing.T) {
+	bboltOnly(t)
 	l, root := newLayer(t)
 	up, err := l.fs.NewUpload()
 	must(t, err)
@@ -168,6 +169,7 @@ func TestFsckRefusesRunningGateway(t *testing.T) {
 // TestFsckCleanAfterGatewayWrites checks that fsck finds nothing on a root
 // written only through the gateway.
 func TestFsckCleanAfterGatewayWrites(t *testing.T) {
+	bboltOnly(t)
 	l, root := newLayer(t)
 	for _, k := range []string{"a", "a.txt", "b/c", "folder/", "x", "x/y", strings.Repeat("s", 300)} {
 		put(t, l, k, "")

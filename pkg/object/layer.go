@@ -1,6 +1,7 @@
 package object
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -24,6 +25,15 @@ const IndexFile = "index.db"
 type Options struct {
 	// Root is the data root: one directory per bucket, one file per object.
 	Root string
+	// Index is the catalogue's PostgreSQL database (a libpq URL or
+	// keyword/value DSN), shared by every gateway on the same root; empty,
+	// the default, is the bbolt file in the root's state directory, which
+	// one gateway has at a time.
+	Index string
+	// IndexConns bounds the connections to Index's database: as many for
+	// the catalogue's transactions, and as many again for the locks of
+	// writes in progress. Zero takes pgx's default (four per CPU).
+	IndexConns int
 	// NoSync skips fsync of files, directories and the index. Acknowledged
 	// writes may then be lost on power failure or kernel crash (not on a
 	// process crash). The default, false, is durable.
@@ -127,8 +137,12 @@ func folderMarker(ix *metadata.Index) func(bucket, dir string) bool {
 }
 
 // openIndex opens (creating it and the state directory if needed) the
-// index of a data root.
+// index of a data root: the bbolt file in its state directory, or the
+// PostgreSQL catalogue of Options.Index.
 func openIndex(o Options) (*metadata.Index, error) {
+	if o.Index != "" {
+		return metadata.OpenPostgres(context.Background(), o.Index, metadata.PGOptions{MaxConns: o.IndexConns})
+	}
 	abs, err := filepath.Abs(o.Root)
 	if err != nil {
 		return nil, err
@@ -186,6 +200,24 @@ func (k *keyLocks) lock(bucket, key string) func() {
 	m := &k.stripes[h.Sum64()%uint64(len(k.stripes))]
 	m.Lock()
 	return m.Unlock
+}
+
+// lockKey serialises the writers of one key: those of this process by
+// its key locks, and, on a catalogue other gateways share, those of
+// every gateway by the catalogue's lock of the key (metadata.LockWrite),
+// taken second so that one gateway's writers of a key queue in the
+// process and hold one database connection between them.
+func (l *Layer) lockKey(bucket, key string) (func(), error) {
+	unlock := l.locks.lock(bucket, key)
+	if !l.ix.Shared() {
+		return unlock, nil
+	}
+	shared, err := l.ix.LockWrite(bucket, key)
+	if err != nil {
+		unlock()
+		return nil, mapErr(err)
+	}
+	return func() { shared(); unlock() }, nil
 }
 
 // mapErr maps the stores' sentinel errors to S3 errors. It is the one place

@@ -94,7 +94,10 @@ func (z *lazyMD5) hash(j md5Job) {
 	if !ok {
 		return
 	}
-	unlock := l.locks.lock(j.bucket, j.key)
+	unlock, err := l.lockKey(j.bucket, j.key)
+	if err != nil {
+		return
+	}
 	defer unlock()
 	_ = l.ix.UpdateObject(j.bucket, j.key, func(o *Object) error {
 		if o.ETag == FileETag(fi) && o.Size == fi.Size && o.FileMtime == fi.Mtime && o.FileInode == fi.Inode {

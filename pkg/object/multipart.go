@@ -92,7 +92,7 @@ func (l *Layer) CreateMultipartUpload(in CreateUploadInput) (Upload, error) {
 		u.ChecksumAlgorithm = in.Algorithm.String()
 	}
 	u.LockMode, u.LockUntil, u.LegalHold = string(in.Lock.Retention.Mode), in.Lock.Retention.Until, in.Lock.LegalHold
-	release, st, err := l.enter(in.Bucket, in.BucketID)
+	release, st, err := l.enter(in.Bucket, in.BucketID, "")
 	if err != nil {
 		return Upload{}, err
 	}
@@ -321,7 +321,7 @@ func (l *Layer) partRecord(ref partRef, written int64, dg *checksum.Digest) Part
 // aborted meanwhile, the part's files are removed again.
 func (l *Layer) storePart(ref partRef, commit func(string, int) (storage.FileInfo, error), p Part, guard func(func() error) error) (Part, error) {
 	bucket, key, id := ref.Bucket, ref.Key, ref.UploadID
-	release, _, err := l.enter(bucket, ref.BucketID)
+	release, _, err := l.enter(bucket, ref.BucketID, "")
 	if err != nil {
 		return Part{}, err
 	}
@@ -462,7 +462,10 @@ func (l *Layer) AbortMultipartUpload(bucket, key, id string) error {
 	if _, err := l.Bucket(bucket); err != nil {
 		return err
 	}
-	unlock := l.locks.lock(bucket, key)
+	unlock, err := l.lockKey(bucket, key)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	if err := l.ix.DeleteUpload(bucket, key, id); err != nil {
 		if errors.Is(err, metadata.ErrNoSuchUpload) {

@@ -228,13 +228,11 @@ func hasFullChecksum(o *Object, alg checksum.Algorithm) bool {
 // those of rec), as long as it is still the version that was checked and
 // it meets the write's conditions (cond.BucketID included).
 func (l *Layer) replaceHeaders(bucket string, src, rec Object, cond Conditions) (Object, error) {
-	release, _, err := l.enter(bucket, cond.BucketID)
+	release, _, err := l.enter(bucket, cond.BucketID, src.Key)
 	if err != nil {
 		return Object{}, err
 	}
 	defer release()
-	unlock := l.locks.lock(bucket, src.Key)
-	defer unlock()
 	var out Object
 	err = l.ix.UpdateObject(bucket, src.Key, func(o *Object) error {
 		if err := cond.check(o); err != nil {

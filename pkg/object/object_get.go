@@ -56,7 +56,10 @@ func (l *Layer) OpenObject(bucket, key string) (*Reader, error) {
 	// Slow path: record and file disagree, or the file is missing. A
 	// writer of this key may be between its rename and its index commit,
 	// so decide only under the key's lock, when no writer is.
-	unlock := l.locks.lock(bucket, key)
+	unlock, err := l.lockKey(bucket, key)
+	if err != nil {
+		return nil, err
+	}
 	defer unlock()
 	if rec, err = l.ix.Object(bucket, key); err != nil {
 		return nil, l.noSuchKey(bucket, key, err)

@@ -236,13 +236,11 @@ func (l *Layer) commit(bucket string, up *storage.Upload, rec Object, p publish)
 	if err := up.Sync(); err != nil {
 		return Object{}, mapErr(err)
 	}
-	release, st, err := l.enter(bucket, p.cond.BucketID)
+	release, st, err := l.enter(bucket, p.cond.BucketID, rec.Key)
 	if err != nil {
 		return Object{}, err
 	}
 	defer release()
-	unlock := l.locks.lock(bucket, rec.Key)
-	defer unlock()
 	if p.pre != nil {
 		if err := p.pre(); err != nil {
 			return Object{}, err

@@ -21,7 +21,7 @@ import (
 func newLayer(t *testing.T) (*Layer, string) {
 	t.Helper()
 	root := t.TempDir()
-	l, err := Open(Options{Root: root})
+	l, err := Open(Options{Root: root, Index: testIndex(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,6 +442,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 // same root fails on the index lock before it touches anything, in
 // particular the staging area where the first has uploads in flight.
 func TestSecondOpenLeavesTheFirstAlone(t *testing.T) {
+	bboltOnly(t)
 	l, root := newLayer(t)
 	staged := filepath.Join(root, ".objectgateway", "staging", "in-flight")
 	if err := os.WriteFile(staged, []byte("upload in progress"), 0o600); err != nil {

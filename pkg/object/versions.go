@@ -308,13 +308,11 @@ func (l *Layer) Remove(in RemoveInput) (Removed, error) {
 			return Removed{}, err
 		}
 	}
-	release, st, err := l.enter(in.Bucket, in.Conditions.BucketID)
+	release, st, err := l.enter(in.Bucket, in.Conditions.BucketID, in.Key)
 	if err != nil {
 		return Removed{}, err
 	}
 	defer release()
-	unlock := l.locks.lock(in.Bucket, in.Key)
-	defer unlock()
 	switch {
 	case in.VersionID != "" && (st.Versioned() || in.VersionID != metadata.NullVersion):
 		return l.removeVersion(in)
@@ -592,7 +590,10 @@ func (l *Layer) OpenVersion(bucket, key, id string) (*Reader, error) {
 // version whose file disagrees with its record is left to OpenObject,
 // which takes the lock itself to bring the two back together.
 func (l *Layer) openVersionLocked(bucket, key, id string) (*Reader, error) {
-	unlock := l.locks.lock(bucket, key)
+	unlock, err := l.lockKey(bucket, key)
+	if err != nil {
+		return nil, err
+	}
 	o, current, err := l.Version(bucket, key, id)
 	if err != nil || !current || o.Location == metadata.Directory {
 		defer unlock()
@@ -685,7 +686,10 @@ func (l *Layer) StatVersion(bucket, key, id string) (Object, error) {
 // statVersionLocked is StatVersion under the key's lock, when no move of
 // the key's files is under way.
 func (l *Layer) statVersionLocked(bucket, key, id string) (Object, error) {
-	unlock := l.locks.lock(bucket, key)
+	unlock, err := l.lockKey(bucket, key)
+	if err != nil {
+		return Object{}, err
+	}
 	defer unlock()
 	o, current, err := l.Version(bucket, key, id)
 	switch {
@@ -712,13 +716,11 @@ func (l *Layer) UpdateVersion(bucket, key, id string, cond Conditions, fn func(s
 			return Object{}, err
 		}
 	}
-	release, st, err := l.enter(bucket, cond.BucketID)
+	release, st, err := l.enter(bucket, cond.BucketID, key)
 	if err != nil {
 		return Object{}, err
 	}
 	defer release()
-	unlock := l.locks.lock(bucket, key)
-	defer unlock()
 	var out Object
 	err = l.ix.EditVersions(bucket, key, func(v *metadata.Versions) error {
 		var o Object

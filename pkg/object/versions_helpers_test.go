@@ -24,7 +24,7 @@ func openVersioned(t *testing.T, status string) (*Layer, string, *mpClock) {
 	t.Helper()
 	root := t.TempDir()
 	clock := &mpClock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	l, err := Open(Options{Root: root, NoSync: true, Now: clock.now})
+	l, err := Open(Options{Root: root, Index: testIndex(t), NoSync: true, Now: clock.now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -550,7 +550,10 @@ func (w *Watcher) reconcileKey(bucket, key string) error {
 //
 // It reports whether the index changed.
 func (l *Layer) reconcileKey(bucket, key string) (bool, error) {
-	unlock := l.locks.lock(bucket, key)
+	unlock, err := l.lockKey(bucket, key)
+	if err != nil {
+		return false, err
+	}
 	defer unlock()
 	var rec *Object
 	r, err := l.ix.Object(bucket, key)
