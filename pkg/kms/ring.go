@@ -111,10 +111,16 @@ func Open(path string) (*Ring, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		r.ring = ringFile{Keys: map[string]*keyEntry{}}
 		r.ring.Keys[DefaultKey] = &keyEntry{Versions: []keyVersion{newVersion()}}
-		if err := r.save(); err != nil {
-			return nil, err
+		err = r.write(createOnly)
+		if !errors.Is(err, fs.ErrExist) {
+			if err != nil {
+				return nil, err
+			}
+			return r, nil
 		}
-		return r, nil
+		// Another gateway on the same root made the ring first: its
+		// keys are the ones, and this one's new key was never used.
+		err = r.load()
 	}
 	if err != nil {
 		return nil, err
@@ -179,7 +185,23 @@ func (r *Ring) refresh(f freshness) error {
 // save writes the ring to a temporary file, syncs it and renames it into
 // place, so a crash leaves the old ring or the new one; the caller holds
 // mu or owns r.
-func (r *Ring) save() error {
+func (r *Ring) save() error { return r.write(replace) }
+
+// How write puts the file in place: replacing the ring, or only where
+// there is none.
+type writeMode int
+
+const (
+	replace writeMode = iota
+	// createOnly links the new file to the ring's name, which fails with
+	// fs.ErrExist when a ring is there: of gateways starting together on
+	// one root (docs/scale-out.md), one makes the ring and the others
+	// read it, where a rename would let the last one replace the keys
+	// the first may already have sealed data keys with.
+	createOnly
+)
+
+func (r *Ring) write(mode writeMode) error {
 	data, err := json.MarshalIndent(r.ring, "", "  ")
 	if err != nil {
 		return err
@@ -205,7 +227,11 @@ func (r *Ring) save() error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), r.path); err != nil {
+	if mode == createOnly {
+		if err := os.Link(tmp.Name(), r.path); err != nil {
+			return err
+		}
+	} else if err := os.Rename(tmp.Name(), r.path); err != nil {
 		return err
 	}
 	if d, err := os.Open(dir); err == nil {
@@ -233,10 +259,21 @@ func stampOf(fi os.FileInfo) fileStamp {
 	return s
 }
 
-// edit applies fn to the freshly read ring and saves it.
+// edit applies fn to the freshly read ring and saves it. The read and the
+// save are under an flock of the ring's lock file (the ring's name and
+// ".lock"), so that edits made at once by gateways sharing the root, or
+// by the kms command beside them, each see the others' and none is lost.
 func (r *Ring) edit(fn func(*ringFile) error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	lock, err := os.OpenFile(r.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
 	if err := r.load(); err != nil {
 		return err
 	}

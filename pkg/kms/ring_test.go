@@ -3,8 +3,10 @@ package kms
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -98,5 +100,79 @@ func TestRingRotateKeepsOldVersions(t *testing.T) {
 	}
 	if _, _, err := server.Seal("nope", dk, nil); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Seal under a missing key: %v", err)
+	}
+}
+
+// Gateways starting together on a shared root open a ring that does not
+// exist yet: one makes it, and every one of them then seals and unseals
+// with the same keys.
+func TestRingCreatedOnceByGatewaysStartingTogether(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keyring.json")
+	const n = 8
+	rings := make([]*Ring, n)
+	var wg sync.WaitGroup
+	for i := range rings {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := Open(path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			rings[i] = r
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	ctx := []byte("bucket/key")
+	for i, r := range rings {
+		v, sealed, err := r.Seal(DefaultKey, []byte("data key"), ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, other := range rings {
+			if got, err := other.Unseal(DefaultKey, v, sealed, ctx); err != nil || string(got) != "data key" {
+				t.Fatalf("a data key sealed through ring %d does not unseal through ring %d: %q %v", i, j, got, err)
+			}
+		}
+	}
+}
+
+// Edits made at once through rings of separate gateways (or the kms
+// command beside a gateway) are all kept.
+func TestRingEditsOfSeveralProcessesAllKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keyring.json")
+	first, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := OpenExisting(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := first
+			if i%2 == 1 {
+				r = second
+			}
+			if err := r.Create(fmt.Sprintf("key-%02d", i)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	keys, err := first.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 21 {
+		t.Fatalf("%d keys after 20 creates through two rings and the default one, want 21", len(keys))
 	}
 }
