@@ -83,7 +83,15 @@ func loadCredentials(getenv func(string) string, path string) (credentials, cred
 	}
 	c = credentials{Access: randomString(20, upperAlnum), Secret: randomString(40, secretChars)}
 	data, _ := json.MarshalIndent(c, "", "  ")
-	if err := writeFileAtomic(path, append(data, '\n'), 0o600); err != nil {
+	err = createFileAtomic(path, append(data, '\n'), 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		// Another gateway starting on the same root made them first:
+		// every gateway of the root must answer to the same ones.
+		c, err = readCredentials(path)
+		src.from = fromFile
+		return c, src, err
+	}
+	if err != nil {
 		return c, src, err
 	}
 	src.from = fromGenerated
@@ -143,8 +151,11 @@ func randomString(n int, alphabet string) string {
 	return string(out)
 }
 
-// writeFileAtomic writes a small file durably: temp file, fsync, rename.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+// createFileAtomic writes a small file that does not exist yet, durably:
+// temp file, fsync, link to its name. The link fails with fs.ErrExist
+// when the file exists, so of processes creating it at once one wins and
+// none replaces what another may already have handed out.
+func createFileAtomic(path string, data []byte, perm os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-")
 	if err != nil {
 		return err
@@ -165,5 +176,12 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Link(tmp.Name(), path); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -95,5 +96,35 @@ func TestCredentialsEnvironmentSameAsFile(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(path); string(data) != "{" {
 		t.Errorf("the damaged file was rewritten: %q", data)
+	}
+}
+
+// Gateways starting together on a new shared root generate credentials
+// at once: one set is stored, and every gateway answers to it.
+func TestCredentialsGeneratedOnceBySeveralGateways(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "credentials.json")
+	const n = 8
+	got := make([]credentials, n)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, _, err := loadCredentials(func(string) string { return "" }, path)
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = c
+		}()
+	}
+	wg.Wait()
+	stored, err := readCredentials(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range got {
+		if c != stored {
+			t.Errorf("gateway %d uses access key %s, the root's file %s", i, c.Access, stored.Access)
+		}
 	}
 }
