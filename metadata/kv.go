@@ -37,6 +37,9 @@ package metadata
 //     missing one, ErrTxNotWritable for a write in a view.
 //   - NextSequence returns a number greater than every number it returned
 //     before for that bucket, also across processes, and never 0.
+//     Sequence returns the last number given (0 for none); SetSequence
+//     raises it, and never lowers it, so that a copy of a catalogue
+//     (copy.go) cannot give again a number its source gave.
 
 // maxKeySize is the longest key any engine must store: bbolt's limit.
 // PostgreSQL's btree keys are shorter (about 2.7 KB with the bucket path);
@@ -52,6 +55,9 @@ type kvTx interface {
 	CreateBucketIfNotExists(name []byte) (kvBucket, error)
 	// Writable reports whether the transaction may write.
 	Writable() bool
+	// Cursor returns a cursor over the names of the top-level buckets in
+	// byte order; its values are nil.
+	Cursor() kvCursor
 }
 
 // kvBucket is a bucket of keys inside a transaction.
@@ -79,6 +85,12 @@ type kvBucket interface {
 
 	// NextSequence returns the bucket's next sequence number.
 	NextSequence() (uint64, error)
+	// Sequence returns the bucket's current sequence number: the last
+	// NextSequence gave, or SetSequence set.
+	Sequence() uint64
+	// SetSequence raises the bucket's sequence number to n; when it is
+	// already n or more, it stays.
+	SetSequence(n uint64) error
 }
 
 // kvCursor walks a bucket's keys in byte order. Each method returns the

@@ -83,6 +83,8 @@ func (t boltTx) CreateBucketIfNotExists(name []byte) (kvBucket, error) {
 
 func (t boltTx) Writable() bool { return t.tx.Writable() }
 
+func (t boltTx) Cursor() kvCursor { return boltCursor{t.tx.Cursor()} }
+
 type boltBucket struct{ b *bolt.Bucket }
 
 func (b boltBucket) Get(key []byte) []byte { return b.b.Get(key) }
@@ -137,6 +139,12 @@ func (b boltBucket) ForEachBucket(fn func(name []byte) error) error {
 }
 
 func (b boltBucket) NextSequence() (uint64, error) { return b.b.NextSequence() }
+
+func (b boltBucket) Sequence() uint64 { return b.b.Sequence() }
+
+// SetSequence never lowers the sequence, as the contract says; bbolt's
+// own sets it to n whatever it was.
+func (b boltBucket) SetSequence(n uint64) error { return b.b.SetSequence(max(n, b.b.Sequence())) }
 
 type boltCursor struct{ c *bolt.Cursor }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -385,6 +386,8 @@ func (tx *pgTx) CreateBucketIfNotExists(name []byte) (kvBucket, error) {
 // root is the bucket that holds the top-level buckets.
 func (tx *pgTx) root() *pgBucket { return &pgBucket{tx: tx, path: []byte{}} }
 
+func (tx *pgTx) Cursor() kvCursor { return tx.root().Cursor() }
+
 // childPath returns the path of the nested bucket name in the bucket at
 // path.
 func childPath(path, name []byte) []byte {
@@ -611,6 +614,28 @@ func (b *pgBucket) NextSequence() (uint64, error) {
 		return 0, err
 	}
 	return uint64(n), nil
+}
+
+func (b *pgBucket) Sequence() uint64 {
+	var n int64
+	b.tx.query(func(rows pgx.Rows) error { return rows.Scan(&n) }, `SELECT n FROM og_seq WHERE b = $1`, b.path)
+	return uint64(n)
+}
+
+// SetSequence keeps the greater of n and the sequence stored, which
+// og_seq's bigint bounds to MaxInt64.
+func (b *pgBucket) SetSequence(n uint64) error {
+	if !b.tx.writable {
+		return errPGReadOnly
+	}
+	if n > math.MaxInt64 {
+		return fmt.Errorf("metadata: sequence %d is beyond PostgreSQL's bigint", n)
+	}
+	_, err := b.tx.exec(`INSERT INTO og_seq (b, n) VALUES ($1, $2) ON CONFLICT (b) DO UPDATE SET n = GREATEST(og_seq.n, excluded.n)`, b.path, int64(n))
+	if err != nil {
+		b.tx.fail(err)
+	}
+	return err
 }
 
 // pgCursor walks a bucket in batches of rows, fetched as it goes.
