@@ -22,10 +22,11 @@ Commands:
   user      add, list, remove, rotate, disable or enable access keys; identity policies
   bucket    bucket settings S3 has no request for (a default Cache-Control)
   kms       the key ring of encrypted objects (list, create, rotate, disable, enable)
+  index     copy the catalogue between bbolt and PostgreSQL (copy, export, import)
   version   print the version
   help      print this help; "objectgateway help COMMAND" or "objectgateway COMMAND -h" lists its flags
 
-scan, fsck, user and bucket work on a root no gateway is serving.
+scan, fsck, user, bucket and index work on a root no gateway is serving.
 
 ` + environmentHelp
 

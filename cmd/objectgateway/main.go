@@ -9,6 +9,7 @@
 //	objectgateway user <command>    add, list, remove or rotate access keys
 //	objectgateway bench [flags]     measure S3 endpoints
 //	objectgateway bucket <command>  bucket settings S3 has no request for
+//	objectgateway index <command>   copy the catalogue between bbolt and PostgreSQL
 //	objectgateway version           print the version
 //	objectgateway help [COMMAND]    list the commands, or a command's flags
 //
@@ -82,6 +83,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return kmsCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "bucket":
 		return bucketCmd(args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
+	case "index":
+		return indexCmd(ctx, args, env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	case "version":
 		fmt.Fprintln(stdout, "objectgateway", versionString())
 		return nil
