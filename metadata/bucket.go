@@ -161,11 +161,7 @@ func identify(tx kvTx) error {
 // Bucket returns the record of the named bucket, or ErrNoSuchBucket.
 func (ix *Index) Bucket(name string) (Bucket, error) {
 	var b Bucket
-	err := ix.viewOne(func(tx kvTx) error {
-		v := tx.Bucket(bucketsBucket).Get([]byte(name))
-		if v == nil {
-			return ErrNoSuchBucket
-		}
+	err := ix.bucketRecord(name, func(v []byte) error {
 		if err := b.UnmarshalBinary(v); err != nil {
 			return fmt.Errorf("metadata: bucket %q: %w", name, err)
 		}
@@ -183,11 +179,7 @@ func (ix *Index) Bucket(name string) (Bucket, error) {
 // it on every commit.
 func (ix *Index) BucketID(name string) (uint64, error) {
 	var id uint64
-	err := ix.viewOne(func(tx kvTx) error {
-		v := tx.Bucket(bucketsBucket).Get([]byte(name))
-		if v == nil {
-			return ErrNoSuchBucket
-		}
+	err := ix.bucketRecord(name, func(v []byte) error {
 		var err error
 		if id, err = bucketIDOf(v); err != nil {
 			return fmt.Errorf("metadata: bucket %q: %w", name, err)
@@ -211,9 +203,27 @@ type BucketState struct {
 func (s BucketState) Versioned() bool { return s.Versioning != "" }
 
 // BucketState returns the state of the named bucket, or ErrNoSuchBucket,
-// decoding only those fields of its record: writes read it on every
-// commit.
+// decoding only those fields of its record. On a shared catalogue it may
+// lag another gateway's change by the time its notification takes
+// (bucket_cache.go); a write checks FreshBucketState under its locks.
 func (ix *Index) BucketState(name string) (BucketState, error) {
+	if ix.pg == nil {
+		return ix.FreshBucketState(name)
+	}
+	var st BucketState
+	err := ix.bucketRecord(name, func(v []byte) error {
+		var err error
+		if st, err = bucketStateOf(v); err != nil {
+			return fmt.Errorf("metadata: bucket %q: %w", name, err)
+		}
+		return nil
+	})
+	return st, err
+}
+
+// FreshBucketState is BucketState read from the catalogue itself, never
+// from a cache: what a write checks once it holds its locks.
+func (ix *Index) FreshBucketState(name string) (BucketState, error) {
 	var st BucketState
 	err := ix.viewOne(func(tx kvTx) error {
 		v := tx.Bucket(bucketsBucket).Get([]byte(name))
@@ -227,6 +237,41 @@ func (ix *Index) BucketState(name string) (BucketState, error) {
 		return nil
 	})
 	return st, err
+}
+
+// bucketRecord calls fn with the encoded record of the named bucket, or
+// returns ErrNoSuchBucket. On a shared catalogue the record comes through
+// its cache (bucket_cache.go).
+func (ix *Index) bucketRecord(name string, fn func(v []byte) error) error {
+	if ix.pg == nil {
+		return ix.viewOne(func(tx kvTx) error {
+			v := tx.Bucket(bucketsBucket).Get([]byte(name))
+			if v == nil {
+				return ErrNoSuchBucket
+			}
+			return fn(v)
+		})
+	}
+	if err := ix.failure(); err != nil {
+		return err
+	}
+	c := ix.pg.buckets
+	v, ok := c.get(name)
+	if !ok {
+		epoch := c.epoch.Load()
+		err := ix.viewOne(func(tx kvTx) error {
+			v = tx.Bucket(bucketsBucket).Get([]byte(name))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		c.put(name, v, epoch)
+	}
+	if v == nil {
+		return ErrNoSuchBucket
+	}
+	return fn(v)
 }
 
 // bucketStateOf decodes only the BucketState fields of an encoded bucket

@@ -68,6 +68,24 @@ var pgSchema = []string{
 		b bytea PRIMARY KEY,
 		n bigint NOT NULL
 	);`,
+	// Changes to bucket records (the top-level bucket "buckets", whose
+	// path is 'buckets' 0x00 0x01) are announced to every gateway's
+	// cache (bucket_cache.go), with the bucket's name in hex.
+	`CREATE FUNCTION og_notify_bucket() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN
+		IF TG_OP = 'DELETE' THEN
+			PERFORM pg_notify('og_buckets', encode(OLD.k, 'hex'));
+		ELSE
+			PERFORM pg_notify('og_buckets', encode(NEW.k, 'hex'));
+		END IF;
+		RETURN NULL;
+	END $$;
+	CREATE TRIGGER og_bucket_inserted AFTER INSERT ON og_kv FOR EACH ROW
+		WHEN (NEW.b = '\x6275636b6574730001'::bytea) EXECUTE FUNCTION og_notify_bucket();
+	CREATE TRIGGER og_bucket_updated AFTER UPDATE ON og_kv FOR EACH ROW
+		WHEN (NEW.b = '\x6275636b6574730001'::bytea) EXECUTE FUNCTION og_notify_bucket();
+	CREATE TRIGGER og_bucket_deleted AFTER DELETE ON og_kv FOR EACH ROW
+		WHEN (OLD.b = '\x6275636b6574730001'::bytea) EXECUTE FUNCTION og_notify_bucket();`,
 }
 
 // pgMigrationLock is the key of the advisory lock migrations run under.
@@ -81,6 +99,12 @@ type pgEngine struct {
 	locks *pgxpool.Pool
 	// dsn is the database's, as the engine was opened with.
 	dsn string
+
+	// buckets caches bucket records (bucket_cache.go); stopListen ends
+	// its listening connection, and listening is closed once it has.
+	buckets    *bucketCache
+	stopListen context.CancelFunc
+	listening  chan struct{}
 
 	// tops caches the names of top-level buckets known to exist: the
 	// contract has no way to delete one, so once committed a top-level
@@ -112,11 +136,15 @@ func openPostgres(ctx context.Context, dsn string, o PGOptions) (*pgEngine, erro
 		pool.Close()
 		return nil, err
 	}
-	e := &pgEngine{pool: pool, locks: locks, dsn: dsn}
+	e := &pgEngine{pool: pool, locks: locks, dsn: dsn, buckets: &bucketCache{records: map[string][]byte{}}, listening: make(chan struct{})}
 	if err := e.migrate(ctx); err != nil {
-		e.close()
+		pool.Close()
+		locks.Close()
 		return nil, err
 	}
+	lctx, stop := context.WithCancel(context.Background())
+	e.stopListen = stop
+	go e.listen(lctx, cfg.ConnConfig.Copy(), e.buckets)
 	return e, nil
 }
 
@@ -154,6 +182,8 @@ func (e *pgEngine) migrate(ctx context.Context) error {
 }
 
 func (e *pgEngine) close() error {
+	e.stopListen()
+	<-e.listening
 	e.locks.Close()
 	e.pool.Close()
 	return nil
@@ -216,6 +246,11 @@ func (e *pgEngine) updateOnce(ctx context.Context, fn func(tx kvTx) error) error
 			e.tops.Store(name, struct{}{})
 		}
 	}
+	if tx.bucketsChanged {
+		// Also after a failed commit: whether it took is not always
+		// known (a connection lost during COMMIT).
+		e.buckets.dropAll()
+	}
 	return err
 }
 
@@ -244,6 +279,9 @@ type pgTx struct {
 	// created holds the top-level buckets this transaction created, which
 	// join the engine's cache only if it commits.
 	created []string
+	// bucketsChanged is set when the transaction wrote a bucket record:
+	// the engine's bucket cache is dropped after it.
+	bucketsChanged bool
 }
 
 // end finishes the transaction: it commits when commit is set and
@@ -439,15 +477,26 @@ func (b *pgBucket) Get(key []byte) []byte {
 }
 
 // getIn is b.Bucket(name).Get(key) in one query: ok is false when the
-// nested bucket does not exist.
+// nested bucket does not exist. The query is two primary-key lookups
+// joined by UNION ALL, which PostgreSQL plans as cheaply as one.
 func (b *pgBucket) getIn(name, key []byte) (v []byte, ok bool) {
 	var found bool
 	b.tx.query(func(rows pgx.Rows) error {
-		return rows.Scan(&ok, &found, &v)
-	}, `SELECT m.k IS NOT NULL AND m.v IS NULL, x.k IS NOT NULL AND x.v IS NOT NULL, x.v
-		FROM (VALUES (1)) AS one (x)
-		LEFT JOIN og_kv m ON m.b = $1 AND m.k = $2
-		LEFT JOIN og_kv x ON x.b = $3 AND x.k = $4`, b.path, name, childPath(b.path, name), key)
+		var which int16
+		var val []byte
+		var isBucket bool
+		if err := rows.Scan(&which, &val, &isBucket); err != nil {
+			return err
+		}
+		switch {
+		case which == 0:
+			ok = isBucket
+		case !isBucket:
+			found, v = true, val
+		}
+		return nil
+	}, `SELECT 0::int2, v, v IS NULL FROM og_kv WHERE b = $1 AND k = $2
+		UNION ALL SELECT 1::int2, v, v IS NULL FROM og_kv WHERE b = $3 AND k = $4`, b.path, name, childPath(b.path, name), key)
 	if b.tx.err != nil || !ok || !found {
 		return nil, ok && b.tx.err == nil
 	}
@@ -464,6 +513,7 @@ func (b *pgBucket) Put(key, value []byte) error {
 	if value == nil {
 		value = []byte{}
 	}
+	b.noteWrite()
 	tag, err := b.tx.exec(`INSERT INTO og_kv (b, k, v) VALUES ($1, $2, $3)
 		ON CONFLICT (b, k) DO UPDATE SET v = excluded.v WHERE og_kv.v IS NOT NULL`, b.path, key, value)
 	if err != nil {
@@ -474,6 +524,14 @@ func (b *pgBucket) Put(key, value []byte) error {
 		return errPGIncompatible
 	}
 	return nil
+}
+
+// noteWrite marks the transaction as one that changes bucket records when
+// b is the top-level bucket of them.
+func (b *pgBucket) noteWrite() {
+	if string(b.path) == string(bucketsPath) {
+		b.tx.bucketsChanged = true
+	}
 }
 
 // writable checks that the transaction may write and key is one the
@@ -495,6 +553,7 @@ func (b *pgBucket) Delete(key []byte) error {
 	if err := b.writable(key); err != nil {
 		return err
 	}
+	b.noteWrite()
 	tag, err := b.tx.exec(`DELETE FROM og_kv WHERE b = $1 AND k = $2 AND v IS NOT NULL`, b.path, key)
 	if err != nil {
 		b.tx.fail(err)

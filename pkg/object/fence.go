@@ -66,7 +66,7 @@ func (l *Layer) enter(bucket string, id uint64, key string) (func(), metadata.Bu
 		local := release
 		release = func() { shared(); local() }
 	}
-	st, err := l.ix.BucketState(bucket)
+	st, err := l.ix.FreshBucketState(bucket)
 	if err == nil && id != 0 && st.ID != id {
 		err = s3err.New(s3err.NoSuchBucket)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/objectgateway/objectgateway/pkg/pgtest"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
@@ -235,5 +236,74 @@ func TestSharedIndexMultipartAcrossGateways(t *testing.T) {
 	o, got := sharedRead(t, gws[0], "mp")
 	if o.Size != int64(2*len(part)) || got != part+part {
 		t.Fatalf("completed object read through the first gateway: %d bytes", o.Size)
+	}
+}
+
+// sharedEventually polls cond until it holds, for a change another gateway
+// made: its notification takes a moment to arrive. The deadline only
+// bounds a failing test; a passing one waits as long as delivery takes.
+func sharedEventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not seen after 30 s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A bucket setting changed through one gateway reaches the others, whose
+// caches of the record (primed first) let go of it when the catalogue
+// announces the change; the gateway that made it reads it at once.
+func TestSharedIndexBucketSettingsReachEveryGateway(t *testing.T) {
+	gws := openGateways(t, 2)
+	a, b := gws[0], gws[1]
+	for _, l := range gws {
+		if _, err := l.Bucket("bkt"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := a.UpdateBucket("bkt", 0, func(bk *Bucket) error {
+		bk.Policy = `{"Version":"2012-10-17","Statement":[]}`
+		bk.CacheControl = "max-age=60"
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bk, err := a.Bucket("bkt"); err != nil || bk.CacheControl != "max-age=60" {
+		t.Fatalf("the writing gateway reads %+v %v", bk, err)
+	}
+	sharedEventually(t, "another gateway's Cache-Control", func() bool {
+		bk, err := b.Bucket("bkt")
+		return err == nil && bk.CacheControl == "max-age=60"
+	})
+	// A bucket created through one gateway (after the other cached its
+	// absence), then deleted.
+	if _, err := b.Bucket("later"); s3err.As(err).Code != s3err.NoSuchBucket {
+		t.Fatalf("a missing bucket: %v", err)
+	}
+	if err := a.CreateBucket(Bucket{Name: "later"}); err != nil {
+		t.Fatal(err)
+	}
+	sharedEventually(t, "a bucket created through another gateway", func() bool {
+		_, err := b.Bucket("later")
+		return err == nil
+	})
+	if err := a.DeleteBucket("later"); err != nil {
+		t.Fatal(err)
+	}
+	sharedEventually(t, "a bucket deleted through another gateway", func() bool {
+		_, err := b.Bucket("later")
+		return s3err.As(err).Code == s3err.NoSuchBucket
+	})
+	// Whatever the cache says, a write into the deleted bucket through the
+	// other gateway stores nothing.
+	if _, err := sharedPut(b, "x", "x", Conditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.PutObject(PutInput{Bucket: "later", Key: "k", Body: strings.NewReader("x"), Size: 1}); s3err.As(err).Code != s3err.NoSuchBucket {
+		t.Fatalf("a write into the deleted bucket: %v", err)
 	}
 }
