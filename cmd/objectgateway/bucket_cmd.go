@@ -28,6 +28,7 @@ func bucketCmd(args []string, e env) error {
 		return fmt.Errorf("unknown bucket command %q\n%s", sub, bucketUsage)
 	}
 	fs, root := offlineFlags("bucket "+sub, e)
+	index := indexFlag(fs, e)
 	clear := fs.Bool("clear", false, "remove the bucket's default Cache-Control")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -46,7 +47,7 @@ func bucketCmd(args []string, e env) error {
 		}
 	}
 
-	ops, done, err := openAdmin(*root, e.getenv)
+	ops, done, err := openAdmin(*root, *index, e.getenv)
 	if err != nil {
 		return err
 	}

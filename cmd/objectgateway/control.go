@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,7 +24,32 @@ import (
 // controlSocketFile is the name, in the state directory, of the Unix
 // socket a running gateway takes user and bucket changes on (see
 // docs/users.md). Requests are plain HTTP with JSON bodies.
-const controlSocketFile = "control.sock"
+//
+// Gateways sharing a root and a catalogue (--index) each have their own,
+// controlSocketPrefix then the host name and the process id and ".sock":
+// any of them applies a change to the shared catalogue, where the others
+// see it.
+const (
+	controlSocketFile   = "control.sock"
+	controlSocketPrefix = "control-"
+)
+
+// controlSocketName is the name of this gateway's control socket.
+func controlSocketName(shared bool) string {
+	if !shared {
+		return controlSocketFile
+	}
+	return fmt.Sprintf("%s%s-%d.sock", controlSocketPrefix, hostName(), os.Getpid())
+}
+
+// hostName is the host's name as a file name may hold it.
+func hostName() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" || strings.ContainsAny(h, "/\x00") {
+		return "localhost"
+	}
+	return h
+}
 
 // controlBodyLimit bounds a control request's body; the largest is a
 // user's identity policy (policy.MaxSize bytes, up to six times that once
@@ -58,7 +84,7 @@ type peerKey struct{}
 // a gateway that was killed (nothing accepts on it) is replaced; one that
 // answers, or a file of that name that is no socket, is an error.
 func startControl(layer *object.Layer, users *object.Users, log zerolog.Logger) (*control, error) {
-	c := &control{ops: localOps{layer: layer, users: users}, log: log, self: uint32(os.Getuid()), path: layer.StatePath(controlSocketFile)}
+	c := &control{ops: localOps{layer: layer, users: users}, log: log, self: uint32(os.Getuid()), path: layer.StatePath(controlSocketName(layer.SharedIndex()))}
 	// The state directory is the socket's first fence: only the
 	// gateway's user (and root) may enter it.
 	// A state directory the gateway does not own (made by root for a
@@ -66,6 +92,9 @@ func startControl(layer *object.Layer, users *object.Users, log zerolog.Logger) 
 	// and the peer check still hold.
 	if err := os.Chmod(filepath.Dir(c.path), 0o700); err != nil {
 		log.Warn().Err(err).Str("dir", filepath.Dir(c.path)).Msg("control socket: the state directory could not be made private; the socket's mode (0600) and the peer check protect it")
+	}
+	if layer.SharedIndex() {
+		removeStaleSockets(filepath.Dir(c.path))
 	}
 	ln, err := listenControl(c.path)
 	if err != nil {
@@ -135,6 +164,27 @@ func listenControl(path string) (net.Listener, error) {
 		return nil, err
 	}
 	return ln, nil
+}
+
+// removeStaleSockets removes the control sockets of this host's gateways
+// that were killed before they could remove their own (nothing accepts
+// on them). Sockets of other hosts, on a shared filesystem, cannot be
+// tried from here and are left to their own hosts.
+func removeStaleSockets(dir string) {
+	names, _ := filepath.Glob(filepath.Join(dir, controlSocketPrefix+hostName()+"-*.sock"))
+	for _, path := range names {
+		addr, release, err := socketAddr(path)
+		if err != nil {
+			continue
+		}
+		conn, err := net.Dial("unix", addr)
+		if err == nil {
+			conn.Close()
+		} else if errors.Is(err, syscall.ECONNREFUSED) {
+			os.Remove(path)
+		}
+		release()
+	}
 }
 
 // maxSocketPath is the longest path a Unix socket address can hold

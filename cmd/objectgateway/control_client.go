@@ -36,8 +36,29 @@ type controlClient struct {
 // Any other failure, such as a socket the caller may not connect to, is
 // an error: the index is then locked by a gateway the caller cannot
 // reach, and working on it directly would fail too.
+//
+// On a root that gateways share (each with its own socket, see
+// controlSocketFile) it connects to one that answers, this host's first.
 func dialControl(root string) (c *controlClient, ok bool, err error) {
-	path := filepath.Join(root, storage.StateDir, controlSocketFile)
+	dir := filepath.Join(root, storage.StateDir)
+	c, ok, err = dialControlAt(filepath.Join(dir, controlSocketFile))
+	if ok || err != nil {
+		return c, ok, err
+	}
+	mine, _ := filepath.Glob(filepath.Join(dir, controlSocketPrefix+hostName()+"-*.sock"))
+	for _, path := range mine {
+		if c, ok, err := dialControlAt(path); ok {
+			return c, true, nil
+		} else if err != nil {
+			return nil, false, err
+		}
+	}
+	return nil, false, nil
+}
+
+// dialControlAt connects to the control socket at path (dialControl).
+func dialControlAt(path string) (c *controlClient, ok bool, err error) {
+	root := filepath.Dir(filepath.Dir(path))
 	addr, release, err := socketAddr(path)
 	if err != nil {
 		if errors.Is(err, iofs.ErrNotExist) {
@@ -218,10 +239,11 @@ func (c *controlClient) SetBucketCacheControl(bucket, value string) error {
 }
 
 // openAdmin returns the adminOps for root: through the control socket of
-// the gateway serving it, else on its index directly (which fails, with a
-// clear error, while something else holds the index). done releases what
-// it opened.
-func openAdmin(root string, getenv func(string) string) (ops adminOps, done func(), err error) {
+// a gateway serving it, else on its catalogue directly — the shared one
+// of index, which gateways may be using meanwhile, or the root's bbolt
+// index, which fails with a clear error while something else holds it.
+// done releases what it opened.
+func openAdmin(root, index string, getenv func(string) string) (ops adminOps, done func(), err error) {
 	client, ok, err := dialControl(root)
 	if err != nil {
 		return nil, nil, err
@@ -229,7 +251,12 @@ func openAdmin(root string, getenv func(string) string) (ops adminOps, done func
 	if ok {
 		return client, client.close, nil
 	}
-	layer, err := openOffline(root)
+	var layer *object.Layer
+	if index != "" {
+		layer, err = object.Open(object.Options{Root: root, Index: index})
+	} else {
+		layer, err = openOffline(root)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,6 +17,7 @@ var errProblems = errors.New("fsck found problems")
 // fixes what it safely can. It never deletes a file under a bucket.
 func fsckCmd(args []string, e env) error {
 	fs, root := offlineFlags("fsck", e)
+	index := indexFlag(fs, e)
 	repair := fs.Bool("repair", false, "fix what can be fixed safely: drop records of missing files, refresh changed records, remove staging leftovers, orphaned part directories and shadow files")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -24,7 +25,7 @@ func fsckCmd(args []string, e env) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	layer, err := object.OpenExclusive(object.Options{Root: *root})
+	layer, err := object.OpenExclusive(object.Options{Root: *root, Index: *index})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", *root, err)
 	}

@@ -28,12 +28,20 @@ func offlineFlags(name string, e env) (*flag.FlagSet, *string) {
 	return fs, root
 }
 
+// indexFlag adds --index to an offline command: the catalogue its root's
+// gateways share (serve's --index), defaulting to OBJECTGATEWAY_INDEX;
+// empty is the bbolt index in the root.
+func indexFlag(fs *flag.FlagSet, e env) *string {
+	return fs.String("index", e.getenv("OBJECTGATEWAY_INDEX"), "the root's PostgreSQL catalogue, as serve's --index (env OBJECTGATEWAY_INDEX); empty: the bbolt index in the root")
+}
+
 // scanCmd is `objectgateway scan`: it imports or reconciles the tree under
 // the root with the index, with the gateway stopped. Re-running it after
 // an interruption resumes: every committed batch stays, and unchanged
 // records are left alone.
 func scanCmd(args []string, e env) error {
 	fs, root := offlineFlags("scan", e)
+	index := indexFlag(fs, e)
 	bucket := fs.String("bucket", "", "reconcile only this bucket (default: every top-level directory)")
 	md5 := fs.Bool("md5", false, "read new and changed files to give them their real MD5 as ETag (default: an ETag derived from size, mtime and inode, ending in -1)")
 	quiet := fs.Bool("quiet", false, "no progress display")
@@ -46,11 +54,11 @@ func scanCmd(args []string, e env) error {
 	if st, err := os.Stat(*root); err != nil || !st.IsDir() {
 		return fmt.Errorf("--root %s: not a directory", *root)
 	}
-	layer, err := object.OpenExclusive(object.Options{Root: *root})
+	layer, err := object.OpenExclusive(object.Options{Root: *root, Index: *index})
 	if err != nil {
 		if errors.Is(err, iofs.ErrNotExist) {
 			// A tree the gateway never served has no state directory yet.
-			layer, err = object.Open(object.Options{Root: *root})
+			layer, err = object.Open(object.Options{Root: *root, Index: *index})
 		}
 		if err != nil {
 			return fmt.Errorf("open %s: %w", *root, err)

@@ -28,9 +28,11 @@ const userUsage = `usage: objectgateway user <command> [--root DIR] ...
                                                    (objectgateway user policy -h)
 
 While a gateway serves --root, the change goes through its control
-socket (ROOT/.objectgateway/control.sock) and is in force from the next
-request on; with no gateway running, it is made on the index directly.
-See docs/users.md.`
+socket (ROOT/.objectgateway/control.sock, or control-HOST-PID.sock of
+each gateway sharing a --index catalogue) and is in force from the next
+request on; with no gateway running, it is made on the index directly
+(the root's, or the one --index or OBJECTGATEWAY_INDEX names).
+See docs/users.md and docs/scale-out.md.`
 
 // userCmd is `objectgateway user`: it manages the access keys of --root,
 // through the serving gateway's control socket or, with none running, in
@@ -45,6 +47,7 @@ func userCmd(args []string, e env) error {
 		return userPolicyCmd(args, e)
 	}
 	fs, root := offlineFlags("user "+sub, e)
+	index := indexFlag(fs, e)
 	var accessKey, email *string
 	uid, gid := -1, -1
 	if sub == "add" {
@@ -74,7 +77,7 @@ func userCmd(args []string, e env) error {
 		return errors.New("user add: give both --uid and --gid, or neither")
 	}
 
-	users, done, err := openAdmin(*root, e.getenv)
+	users, done, err := openAdmin(*root, *index, e.getenv)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ func userPolicyCmd(args []string, e env) error {
 	}
 	verb, args := args[0], args[1:]
 	fs, root := offlineFlags("user policy "+verb, e)
+	index := indexFlag(fs, e)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -64,7 +65,7 @@ func userPolicyCmd(args []string, e env) error {
 		}
 	}
 
-	users, done, err := openAdmin(*root, e.getenv)
+	users, done, err := openAdmin(*root, *index, e.getenv)
 	if err != nil {
 		return err
 	}

@@ -180,6 +180,11 @@ func (l *Layer) Close() error {
 	return errors.Join(l.ix.Close(), l.fs.Close())
 }
 
+// SharedIndex reports whether the layer's catalogue is one other
+// gateways may share (Options.Index): then several gateways serve the
+// root, each with its own process-local state.
+func (l *Layer) SharedIndex() bool { return l.ix.Shared() }
+
 // StatePath returns the absolute path of a file in the state directory.
 func (l *Layer) StatePath(name string) string { return l.fs.StatePath(name) }
 
