@@ -1,6 +1,7 @@
 package metadata
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/objectgateway/objectgateway/pkg/pgtest"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -20,9 +23,19 @@ import (
 // does; their figures depend on the disk.
 
 // openBench opens an index for a benchmark; durable unless noSync.
+//
+// With OBJECTGATEWAY_TEST_INDEX=postgres it is a PostgreSQL catalogue on
+// pgtest's cluster instead, durable when PGTEST_FSYNC=1: the same
+// benchmarks then measure that engine.
 func openBench(b *testing.B, noSync bool) *Index {
 	b.Helper()
-	ix, err := Open(filepath.Join(b.TempDir(), "index.db"), Options{NoSync: noSync})
+	var ix *Index
+	var err error
+	if testEngine() == "postgres" {
+		ix, err = OpenPostgres(context.Background(), pgtest.DSN(b), PGOptions{})
+	} else {
+		ix, err = Open(filepath.Join(b.TempDir(), "index.db"), Options{NoSync: noSync})
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
