@@ -24,6 +24,10 @@
 #   COUNT      sequential requests per latency scenario (default 2000)
 #   OBJECTS    objects of the listing bucket (default 10000)
 #   GROUP      1: also three gateways behind nginx (needs nginx)
+#   MIXCPU     1: afterwards, the mixed scenario once more on each endpoint
+#              alone (MIXDURATION, default 15s), printing the server CPU per
+#              operation: the gateways' and PostgreSQL's (every process of
+#              the cluster), from /proc around the run
 #   BENCHARGS  more flags for the bench tool
 set -euo pipefail
 
@@ -107,6 +111,7 @@ start() {
 start bbolt "$WORK/root-bbolt"
 start postgres "$WORK/root-pg" --index "$DSN_ONE"
 compare="bbolt=$URL_bbolt;pid=$PID_bbolt,postgres=$URL_postgres;pid=$PID_postgres"
+declare -A EPURL=([bbolt]=$URL_bbolt [postgres]=$URL_postgres) EPPIDS=([bbolt]=$PID_bbolt [postgres]=$PID_postgres)
 
 if [[ ${GROUP:-} == 1 ]]; then
 	servers=''
@@ -144,6 +149,7 @@ EOF
 	nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf"
 	wait_http "http://127.0.0.1:$nport/"
 	compare+=",group=http://127.0.0.1:$nport;pid=$pids"
+	EPURL[group]=http://127.0.0.1:$nport EPPIDS[group]=${pids//,/ }
 fi
 
 log "bench: $SCENARIOS, $ROUNDS rounds"
@@ -152,3 +158,24 @@ export AWS_ACCESS_KEY_ID=$OBJECTGATEWAY_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$OBJECT
 "$WORK/og" bench --compare "$compare" --scenarios "$SCENARIOS" --rounds "$ROUNDS" \
 	--count "$COUNT" --objects "$OBJECTS" ${BENCHARGS:-}
 printf 'load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+
+if [[ ${MIXCPU:-} == 1 ]]; then
+	# ticks PID...: utime+stime of the processes, in clock ticks.
+	ticks() { local t=0 p; for p in "$@"; do [[ -r /proc/$p/stat ]] && t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo $t; }
+	pgpids() { pgrep -P "$(head -1 "$WORK/pg/data/postmaster.pid")" | tr '\n' ' '; head -1 "$WORK/pg/data/postmaster.pid"; }
+	HZ=$(getconf CLK_TCK)
+	printf '\nmixed alone, %s per endpoint: server CPU per operation\n' "${MIXDURATION:-15s}"
+	printf '%-9s %9s %12s %12s %12s\n' endpoint ops/s 'gateway µs' 'postgres µs' 'total µs'
+	for name in bbolt postgres ${EPURL[group]:+group}; do
+		# shellcheck disable=SC2086
+		g0=$(ticks ${EPPIDS[$name]}) p0=$(ticks $(pgpids))
+		"$WORK/og" bench --endpoint "${EPURL[$name]}" --scenarios mixed --duration "${MIXDURATION:-15s}" \
+			--json "$WORK/mix-$name.json" >/dev/null 2>&1
+		# shellcheck disable=SC2086
+		g1=$(ticks ${EPPIDS[$name]}) p1=$(ticks $(pgpids))
+		ops=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(e["ops"] for s in r["scenarios"] for e in s["results"]))' "$WORK/mix-$name.json")
+		secs=${MIXDURATION:-15s}
+		awk -v n="$name" -v ops="$ops" -v d="${secs%s}" -v g=$((g1 - g0)) -v p=$((p1 - p0)) -v hz="$HZ" \
+			'BEGIN { printf "%-9s %9.0f %12.1f %12.1f %12.1f\n", n, ops / d, g * 1e6 / hz / ops, p * 1e6 / hz / ops, (g + p) * 1e6 / hz / ops }'
+	done
+fi

@@ -47,6 +47,9 @@ func written(err error) error {
 // rolled back rather than committed half-done. If fn panics, update panics
 // in the caller's goroutine with the same value.
 func (ix *Index) update(fn func(tx kvTx) error) error {
+	if ix.pg != nil {
+		return ix.updateAlone(fn)
+	}
 	c := &call{fn: fn, done: make(chan bool, 1)}
 	ix.mu.Lock()
 	ix.queue = append(ix.queue, c)
@@ -63,6 +66,35 @@ func (ix *Index) update(fn func(tx kvTx) error) error {
 		panic(c.panicked)
 	}
 	return c.err
+}
+
+// updateAlone is update on PostgreSQL: fn runs in a transaction of its
+// own, concurrently with others. The group commit exists to share one
+// fsync among the writes that arrive together, which PostgreSQL does by
+// itself for concurrent commits (one WAL flush covers them); a group
+// would instead make every write of the process wait for one leader's
+// transaction, whose statements each cost a round trip. fn's errors keep
+// their meaning: a plain error rolls back and is returned, a written one
+// is unwrapped, a panic is re-raised in the caller.
+func (ix *Index) updateAlone(fn func(tx kvTx) error) error {
+	if err := ix.failure(); err != nil {
+		return err
+	}
+	ix.commits.Add(1)
+	c := &call{fn: fn}
+	err := ix.kvUpdate(func(tx kvTx) error {
+		if !c.run(tx) {
+			return errRollback
+		}
+		return c.err
+	})
+	if c.panicked != nil {
+		panic(c.panicked)
+	}
+	if c.err != nil {
+		return c.err
+	}
+	return err
 }
 
 // lead commits one group taken from the head of the queue, then hands

@@ -15,6 +15,8 @@ import (
 // writers queue up, then checks that all the queued writes share a single
 // further transaction.
 func TestGroupCommit(t *testing.T) {
+	// PostgreSQL runs each write in a transaction of its own (updateAlone).
+	boltOnly(t)
 	ix := openTest(t)
 	mustCreateBucket(t, ix, "b")
 	mustPut(t, ix, "b", Object{Key: "held"})
@@ -78,6 +80,8 @@ func TestGroupCommit(t *testing.T) {
 // fails before writing, a write that fails in bbolt and a write that
 // panics each get their own outcome and do not disturb the others.
 func TestGroupCommitFailures(t *testing.T) {
+	// PostgreSQL runs each write in a transaction of its own (updateAlone).
+	boltOnly(t)
 	ix := openTest(t)
 	mustCreateBucket(t, ix, "b")
 	mustPut(t, ix, "b", Object{Key: "held"})
@@ -238,6 +242,8 @@ func TestWriteAfterClose(t *testing.T) {
 // TestLeaderGoexit checks that a leader whose fn calls runtime.Goexit
 // (t.FailNow in a test) rolls back and leaves the index usable.
 func TestLeaderGoexit(t *testing.T) {
+	// PostgreSQL runs each write in a transaction of its own (updateAlone).
+	boltOnly(t)
 	ix := openTest(t)
 	mustCreateBucket(t, ix, "b")
 	mustPut(t, ix, "b", Object{Key: "k"})

@@ -2,6 +2,7 @@ package metadata
 
 import (
 	"context"
+	"errors"
 	"os"
 	"testing"
 
@@ -55,4 +56,68 @@ func openPGTest(t testing.TB) *Index {
 		}
 	})
 	return ix
+}
+
+// On PostgreSQL every write runs in a transaction of its own
+// (updateAlone), and a write's outcome is what the group commit gives it:
+// an error before writing is returned and leaves nothing, a write error is
+// unwrapped and rolls back what the write had changed, a panic reaches the
+// caller; the writes around them are unaffected.
+func TestUpdateAloneOutcomes(t *testing.T) {
+	ix := openPGTest(t)
+	mustCreateBucket(t, ix, "b")
+	one := Object{Size: 1}
+	rec, err := one.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := errors.New("refused before writing")
+	if err := ix.update(func(tx kvTx) error { return early }); err != early {
+		t.Fatalf("an error before writing = %v", err)
+	}
+	err = ix.update(func(tx kvTx) error {
+		b := tx.Bucket(objectsBucket).Bucket([]byte("b"))
+		if err := b.Put([]byte("half"), rec); err != nil {
+			return written(err)
+		}
+		return written(b.Put([]byte("half2"), rec))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := errors.New("broken mid-write")
+	err = ix.update(func(tx kvTx) error {
+		b := tx.Bucket(objectsBucket).Bucket([]byte("b"))
+		if err := b.Put([]byte("lost"), rec); err != nil {
+			return written(err)
+		}
+		return written(broken)
+	})
+	if err != broken {
+		t.Fatalf("a write error = %v, want it unwrapped", err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Errorf("recovered %v, want the write's panic", r)
+			}
+		}()
+		_ = ix.update(func(tx kvTx) error {
+			b := tx.Bucket(objectsBucket).Bucket([]byte("b"))
+			_ = b.Put([]byte("panicked"), rec)
+			panic("boom")
+		})
+	}()
+	err = ix.view(func(tx kvTx) error {
+		b := tx.Bucket(objectsBucket).Bucket([]byte("b"))
+		for k, want := range map[string]bool{"half": true, "half2": true, "lost": false, "panicked": false} {
+			if got := b.Get([]byte(k)) != nil; got != want {
+				t.Errorf("%s present: %v, want %v", k, got, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
