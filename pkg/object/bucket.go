@@ -29,7 +29,17 @@ func (l *Layer) CreateBucket(b Bucket) error {
 	m := l.fence.stripe(b.Name)
 	m.Lock()
 	defer m.Unlock()
-	if _, err := l.ix.Bucket(b.Name); err == nil {
+	// On a shared catalogue, the catalogue's lock of the bucket does the
+	// same among gateways: of two creating it at once, the second finds
+	// the first's record here, and never removes the directory the first
+	// made and recorded; a DeleteBucket elsewhere finishes first. The
+	// record is read from the catalogue itself, not a cache.
+	unlock, err := l.ix.LockBucket(b.Name)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer unlock()
+	if _, err := l.ix.FreshBucketState(b.Name); err == nil {
 		return s3err.New(s3err.BucketAlreadyOwnedByYou).With("BucketName", b.Name)
 	}
 	if b.Created.IsZero() {

@@ -140,8 +140,14 @@ var errSealed = s3err.Newf(s3err.ConditionalRequestConflict, "The upload is bein
 
 // claimRegion returns a claim on the range of part ref.Number, of size
 // bytes, or nil when the part goes to a file of its own (see regionGate).
+//
+// On a catalogue other gateways share, every part goes to a file of its
+// own: the region's part size and its claims are this process's, and a
+// gateway writing parts of the same upload would lay them out by
+// another size, over each other's ranges, and could go on writing into
+// the region after another gateway's completion published it.
 func (l *Layer) claimRegion(ref partRef, size int64) *regionClaim {
-	if size <= 0 {
+	if size <= 0 || l.ix.Shared() {
 		return nil
 	}
 	g := l.gate(ref.UploadID)
