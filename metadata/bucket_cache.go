@@ -3,6 +3,7 @@ package metadata
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +42,14 @@ type bucketCache struct {
 	// live is set while the listening connection is up.
 	live atomic.Bool
 }
+
+// listenerName is the application_name of the listening connections, by
+// which an operator (pg_stat_activity) tells them from the pools'.
+const listenerName = "objectgateway bucket listener"
+
+// listenBeat is how often a quiet listening connection is made to prove
+// it is alive, and how long it has to answer.
+const listenBeat = time.Second
 
 // maxCachedBuckets bounds the cache; past it, it starts over.
 const maxCachedBuckets = 100_000
@@ -130,7 +139,22 @@ func (e *pgEngine) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, c *bucke
 	c.dropAll()
 	c.live.Store(true)
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		// A connection that died without a word (a peer gone behind a
+		// firewall that drops packets) would keep the cache live and
+		// stale: after listenBeat without a notification the connection
+		// must answer a query within listenBeat, or the cache goes off
+		// and the connection is made again.
+		wctx, cancel := context.WithTimeout(ctx, listenBeat)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			pctx, cancel := context.WithTimeout(ctx, listenBeat)
+			_, err = conn.Exec(pctx, "SELECT 1")
+			cancel()
+			if err == nil {
+				continue
+			}
+		}
 		if err != nil {
 			return err
 		}

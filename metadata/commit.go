@@ -91,9 +91,13 @@ func (ix *Index) updateAlone(fn func(tx kvTx) error) error {
 	if c.panicked != nil {
 		panic(c.panicked)
 	}
-	if c.err != nil {
+	if err == errRollback {
+		// fn failed while writing: its own error.
 		return c.err
 	}
+	// fn's plain error, or the engine's: a failed commit, or a read that
+	// failed in the transaction, which wins over what fn made of its
+	// "absent" answer (a NoSuchKey for a key that is there).
 	return err
 }
 

@@ -1,5 +1,11 @@
-// Package metadata is the gateway's catalogue: a bbolt index of S3
-// buckets and object records, listed in S3 order.
+// Package metadata is the gateway's catalogue: an index of S3 buckets and
+// object records, listed in S3 order, kept in an ordered key-value store
+// with nested buckets (kv.go) — an embedded bbolt file (kv_bolt.go, Open),
+// or a PostgreSQL database several gateways share (kv_pg.go,
+// OpenPostgres; the locks of writes among them in lock.go, the bucket
+// records each caches in bucket_cache.go). The layout and invariants
+// below are the catalogue's whatever the engine; the caveats name the
+// engine they are about.
 //
 // The package owns the index file and nothing else. The bytes of an
 // object live in the storage layer; a record here says where they are
@@ -56,8 +62,11 @@
 //
 // # Caveats
 //
-// Only one process may open an index at a time; bbolt holds an exclusive
-// file lock, and Open gives up after Options.Timeout.
+// Only one process may open a bbolt index at a time; bbolt holds an
+// exclusive file lock, and Open gives up after Options.Timeout. A
+// PostgreSQL catalogue takes any number, and runs each write in a
+// transaction of its own instead of the group commit (commit.go,
+// updateAlone): the database shares WAL flushes among concurrent commits.
 //
 // With Options.NoSync a crash or power loss can lose recently
 // acknowledged writes, and bbolt may need the file to be rebuilt; use it

@@ -37,9 +37,12 @@ package metadata
 //     missing one, ErrTxNotWritable for a write in a view.
 //   - NextSequence returns a number greater than every number it returned
 //     before for that bucket, also across processes, and never 0.
-//     Sequence returns the last number given (0 for none); SetSequence
-//     raises it, and never lowers it, so that a copy of a catalogue
-//     (copy.go) cannot give again a number its source gave.
+//     Numbers may skip: an engine may take every bucket's from one
+//     counter (PostgreSQL does, so that writers of one bucket never
+//     conflict over it). Sequence returns at least the last number
+//     NextSequence gave the bucket (bbolt: exactly it, 0 for none);
+//     SetSequence raises it, and never lowers it, so that a copy of a
+//     catalogue (copy.go) cannot give again a number its source gave.
 
 // maxKeySize is the longest key any engine must store: bbolt's limit.
 // PostgreSQL's btree keys are shorter (about 2.7 KB with the bucket path);

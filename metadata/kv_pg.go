@@ -26,7 +26,8 @@ import (
 // in [path, succ(path)), which DeleteBucket removes with one range delete.
 // bytea compares by memcmp, so (b, k) — the primary key, a btree — keeps
 // every bucket's keys in byte order, and a cursor is an index range scan.
-// Sequences are rows of og_seq keyed by the bucket's path.
+// Sequence numbers come from one PostgreSQL sequence, og_ids (og_seq, the
+// per-bucket rows of the first schema, is no longer written).
 //
 // Transactions: a view is REPEATABLE READ READ ONLY (one snapshot, taken
 // at its first query); an update is SERIALIZABLE, and a serialization
@@ -86,6 +87,10 @@ var pgSchema = []string{
 		WHEN (NEW.b = '\x6275636b6574730001'::bytea) EXECUTE FUNCTION og_notify_bucket();
 	CREATE TRIGGER og_bucket_deleted AFTER DELETE ON og_kv FOR EACH ROW
 		WHEN (OLD.b = '\x6275636b6574730001'::bytea) EXECUTE FUNCTION og_notify_bucket();`,
+	// Sequence numbers come from one PostgreSQL sequence (NextSequence),
+	// which starts past every number the per-bucket rows gave.
+	`CREATE SEQUENCE og_ids AS bigint;
+	SELECT setval('og_ids', GREATEST(1, (SELECT coalesce(max(n), 0) FROM og_seq)), (SELECT count(*) > 0 FROM og_seq));`,
 }
 
 // pgMigrationLock is the key of the advisory lock migrations run under.
@@ -105,6 +110,12 @@ type pgEngine struct {
 	buckets    *bucketCache
 	stopListen context.CancelFunc
 	listening  chan struct{}
+
+	// connConfig is the database's connection settings, for the
+	// connections outside the pools; serving holds those of Serve and
+	// Exclusive (lock.go), closed with the engine.
+	connConfig *pgx.ConnConfig
+	serving    []*pgx.Conn
 
 	// tops caches the names of top-level buckets known to exist: the
 	// contract has no way to delete one, so once committed a top-level
@@ -127,6 +138,7 @@ func openPostgres(ctx context.Context, dsn string, o PGOptions) (*pgEngine, erro
 	}
 	lcfg := cfg.Copy()
 	lcfg.MinConns = 0
+	lcfg.ConnConfig.RuntimeParams["lock_timeout"] = fmt.Sprintf("%dms", LockTimeout.Milliseconds())
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -136,7 +148,7 @@ func openPostgres(ctx context.Context, dsn string, o PGOptions) (*pgEngine, erro
 		pool.Close()
 		return nil, err
 	}
-	e := &pgEngine{pool: pool, locks: locks, dsn: dsn, buckets: &bucketCache{records: map[string][]byte{}}, listening: make(chan struct{})}
+	e := &pgEngine{pool: pool, locks: locks, dsn: dsn, connConfig: cfg.ConnConfig.Copy(), buckets: &bucketCache{records: map[string][]byte{}}, listening: make(chan struct{})}
 	if err := e.migrate(ctx); err != nil {
 		pool.Close()
 		locks.Close()
@@ -144,7 +156,9 @@ func openPostgres(ctx context.Context, dsn string, o PGOptions) (*pgEngine, erro
 	}
 	lctx, stop := context.WithCancel(context.Background())
 	e.stopListen = stop
-	go e.listen(lctx, cfg.ConnConfig.Copy(), e.buckets)
+	lconf := cfg.ConnConfig.Copy()
+	lconf.RuntimeParams["application_name"] = listenerName
+	go e.listen(lctx, lconf, e.buckets)
 	return e, nil
 }
 
@@ -184,6 +198,9 @@ func (e *pgEngine) migrate(ctx context.Context) error {
 func (e *pgEngine) close() error {
 	e.stopListen()
 	<-e.listening
+	for _, c := range e.serving {
+		c.Close(context.Background())
+	}
 	e.locks.Close()
 	e.pool.Close()
 	return nil
@@ -302,7 +319,12 @@ func (tx *pgTx) end(ferr error, commit bool) error {
 		return ferr
 	}
 	if _, err := tx.c.Exec(tx.ctx, `COMMIT`); err != nil {
-		tx.c.Conn().Close(tx.ctx)
+		// A server's refusal (a serialization failure) leaves the
+		// connection usable; anything else may have broken it.
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) {
+			tx.c.Conn().Close(tx.ctx)
+		}
 		return err
 	}
 	return nil
@@ -662,27 +684,34 @@ func (b *pgBucket) ForEachBucket(fn func(name []byte) error) error {
 	})
 }
 
+// NextSequence takes a number of og_ids, one sequence for every bucket:
+// a PostgreSQL sequence is outside transactions, so writers of one bucket
+// on several gateways never conflict over a counter row (with a row per
+// bucket, every versioned write of a bucket updated the same row, and
+// under SERIALIZABLE all but one of them failed and ran again). The
+// numbers of one bucket have gaps, and grow: what the contract asks.
 func (b *pgBucket) NextSequence() (uint64, error) {
 	if !b.tx.writable {
 		return 0, errPGReadOnly
 	}
 	var n int64
-	err := b.tx.query(func(rows pgx.Rows) error { return rows.Scan(&n) },
-		`INSERT INTO og_seq (b, n) VALUES ($1, 1) ON CONFLICT (b) DO UPDATE SET n = og_seq.n + 1 RETURNING n`, b.path)
+	err := b.tx.query(func(rows pgx.Rows) error { return rows.Scan(&n) }, `SELECT nextval('og_ids')`)
 	if err != nil {
 		return 0, err
 	}
 	return uint64(n), nil
 }
 
+// Sequence is the last number og_ids gave, to any bucket: at least the
+// last this one was given.
 func (b *pgBucket) Sequence() uint64 {
 	var n int64
-	b.tx.query(func(rows pgx.Rows) error { return rows.Scan(&n) }, `SELECT n FROM og_seq WHERE b = $1`, b.path)
+	b.tx.query(func(rows pgx.Rows) error { return rows.Scan(&n) },
+		`SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM og_ids`)
 	return uint64(n)
 }
 
-// SetSequence keeps the greater of n and the sequence stored, which
-// og_seq's bigint bounds to MaxInt64.
+// SetSequence raises og_ids to n, which bigint bounds to MaxInt64.
 func (b *pgBucket) SetSequence(n uint64) error {
 	if !b.tx.writable {
 		return errPGReadOnly
@@ -690,7 +719,10 @@ func (b *pgBucket) SetSequence(n uint64) error {
 	if n > math.MaxInt64 {
 		return fmt.Errorf("metadata: sequence %d is beyond PostgreSQL's bigint", n)
 	}
-	_, err := b.tx.exec(`INSERT INTO og_seq (b, n) VALUES ($1, $2) ON CONFLICT (b) DO UPDATE SET n = GREATEST(og_seq.n, excluded.n)`, b.path, int64(n))
+	if n == 0 || n <= b.Sequence() {
+		return b.tx.err
+	}
+	_, err := b.tx.exec(`SELECT setval('og_ids', $1)`, int64(n))
 	if err != nil {
 		b.tx.fail(err)
 	}

@@ -2,6 +2,12 @@ package metadata
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -55,6 +61,71 @@ func (ix *Index) LockBucket(bucket string) (unlock func(), err error) {
 
 func noUnlock() {}
 
+// ErrCatalogueInUse is returned by Serve and Exclusive when the other
+// kind of user holds the shared catalogue: an offline tool (fsck, scan)
+// while a gateway starts, or a gateway while an offline tool starts.
+var ErrCatalogueInUse = errors.New("metadata: the shared catalogue is in use")
+
+// servingLock is the advisory lock key gateways hold shared, and offline
+// tools exclusively.
+const servingLock = 0x6f67_7365_7276 // "ogserv"
+
+// Serve marks the catalogue as served by this process until Close: on a
+// shared catalogue it holds the serving lock shared, which any number of
+// gateways (and admin commands) may, and which keeps fsck and scan from
+// starting; it fails with ErrCatalogueInUse while one of them runs. On
+// bbolt it does nothing: the file lock already makes the index this
+// process's alone.
+func (ix *Index) Serve() error {
+	if ix.pg == nil {
+		return nil
+	}
+	return ix.pg.holdServing(`SELECT pg_try_advisory_lock_shared($1)`, "an offline tool (fsck or scan) is working on it")
+}
+
+// Exclusive makes the catalogue this process's alone until Close, for an
+// offline tool: on a shared catalogue it takes the serving lock
+// exclusively, and fails with ErrCatalogueInUse while any gateway serves
+// it. On bbolt it does nothing (the file lock).
+func (ix *Index) Exclusive() error {
+	if ix.pg == nil {
+		return nil
+	}
+	return ix.pg.holdServing(`SELECT pg_try_advisory_lock($1)`, "gateways are serving it; stop them first")
+}
+
+// holdServing runs the try-lock statement lock on a connection of its
+// own, kept open until the engine closes: the lock lasts as long as it.
+func (e *pgEngine) holdServing(lock, busy string) error {
+	ctx := context.Background()
+	conn, err := pgx.ConnectConfig(ctx, e.connConfig.Copy())
+	if err != nil {
+		return err
+	}
+	var got bool
+	if err := conn.QueryRow(ctx, lock, int64(servingLock)).Scan(&got); err != nil {
+		conn.Close(ctx)
+		return err
+	}
+	if !got {
+		conn.Close(ctx)
+		return fmt.Errorf("%w: %s", ErrCatalogueInUse, busy)
+	}
+	e.serving = append(e.serving, conn)
+	return nil
+}
+
+// ErrLockTimeout is returned by LockWrite and LockBucket when the lock
+// was not granted within LockTimeout: another gateway holds it that long
+// (a write stuck on its filesystem, a gateway stopped but not dead). The
+// request fails, to be retried, rather than wait without end and hold a
+// connection of the lock pool meanwhile.
+var ErrLockTimeout = errors.New("metadata: a lock of the shared catalogue was not granted in time")
+
+// LockTimeout is how long LockWrite and LockBucket wait for a lock
+// (PostgreSQL's lock_timeout of the lock pool's sessions).
+const LockTimeout = 30 * time.Second
+
 // lockHash is the advisory lock key of a bucket ("b") or a key ("k").
 func lockHash(kind, bucket, key string) int64 {
 	var d xxhash.Digest
@@ -79,6 +150,10 @@ func (e *pgEngine) advisory(lock, unlock string, args ...any) (func(), error) {
 	if _, err := c.Exec(ctx, lock, args...); err != nil {
 		c.Conn().Close(ctx)
 		c.Release()
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "55P03" {
+			return nil, fmt.Errorf("%w: %w", ErrLockTimeout, err)
+		}
 		return nil, err
 	}
 	return func() {

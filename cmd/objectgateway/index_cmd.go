@@ -226,6 +226,10 @@ func copyIndex(ctx context.Context, src, dst indexAddr, batch int, e env) error 
 		return err
 	}
 	fmt.Fprintf(e.stdout, "verified: %s holds what %s holds\n", dst, src)
+	if dst.root != "" {
+		// The root's own index is its catalogue again.
+		return object.UseEmbeddedIndex(dst.root)
+	}
 	return nil
 }
 

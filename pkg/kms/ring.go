@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -137,8 +138,21 @@ func newVersion() keyVersion {
 }
 
 // load reads the file; the caller holds mu or owns r.
+//
+// The stamp is the read file's own (fstat of the descriptor read), not
+// the path's after the read: a ring replaced in between (another gateway
+// rotating a key) must look changed at the next refresh, not read.
 func (r *Ring) load() error {
-	data, err := os.ReadFile(r.path)
+	file, err := os.Open(r.path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(file)
 	if err != nil {
 		return err
 	}
@@ -155,10 +169,6 @@ func (r *Ring) load() error {
 				return fmt.Errorf("kms: %s is damaged: key %q has a version that is not 256 bits", r.path, name)
 			}
 		}
-	}
-	fi, err := os.Stat(r.path)
-	if err != nil {
-		return err
 	}
 	r.ring, r.stamp = f, stampOf(fi)
 	return nil

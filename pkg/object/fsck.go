@@ -164,9 +164,17 @@ func (r *FsckReport) Count(k ProblemKind) int {
 // the index's lock) is detected before anything under the root is
 // touched, then the root without clearing the staging area, so fsck can
 // report its leftovers. The root and its index must exist.
+//
+// A shared catalogue (Options.Index) has no file lock: it is taken for
+// the tool alone (metadata.Index.Exclusive), which fails while any
+// gateway serves it.
 func OpenExclusive(o Options) (*Layer, error) {
 	ix, err := openIndex(o)
 	if err != nil {
+		return nil, err
+	}
+	if err := ix.Exclusive(); err != nil {
+		ix.Close()
 		return nil, err
 	}
 	abs, err := filepath.Abs(o.Root)

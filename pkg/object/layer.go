@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -110,6 +111,10 @@ func Open(o Options) (*Layer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ix.Serve(); err != nil {
+		ix.Close()
+		return nil, err
+	}
 	fsys, err := storage.Open(o.Root, storage.Options{NoSync: o.NoSync, KeepDir: folderMarker(ix)})
 	if err != nil {
 		ix.Close()
@@ -136,13 +141,33 @@ func folderMarker(ix *metadata.Index) func(bucket, dir string) bool {
 	}
 }
 
+// SharedCatalogueFile is the file in a root's state directory that says
+// the root's catalogue is a shared one in PostgreSQL: a gateway opening
+// the root with Options.Index writes it, and opening the root's bbolt
+// index is refused while it is there, so that a command run without
+// --index does not make a catalogue of its own beside the shared one
+// (and an `index import` back into the root removes it,
+// UseEmbeddedIndex).
+const SharedCatalogueFile = "catalogue-postgresql"
+
+// ErrSharedCatalogue is returned when a root whose catalogue is shared in
+// PostgreSQL is opened without Options.Index.
+var ErrSharedCatalogue = errors.New("this root's catalogue is in PostgreSQL: give its --index (or OBJECTGATEWAY_INDEX)")
+
+// UseEmbeddedIndex removes the root's SharedCatalogueFile, once its
+// catalogue was copied back into its bbolt index.
+func UseEmbeddedIndex(root string) error {
+	err := os.Remove(filepath.Join(root, storage.StateDir, SharedCatalogueFile))
+	if errors.Is(err, iofs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
 // openIndex opens (creating it and the state directory if needed) the
 // index of a data root: the bbolt file in its state directory, or the
 // PostgreSQL catalogue of Options.Index.
 func openIndex(o Options) (*metadata.Index, error) {
-	if o.Index != "" {
-		return metadata.OpenPostgres(context.Background(), o.Index, metadata.PGOptions{MaxConns: o.IndexConns})
-	}
 	abs, err := filepath.Abs(o.Root)
 	if err != nil {
 		return nil, err
@@ -150,6 +175,24 @@ func openIndex(o Options) (*metadata.Index, error) {
 	state := filepath.Join(abs, storage.StateDir)
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		return nil, err
+	}
+	marker := filepath.Join(state, SharedCatalogueFile)
+	if o.Index != "" {
+		ix, err := metadata.OpenPostgres(context.Background(), o.Index, metadata.PGOptions{MaxConns: o.IndexConns})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(marker); errors.Is(err, iofs.ErrNotExist) {
+			err = os.WriteFile(marker, []byte("The catalogue of this root is in a PostgreSQL database (serve --index).\n"), 0o600)
+			if err != nil {
+				ix.Close()
+				return nil, err
+			}
+		}
+		return ix, nil
+	}
+	if _, err := os.Stat(marker); err == nil {
+		return nil, fmt.Errorf("%w (%s)", ErrSharedCatalogue, marker)
 	}
 	ix, err := metadata.Open(filepath.Join(state, IndexFile), metadata.Options{NoSync: o.NoSync, Timeout: time.Second})
 	if err != nil {
@@ -235,6 +278,8 @@ func mapErr(err error) error {
 		return s3err.Wrap(s3err.NoSuchBucket, err)
 	case errors.Is(err, metadata.ErrNoSuchVersion):
 		return s3err.Wrap(s3err.NoSuchVersion, err)
+	case errors.Is(err, metadata.ErrLockTimeout):
+		return s3err.Wrap(s3err.SlowDown, err)
 	case errors.Is(err, metadata.ErrNoSuchKey), errors.Is(err, storage.ErrNotFound):
 		return s3err.Wrap(s3err.NoSuchKey, err)
 	case errors.Is(err, metadata.ErrBucketExists):

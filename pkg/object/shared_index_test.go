@@ -3,6 +3,7 @@ package object
 import (
 	"crypto/md5"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/pgtest"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
@@ -306,4 +308,67 @@ func TestSharedIndexBucketSettingsReachEveryGateway(t *testing.T) {
 	if _, err := b.PutObject(PutInput{Bucket: "later", Key: "k", Body: strings.NewReader("x"), Size: 1}); s3err.As(err).Code != s3err.NoSuchBucket {
 		t.Fatalf("a write into the deleted bucket: %v", err)
 	}
+}
+
+// fsck and scan open a shared catalogue for themselves alone: not while a
+// gateway serves it, and no gateway starts while they work.
+func TestSharedIndexOfflineToolsExcludeGateways(t *testing.T) {
+	root, dsn := t.TempDir(), pgtest.DSN(t)
+	gw, err := Open(Options{Root: root, Index: dsn, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err := OpenExclusive(Options{Root: root, Index: dsn}); !errors.Is(err, metadata.ErrCatalogueInUse) {
+		if l != nil {
+			l.Close()
+		}
+		t.Fatalf("fsck's open while a gateway serves the catalogue: %v", err)
+	}
+	if err := gw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tool, err := OpenExclusive(Options{Root: root, Index: dsn})
+	if err != nil {
+		t.Fatalf("fsck's open with no gateway serving: %v", err)
+	}
+	if l, err := Open(Options{Root: root, Index: dsn, NoSync: true}); !errors.Is(err, metadata.ErrCatalogueInUse) {
+		if l != nil {
+			l.Close()
+		}
+		t.Fatalf("a gateway's open while fsck works: %v", err)
+	}
+	if err := tool.Close(); err != nil {
+		t.Fatal(err)
+	}
+	gw, err = Open(Options{Root: root, Index: dsn, NoSync: true})
+	if err != nil {
+		t.Fatalf("a gateway's open after fsck: %v", err)
+	}
+	gw.Close()
+}
+
+// A root served with a shared catalogue cannot be opened on its bbolt
+// index by mistake (a command run without --index would make a catalogue
+// of its own beside the shared one), until its catalogue is copied back.
+func TestSharedIndexRootRefusesItsBboltIndex(t *testing.T) {
+	root, dsn := t.TempDir(), pgtest.DSN(t)
+	gw, err := Open(Options{Root: root, Index: dsn, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw.Close()
+	if l, err := Open(Options{Root: root, NoSync: true}); !errors.Is(err, ErrSharedCatalogue) {
+		if l != nil {
+			l.Close()
+		}
+		t.Fatalf("opening the root's bbolt index after it was served with --index: %v", err)
+	}
+	if err := UseEmbeddedIndex(root); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(Options{Root: root, NoSync: true})
+	if err != nil {
+		t.Fatalf("after UseEmbeddedIndex: %v", err)
+	}
+	l.Close()
 }

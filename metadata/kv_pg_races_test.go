@@ -1,0 +1,269 @@
+package metadata
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/objectgateway/objectgateway/pkg/pgtest"
+)
+
+func openPGAt(t *testing.T, dsn string) *Index {
+	t.Helper()
+	ix, err := OpenPostgres(context.Background(), dsn, PGOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func adminConn(t *testing.T, dsn string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+// Races and failures of several catalogues on one database that a review
+// found or checked.
+
+// A listening connection that stalls (a half-open TCP connection after a
+// NAT or firewall drop, simulated by stopping its backend) is found out
+// by its heartbeat: the cache goes off and comes back on a new
+// connection, and a bucket record another gateway changed meanwhile is
+// not served stale for longer than that takes.
+func TestPGListenerStallIsFoundOut(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := openPGAt(t, dsn), openPGAt(t, dsn)
+	if err := a.CreateBucket(Bucket{Name: "bkt"}); err != nil {
+		t.Fatal(err)
+	}
+	waitLive(t, b)
+	if _, err := b.Bucket("bkt"); err != nil {
+		t.Fatal(err)
+	}
+	adm := adminConn(t, dsn)
+	rows, err := adm.Query(context.Background(), `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, listenerName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil || len(pids) != 2 {
+		t.Fatalf("listener pids: %v %v", pids, err)
+	}
+	for _, p := range pids {
+		syscall.Kill(int(p), syscall.SIGSTOP)
+	}
+	defer func() {
+		for _, p := range pids {
+			syscall.Kill(int(p), syscall.SIGCONT)
+		}
+	}()
+	// b's cache holds the record now that its listener can drop nothing
+	// more (a notification read before the stop may have dropped it).
+	for i := 0; ; i++ {
+		if _, err := b.Bucket("bkt"); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := b.pg.buckets.get("bkt"); ok {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("b's cache never kept the record")
+		}
+	}
+	if err := a.UpdateBucket("bkt", func(bk *Bucket) error { bk.Policy = "NEW"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// With a heartbeat of listenBeat the change is seen within a few.
+	waitPolicy(t, b, "NEW")
+}
+
+// A connection killed in the middle of an update: nothing of it commits,
+// and the error reaches the caller.
+func TestPGConnKilledMidUpdate(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ix := openPGAt(t, dsn)
+	adm := adminConn(t, dsn)
+	if err := ix.CreateBucket(Bucket{Name: "bkt"}); err != nil {
+		t.Fatal(err)
+	}
+	err := ix.kvUpdate(func(tx kvTx) error {
+		b, err := objects(tx, "bkt")
+		if err != nil {
+			return err
+		}
+		if err := b.Put([]byte("a"), []byte("1")); err != nil {
+			return err
+		}
+		var pid uint32 = tx.(*pgTx).c.Conn().PgConn().PID()
+		// pg_terminate_backend signals the backend; wait until it is
+		// gone (pg_terminate_backend's timeout waits for that).
+		if _, err := adm.Exec(context.Background(), `SELECT pg_terminate_backend($1, 30000)`, int(pid)); err != nil {
+			t.Error(err)
+		}
+		_ = b.Get([]byte("zzz")) // fails: answered "absent"
+		return nil               // fn ignores it
+	})
+	t.Logf("update after its connection was killed: %v", err)
+	if err == nil {
+		t.Error("update reported success")
+	}
+	if _, err := ix.Object("bkt", "a"); !errors.Is(err, ErrNoSuchKey) {
+		t.Errorf("record of the killed update: %v", err)
+	}
+}
+
+// Versioned writes into one bucket from three catalogues at once: their
+// sequence numbers come from one PostgreSQL sequence, outside the
+// transactions, so none of them fails after its retries (with a counter
+// row per bucket, under SERIALIZABLE, some did).
+func TestPGVersionedContention(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ixs := []*Index{openPGAt(t, dsn), openPGAt(t, dsn), openPGAt(t, dsn)}
+	if err := ixs[0].CreateBucket(Bucket{Name: "bkt", Versioning: VersioningEnabled}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	fails := map[string]int{}
+	start := time.Now()
+	const per = 640
+	for g := range 3 {
+		for w := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range per / 16 {
+					key := fmt.Sprintf("k-%d-%d-%d", g, w, i)
+					err := ixs[g].EditVersions("bkt", key, func(v *Versions) error {
+						seq, id, err := v.NewVersion()
+						if err != nil {
+							return err
+						}
+						return v.SetCurrent(Object{Key: key, Seq: seq, VersionID: id, Size: 1, LastModified: time.Now().UTC(), ETag: "x"})
+					})
+					if err != nil {
+						mu.Lock()
+						fails[err.Error()]++
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	var commits uint64
+	for _, ix := range ixs {
+		commits += ix.commits.Load()
+	}
+	var newConns int64
+	for _, ix := range ixs {
+		newConns += ix.pg.pool.Stat().NewConnsCount()
+	}
+	t.Logf("%d versioned writes through 3 catalogues in %v; %d transactions run; %d connections opened; failures: %v", 3*16*(per/16), time.Since(start), commits, newConns, fails)
+	if len(fails) > 0 {
+		t.Errorf("versioned writes failed under cross-gateway contention: %v", fails)
+	}
+}
+
+// Unversioned PUT records into one bucket from three catalogues at once:
+// none fails.
+func TestPGPutContention(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ixs := []*Index{openPGAt(t, dsn), openPGAt(t, dsn), openPGAt(t, dsn)}
+	if err := ixs[0].CreateBucket(Bucket{Name: "bkt"}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	fails := map[string]int{}
+	start := time.Now()
+	const per = 2000
+	for g := range 3 {
+		for w := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range per / 16 {
+					key := fmt.Sprintf("k-%05d-%d-%d", i, g, w)
+					err := ixs[g].PutObject("bkt", Object{Key: key, Size: 1, LastModified: time.Now().UTC(), ETag: "x"})
+					if err != nil {
+						mu.Lock()
+						fails[err.Error()]++
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	t.Logf("%d PUT records through 3 catalogues in %v; failures: %v", 3*16*(per/16), time.Since(start), fails)
+	if len(fails) > 0 {
+		t.Errorf("failures: %v", fails)
+	}
+}
+
+// The listener killed: the cache goes off, comes back, and a change made
+// meanwhile is not served stale.
+func TestPGListenerReconnect(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := openPGAt(t, dsn), openPGAt(t, dsn)
+	if err := a.CreateBucket(Bucket{Name: "bkt"}); err != nil {
+		t.Fatal(err)
+	}
+	waitLive(t, b)
+	b.Bucket("bkt")
+	adm := adminConn(t, dsn)
+	// Both catalogues' listeners go; each makes a new one.
+	if _, err := adm.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, listenerName); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.UpdateBucket("bkt", func(bk *Bucket) error { bk.Policy = "P1"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	waitPolicy(t, b, "P1")
+	if err := a.UpdateBucket("bkt", func(bk *Bucket) error { bk.Policy = "P2"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	waitPolicy(t, b, "P2")
+}
+
+// waitLive waits until ix's bucket cache listens (it connects after
+// OpenPostgres returns), so that a test's reads fill it.
+func waitLive(t *testing.T, ix *Index) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ix.pg.buckets.live.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the bucket cache's listener did not connect in 30 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// waitPolicy waits until ix reads bucket bkt's policy as want. The
+// deadline only bounds a failing test.
+func waitPolicy(t *testing.T, ix *Index, want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		bk, err := ix.Bucket("bkt")
+		if err == nil && bk.Policy == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bucket policy %q (%v) 30 s on, want %q", bk.Policy, err, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
