@@ -23,19 +23,11 @@ import (
 // requests. The tests run whatever OBJECTGATEWAY_TEST_INDEX says (they
 // need PostgreSQL; pgtest skips them without it, and fails them in CI).
 
-// openGateways opens n layers on one new root and one new database.
+// openGateways opens n layers on one new root and one new database
+// (openGatewaysOnR), with a bucket "bkt".
 func openGateways(t *testing.T, n int) []*Layer {
 	t.Helper()
-	root, dsn := t.TempDir(), pgtest.DSN(t)
-	gws := make([]*Layer, n)
-	for i := range gws {
-		l, err := Open(Options{Root: root, Index: dsn, NoSync: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { l.Close() })
-		gws[i] = l
-	}
+	gws, _ := openGatewaysOnR(t, n)
 	if err := gws[0].CreateBucket(Bucket{Name: "bkt"}); err != nil {
 		t.Fatal(err)
 	}
