@@ -23,6 +23,14 @@ import (
 // vanishes or cannot be read midway is skipped. An error from onDir or
 // onFile stops the walk and is returned; WalkDirs returns ErrNotFound
 // when the bucket or dir is missing (or is not a plain directory).
+//
+// The listing is read from a descriptor of the directory opened after
+// onDir returns, not from the one onDir was given. POSIX leaves it
+// unspecified whether readdir returns an entry added after the directory
+// was opened, and btrfs (since Linux 6.5 and its stable backports)
+// returns only the entries that existed at open: listing the first
+// descriptor, an entry created between its open and onDir's watch would
+// be seen by neither.
 func (fs *FS) WalkDirs(bucket, dir string, onDir func(rel string, d *os.File) error, onFile func(key string) error) error {
 	br, err := fs.bucketRoot(bucket)
 	if err != nil {
@@ -58,7 +66,12 @@ func walkDirs(d *os.File, rel string, onDir func(string, *os.File) error, onFile
 	if err := onDir(rel, d); err != nil {
 		return err
 	}
-	ents, err := d.ReadDir(-1)
+	list, err := openBelow(d, ".")
+	if err != nil {
+		return nil // removed since it was opened
+	}
+	ents, err := list.ReadDir(-1)
+	list.Close()
 	if err != nil {
 		return nil
 	}

@@ -59,3 +59,39 @@ func TestWalkDirsConfinement(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkDirsListsEntriesCreatedDuringOnDir checks that an entry created
+// while onDir runs (after the directory was opened, before watch mode's
+// watch on it would exist) is reported. btrfs lists only the entries a
+// directory had when its descriptor was opened, so a listing read from
+// the descriptor onDir was given would miss it.
+func TestWalkDirsListsEntriesCreatedDuringOnDir(t *testing.T) {
+	fs, dir := newTestFS(t, Options{})
+	if _, err := fs.MakeBucket("bkt"); err != nil {
+		t.Fatal(err)
+	}
+	bkt := filepath.Join(dir, "bkt")
+	if err := os.MkdirAll(filepath.Join(bkt, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var dirs, files []string
+	err := fs.WalkDirs("bkt", "", func(rel string, d *os.File) error {
+		dirs = append(dirs, rel)
+		if rel == "a" {
+			if err := os.Mkdir(filepath.Join(bkt, "a", "sub"), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(bkt, "a", "late"), nil, 0o644)
+		}
+		return nil
+	}, func(key string) error {
+		files = append(files, key)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(dirs, ",") != ",a,a/sub" || strings.Join(files, ",") != "a/late" {
+		t.Errorf("dirs %q files %q", dirs, files)
+	}
+}

@@ -34,7 +34,9 @@ type WatchOptions struct {
 	Log zerolog.Logger
 
 	// addWatchErr, set by tests, fails the watch of a directory with the
-	// error it returns (ENOSPC to simulate running out of watches).
+	// error it returns (ENOSPC to simulate running out of watches). It
+	// runs while the directory is open and its watch not yet added, so
+	// tests also use it to change the directory in that window.
 	addWatchErr func(bucket, rel string) error
 }
 

@@ -335,6 +335,47 @@ func TestWatchOutOfWatchesFallsBackToRescans(t *testing.T) {
 	}
 }
 
+// TestWatchFileWrittenBeforeItsDirectoryIsWatched forces the interleaving
+// in which a file is written and closed in a new directory after the
+// watcher opened that directory but before its watch exists: no event
+// ever names the file, so only the walk's listing can import it. On
+// btrfs a listing read from the descriptor opened before the watch left
+// such a file out.
+func TestWatchFileWrittenBeforeItsDirectoryIsWatched(t *testing.T) {
+	l, root := newLayer(t)
+	bkt := filepath.Join(root, "bkt")
+	var once sync.Once
+	written := make(chan error, 1)
+	w, err := l.Watch(WatchOptions{
+		// The hook runs once new/ is open and before its watch is added.
+		addWatchErr: func(bucket, rel string) error {
+			if rel == "new" {
+				once.Do(func() {
+					written <- os.WriteFile(filepath.Join(bkt, "new", "late"), []byte("late"), 0o644)
+				})
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	waitSynced(t, w)
+	if err := os.Mkdir(filepath.Join(bkt, "new"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-written:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the new directory was never walked")
+	}
+	waitRecord(t, l, "new/late", 4)
+}
+
 func TestWatchReconcilesAtStart(t *testing.T) {
 	l, root := newLayer(t)
 	bkt := filepath.Join(root, "bkt")
