@@ -40,15 +40,17 @@ func waitSynced(t *testing.T, w *Watcher) {
 	t.Helper()
 	select {
 	case <-w.synced:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("initial reconciliation did not finish")
 	}
 }
 
-// eventually polls cond every 10 ms for up to 5 s.
+// eventually polls cond every 10 ms for up to 30 s: the deadline only
+// bounds a failing test, and a loaded machine (CI's filesystem matrix)
+// may take seconds to deliver and reconcile an event.
 func eventually(t *testing.T, what string, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		err := cond()
 		if err == nil {
