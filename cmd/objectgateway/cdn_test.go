@@ -49,33 +49,49 @@ const (
 // "<!-- cdn-test: name -->" in docs/cdn.md.
 func docBlock(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(cdnDoc)
+	return docBlockIn(t, cdnDoc, "cdn-test", name)
+}
+
+// docBlockIn returns the fenced code block that follows the marker
+// "<!-- kind: name -->" in the document at path: the configurations the
+// docs give, which the tests run as they are written.
+func docBlockIn(t *testing.T, path, kind, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	marker := "<!-- cdn-test: " + name + " -->\n"
+	marker := "<!-- " + kind + ": " + name + " -->\n"
 	i := strings.Index(doc, marker)
 	if i < 0 {
-		t.Fatalf("%s: no %q marker", cdnDoc, strings.TrimSpace(marker))
+		t.Fatalf("%s: no %q marker", path, strings.TrimSpace(marker))
 	}
 	rest := doc[i+len(marker):]
 	if !strings.HasPrefix(rest, "```") {
-		t.Fatalf("%s: the %s marker is not followed by a code block", cdnDoc, name)
+		t.Fatalf("%s: the %s marker is not followed by a code block", path, name)
 	}
 	rest = rest[strings.Index(rest, "\n")+1:]
 	end := strings.Index(rest, "\n```\n")
 	if end < 0 {
-		t.Fatalf("%s: the %s code block does not end", cdnDoc, name)
+		t.Fatalf("%s: the %s code block does not end", path, name)
 	}
 	return rest[:end+1]
 }
 
-// replaceOnce replaces old, which must occur exactly once, in s.
+// replaceOnce replaces old, which must occur exactly once, in s, a
+// configuration from docs/cdn.md.
 func replaceOnce(t *testing.T, s, old, new string) string {
 	t.Helper()
+	return replaceOnceIn(t, cdnDoc, s, old, new)
+}
+
+// replaceOnceIn replaces old, which must occur exactly once, in s, a
+// configuration from the document at path.
+func replaceOnceIn(t *testing.T, path, s, old, new string) string {
+	t.Helper()
 	if n := strings.Count(s, old); n != 1 {
-		t.Fatalf("the configuration in %s holds %q %d times, want once", cdnDoc, old, n)
+		t.Fatalf("the configuration in %s holds %q %d times, want once", path, old, n)
 	}
 	return strings.Replace(s, old, new, 1)
 }

@@ -217,36 +217,14 @@ func scaleClient(addr string) *s3.Client {
 // "<!-- scale-out-test: name -->" in docs/scale-out.md.
 func scaleDocBlock(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(scaleDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(data)
-	marker := "<!-- scale-out-test: " + name + " -->\n"
-	i := strings.Index(doc, marker)
-	if i < 0 {
-		t.Fatalf("%s: no %q marker", scaleDoc, strings.TrimSpace(marker))
-	}
-	rest := doc[i+len(marker):]
-	if !strings.HasPrefix(rest, "```") {
-		t.Fatalf("%s: the %s marker is not followed by a code block", scaleDoc, name)
-	}
-	rest = rest[strings.Index(rest, "\n")+1:]
-	end := strings.Index(rest, "\n```\n")
-	if end < 0 {
-		t.Fatalf("%s: the %s code block does not end", scaleDoc, name)
-	}
-	return rest[:end+1]
+	return docBlockIn(t, scaleDoc, "scale-out-test", name)
 }
 
 // scaleReplace replaces old, which must occur exactly once, in the
 // configuration s from docs/scale-out.md.
 func scaleReplace(t *testing.T, s, old, new string) string {
 	t.Helper()
-	if n := strings.Count(s, old); n != 1 {
-		t.Fatalf("the configuration in %s holds %q %d times, want once", scaleDoc, old, n)
-	}
-	return strings.Replace(s, old, new, 1)
+	return replaceOnceIn(t, scaleDoc, s, old, new)
 }
 
 // needTool skips the test when the program at path is missing, except
