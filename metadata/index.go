@@ -178,6 +178,9 @@ type PGOptions struct {
 	MaxConns int
 	// MinConns is how many it keeps open when idle.
 	MinConns int
+	// LockTimeout bounds the wait for a lock of LockWrite or LockBucket;
+	// zero is DefaultLockTimeout.
+	LockTimeout time.Duration
 }
 
 // OpenPostgres opens the catalogue in the PostgreSQL database named by

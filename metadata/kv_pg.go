@@ -138,7 +138,11 @@ func openPostgres(ctx context.Context, dsn string, o PGOptions) (*pgEngine, erro
 	}
 	lcfg := cfg.Copy()
 	lcfg.MinConns = 0
-	lcfg.ConnConfig.RuntimeParams["lock_timeout"] = fmt.Sprintf("%dms", LockTimeout.Milliseconds())
+	wait := o.LockTimeout
+	if wait <= 0 {
+		wait = DefaultLockTimeout
+	}
+	lcfg.ConnConfig.RuntimeParams["lock_timeout"] = fmt.Sprintf("%dms", max(wait.Milliseconds(), 1))
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -251,3 +251,32 @@ func waitPolicy(t *testing.T, ix *Index, want string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A write's lock that another gateway holds past the lock timeout fails
+// with ErrLockTimeout instead of waiting without end; the holder keeps
+// it, and the lock is granted once it is let go.
+func TestPGLockTimeout(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	holder := openPGAt(t, dsn)
+	waiter, err := OpenPostgres(context.Background(), dsn, PGOptions{LockTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { waiter.Close() })
+	unlock, err := holder.LockWrite("bkt", "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waiter.LockWrite("bkt", "k"); !errors.Is(err, ErrLockTimeout) {
+		t.Fatalf("a held key's lock: %v, want ErrLockTimeout", err)
+	}
+	if _, err := waiter.LockBucket("bkt"); !errors.Is(err, ErrLockTimeout) {
+		t.Fatalf("a bucket with a write in flight: %v, want ErrLockTimeout", err)
+	}
+	unlock()
+	again, err := waiter.LockWrite("bkt", "k")
+	if err != nil {
+		t.Fatalf("the lock once let go: %v", err)
+	}
+	again()
+}

@@ -116,15 +116,17 @@ func (e *pgEngine) holdServing(lock, busy string) error {
 }
 
 // ErrLockTimeout is returned by LockWrite and LockBucket when the lock
-// was not granted within LockTimeout: another gateway holds it that long
+// was not granted within PGOptions.LockTimeout (DefaultLockTimeout):
+// another gateway holds it that long
 // (a write stuck on its filesystem, a gateway stopped but not dead). The
 // request fails, to be retried, rather than wait without end and hold a
 // connection of the lock pool meanwhile.
 var ErrLockTimeout = errors.New("metadata: a lock of the shared catalogue was not granted in time")
 
-// LockTimeout is how long LockWrite and LockBucket wait for a lock
-// (PostgreSQL's lock_timeout of the lock pool's sessions).
-const LockTimeout = 30 * time.Second
+// DefaultLockTimeout is how long LockWrite and LockBucket wait for a lock
+// unless PGOptions.LockTimeout says otherwise (PostgreSQL's lock_timeout
+// of the lock pool's sessions).
+const DefaultLockTimeout = 30 * time.Second
 
 // lockHash is the advisory lock key of a bucket ("b") or a key ("k").
 func lockHash(kind, bucket, key string) int64 {

@@ -370,3 +370,12 @@ func TestSharedIndexRootRefusesItsBboltIndex(t *testing.T) {
 	}
 	l.Close()
 }
+
+// A lock of the shared catalogue not granted in time answers 503
+// SlowDown, which clients retry, not a 500.
+func TestSharedIndexLockTimeoutIsSlowDown(t *testing.T) {
+	err := mapErr(fmt.Errorf("enter: %w", metadata.ErrLockTimeout))
+	if !isCode(err, s3err.SlowDown) {
+		t.Fatalf("mapErr(ErrLockTimeout) = %v, want SlowDown", err)
+	}
+}
