@@ -110,13 +110,19 @@ func (e *pgEngine) listen(ctx context.Context, cfg *pgx.ConnConfig, c *bucketCac
 	defer close(e.listening)
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := e.listenOnce(ctx, cfg, c)
-		c.live.Store(false)
+		// Whatever ended the connection, the cache stays off until the
+		// next one listens; the package has no log to tell it to, and a
+		// cache off costs only round trips.
+		e.listenOnce(ctx, cfg, c)
+		wasLive := c.live.Swap(false)
 		c.dropAll()
 		if ctx.Err() != nil {
 			return
 		}
-		_ = err // the cache stays off until the next connection works
+		if wasLive {
+			// A connection that worked starts the waits over.
+			wait = 100 * time.Millisecond
+		}
 		select {
 		case <-ctx.Done():
 			return
