@@ -24,6 +24,9 @@
 #   COUNT      sequential requests per latency scenario (default 2000)
 #   OBJECTS    objects of the listing bucket (default 10000)
 #   GROUP      1: also three gateways behind nginx (needs nginx)
+#   NOCACHE    1: also one gateway on PostgreSQL with --record-cache=-1
+#              ("pg-nocache", its own root and database): every GET and
+#              HEAD asks the database, as before the record cache
 #   MIXCPU     1: afterwards, the mixed scenario once more on each endpoint
 #              alone (MIXDURATION, default 15s), printing the server CPU per
 #              operation: the gateways' and PostgreSQL's (every process of
@@ -84,7 +87,8 @@ as_pg "$PGBIN/initdb -D $WORK/pg/data -U og --auth=trust -E UTF8 --locale=C >$WO
 pg "-o \"-k $WORK/pg -p $PGPORT -c listen_addresses='' -c max_connections=300\" -w start" >/dev/null
 PGUSER=og
 psql_() { "$PGBIN/psql" -h "$WORK/pg" -p "$PGPORT" -U og -d postgres -qAt -c "$1"; }
-psql_ "CREATE DATABASE og_one" && psql_ "CREATE DATABASE og_group"
+psql_ "CREATE DATABASE og_one" && psql_ "CREATE DATABASE og_group" && psql_ "CREATE DATABASE og_nocache"
+DSN_NOCACHE="host=$WORK/pg port=$PGPORT user=$PGUSER dbname=og_nocache sslmode=disable"
 DSN_ONE="host=$WORK/pg port=$PGPORT user=$PGUSER dbname=og_one sslmode=disable"
 DSN_GROUP="host=$WORK/pg port=$PGPORT user=$PGUSER dbname=og_group sslmode=disable"
 
@@ -112,6 +116,12 @@ start bbolt "$WORK/root-bbolt"
 start postgres "$WORK/root-pg" --index "$DSN_ONE"
 compare="bbolt=$URL_bbolt;pid=$PID_bbolt,postgres=$URL_postgres;pid=$PID_postgres"
 declare -A EPURL=([bbolt]=$URL_bbolt [postgres]=$URL_postgres) EPPIDS=([bbolt]=$PID_bbolt [postgres]=$PID_postgres)
+
+if [[ ${NOCACHE:-} == 1 ]]; then
+	start nocache "$WORK/root-nocache" --index "$DSN_NOCACHE" --record-cache=-1
+	compare+=",pg-nocache=$URL_nocache;pid=$PID_nocache"
+	EPURL[pg-nocache]=$URL_nocache EPPIDS[pg-nocache]=$PID_nocache
+fi
 
 if [[ ${GROUP:-} == 1 ]]; then
 	servers=''
@@ -166,7 +176,7 @@ if [[ ${MIXCPU:-} == 1 ]]; then
 	HZ=$(getconf CLK_TCK)
 	printf '\nmixed alone, %s per endpoint: server CPU per operation\n' "${MIXDURATION:-15s}"
 	printf '%-9s %9s %12s %12s %12s\n' endpoint ops/s 'gateway µs' 'postgres µs' 'total µs'
-	for name in bbolt postgres ${EPURL[group]:+group}; do
+	for name in bbolt postgres ${EPURL[pg-nocache]:+pg-nocache} ${EPURL[group]:+group}; do
 		# shellcheck disable=SC2086
 		g0=$(ticks ${EPPIDS[$name]}) p0=$(ticks $(pgpids))
 		"$WORK/og" bench --endpoint "${EPURL[$name]}" --scenarios mixed --duration "${MIXDURATION:-15s}" \

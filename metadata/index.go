@@ -74,6 +74,10 @@ type Index struct {
 	// OpenPostgres; exactly one of bolt and pg is set.
 	pg *pgEngine
 
+	// stamper marks the files of current records (stamp.go); nil
+	// unless SetStamper set one.
+	stamper Stamper
+
 	// mu guards queue and leading, the group commit state (commit.go).
 	mu      sync.Mutex
 	queue   []*call

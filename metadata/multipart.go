@@ -573,6 +573,7 @@ func (ix *Index) DeleteUpload(bucket, key, id string) error {
 // there is none) and may refuse the completion with an error (conditional
 // writes).
 func (ix *Index) CompleteUpload(bucket, id string, o Object, now time.Time, check func(cur *Object) error) error {
+	ix.newStamp(&o)
 	fn, err := putObjectTx(bucket, o)
 	if err != nil {
 		return err
@@ -602,6 +603,9 @@ func (ix *Index) CompleteUpload(bucket, id string, o Object, now time.Time, chec
 		if err := deleteUploadTx(tx, bucket, o.Key, id); err != nil {
 			return err
 		}
+		if err := ix.mark(bucket, &o); err != nil {
+			return written(err)
+		}
 		if err := fn(tx); err != nil {
 			return err
 		}
@@ -622,6 +626,7 @@ func (ix *Index) CompleteUploadVersions(bucket, key, id string, now time.Time, e
 		if err != nil {
 			return err
 		}
+		v.ix = ix
 		if err := deleteUploadTx(tx, bucket, key, id); err != nil {
 			return err
 		}

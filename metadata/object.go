@@ -113,6 +113,10 @@ type Object struct {
 	// ACL is the object's access control list in pkg/access's stored
 	// form (access.ACL.String), or "" for the owner's FULL_CONTROL alone.
 	ACL string
+	// Stamp is set by an index with a stamper (Index.SetStamper): a
+	// fresh random value on every write of a key's current record, which
+	// the stamper also marks on the record's file. Zero otherwise.
+	Stamp uint64
 }
 
 // Encryption is what the gateway keeps of an encrypted object: enough to
@@ -160,11 +164,17 @@ func (e Encryption) Encrypted() bool { return e.Algorithm != "" }
 // ErrNoSuchBucket if the bucket does not exist. The record is durable when
 // PutObject returns, unless Options.NoSync is set.
 func (ix *Index) PutObject(bucket string, o Object) error {
+	ix.newStamp(&o)
 	fn, err := putObjectTx(bucket, o)
 	if err != nil {
 		return err
 	}
-	return ix.update(fn)
+	return ix.update(func(tx kvTx) error {
+		if err := ix.mark(bucket, &o); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
 }
 
 // putObjectTx encodes o and returns the transaction function that stores
@@ -247,6 +257,10 @@ func (ix *Index) UpdateObject(bucket, key string, fn func(o *Object) error) erro
 			return err
 		}
 		if err := fn(&o); err != nil {
+			return err
+		}
+		ix.newStamp(&o)
+		if err := ix.mark(bucket, &o); err != nil {
 			return err
 		}
 		o.UserMeta = sortedKVs(o.UserMeta)

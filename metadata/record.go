@@ -85,6 +85,8 @@ const (
 	// fields added meanwhile on other lines of work.
 	tagObjOwner = 50
 	tagObjACL   = 51
+	// tagObjStamp is Object.Stamp, absent when zero.
+	tagObjStamp = 52
 )
 
 // Bucket field tags.
@@ -213,6 +215,7 @@ func (o *Object) MarshalBinary() ([]byte, error) {
 	}
 	e.str(tagObjOwner, o.Owner)
 	e.str(tagObjACL, o.ACL)
+	e.uint(tagObjStamp, o.Stamp)
 	for _, p := range o.Parts {
 		if p.Size < 0 {
 			return nil, fmt.Errorf("metadata: negative part size %d", p.Size)
@@ -316,6 +319,8 @@ func (o *Object) UnmarshalBinary(data []byte) error {
 			r.Owner = intern(p)
 		case tagObjACL:
 			r.ACL = intern(p)
+		case tagObjStamp:
+			r.Stamp, err = parseUint(p)
 		case tagObjSSEContext:
 			r.SSE.Context = string(p)
 		case tagObjSSEBucketKey:

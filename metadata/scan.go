@@ -8,26 +8,34 @@ import ()
 // have no record are ignored. It returns ErrNoSuchBucket if the bucket
 // does not exist; on any error nothing is written.
 func (ix *Index) ApplyObjects(bucket string, put []Object, del []string) error {
-	type kv struct{ k, v []byte }
+	type kv struct {
+		k, v []byte
+		o    Object
+	}
 	enc := make([]kv, 0, len(put))
 	for i := range put {
 		o := put[i]
 		if err := checkKey(o.Key); err != nil {
 			return err
 		}
+		ix.newStamp(&o)
 		o.UserMeta = sortedKVs(o.UserMeta)
 		v, err := o.MarshalBinary()
 		if err != nil {
 			return err
 		}
-		enc = append(enc, kv{[]byte(o.Key), v})
+		enc = append(enc, kv{[]byte(o.Key), v, o})
 	}
 	return ix.update(func(tx kvTx) error {
 		b, err := objects(tx, bucket)
 		if err != nil {
 			return err
 		}
-		for _, e := range enc {
+		for i := range enc {
+			e := &enc[i]
+			if err := ix.mark(bucket, &e.o); err != nil {
+				return written(err)
+			}
 			if err := b.Put(e.k, e.v); err != nil {
 				return written(err)
 			}

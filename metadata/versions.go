@@ -80,6 +80,9 @@ type Versions struct {
 	// keyed is the key's bucket of noncurrent versions, nil until one is
 	// needed.
 	keyed kvBucket
+	// ix is the index of an edit, whose stamper SetCurrent runs; nil in
+	// a read transaction.
+	ix *Index
 }
 
 // Key returns the key being edited.
@@ -102,6 +105,12 @@ func (v *Versions) Current() (Object, bool, error) {
 func (v *Versions) SetCurrent(o Object) error {
 	o.Key = string(v.key)
 	o.DeleteMarker = false
+	if v.ix != nil {
+		v.ix.newStamp(&o)
+		if err := v.ix.mark(string(v.bucket), &o); err != nil {
+			return err
+		}
+	}
 	o.UserMeta = sortedKVs(o.UserMeta)
 	raw, err := o.MarshalBinary()
 	if err != nil {
@@ -288,6 +297,7 @@ func (ix *Index) EditVersions(bucket, key string, fn func(v *Versions) error) er
 		if err != nil {
 			return err
 		}
+		v.ix = ix
 		return asWrite(fn(v))
 	})
 }

@@ -16,15 +16,17 @@ type config struct {
 	root string
 	// index is the PostgreSQL catalogue's DSN ("": bbolt in the root's
 	// state directory) and indexConns its connection bound
-	// (object.Options.Index, IndexConns).
-	index      string
-	indexConns int
-	listen     string
-	region     string
-	domain     string
-	logLevel   string
-	logFormat  string
-	fsync      bool
+	// (object.Options.Index, IndexConns); recordCache is
+	// object.Options.RecordCache.
+	index       string
+	indexConns  int
+	recordCache int
+	listen      string
+	region      string
+	domain      string
+	logLevel    string
+	logFormat   string
+	fsync       bool
 	// sigv2 accepts Signature Version 2 besides Version 4
 	// (api.Options.SigV2).
 	sigv2 bool
@@ -113,6 +115,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:9000", "address to serve S3 on")
 	fs.StringVar(&c.index, "index", "", "the catalogue: empty for the embedded bbolt index in the root's state directory (one gateway per root), or a PostgreSQL database (postgres://user@host/db or a libpq keyword DSN) that several gateways on the same root share; see docs/scale-out.md")
 	fs.IntVar(&c.indexConns, "index-conns", 0, "most connections to the --index database, and as many again for the locks of writes in flight (0: four per CPU)")
+	fs.IntVar(&c.recordCache, "record-cache", 0, "records of recently read objects a gateway on an --index catalogue keeps, each confirmed by its file's stamp on every read (0: 4096; -1: off)")
 	fs.StringVar(&c.region, "region", "us-east-1", "region requests are signed for")
 	fs.StringVar(&c.newBucketDefaults, "new-bucket-defaults", "legacy", "access settings of buckets created from now on: legacy (S3 before April 2023: no Block Public Access, ObjectWriter ownership, ACLs in force) or aws2023 (Block Public Access on, BucketOwnerEnforced: ACLs disabled); existing buckets keep theirs")
 	fs.BoolVar(&c.sigv2, "sigv2", true, "accept requests, presigned URLs and browser POST uploads signed with Signature Version 2 (HMAC-SHA1, body unsigned) besides Version 4; false: refuse them as S3 regions that accept only Version 4 do")

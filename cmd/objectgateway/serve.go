@@ -90,7 +90,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		}
 		adm.hotCache(hot)
 	}
-	layer, err := object.Open(object.Options{Root: cfg.root, Index: cfg.index, IndexConns: cfg.indexConns, NoSync: !cfg.fsync, LazyMD5: cfg.lazyMD5, HotCache: hot})
+	layer, err := object.Open(object.Options{Root: cfg.root, Index: cfg.index, IndexConns: cfg.indexConns, RecordCache: cfg.recordCache, NoSync: !cfg.fsync, LazyMD5: cfg.lazyMD5, HotCache: hot})
 	if err != nil {
 		hot.Close()
 		return fmt.Errorf("open %s: %w", cfg.root, err)

@@ -49,6 +49,11 @@ type Options struct {
 	// HotCache keeps small hot objects in memory for ReadObject; nil: off.
 	// The Layer stops it on Close.
 	HotCache *hotcache.Cache
+	// RecordCache is how many current records a layer on a shared
+	// catalogue (Index) keeps to answer reads without a round trip to the
+	// database, each confirmed by its file's stamp (record_cache.go): 0
+	// is DefaultRecordCache, negative is off. The bbolt index needs none.
+	RecordCache int
 	// OnAssemble, when set, runs when a CompleteMultipartUpload has
 	// checked its parts and is about to assemble the object: the seam a
 	// test uses to hold a completion while it observes what clients see.
@@ -100,6 +105,9 @@ type Layer struct {
 	// keys is the key ring of encrypted objects, opened on first use
 	// (sse.go).
 	keys keyRing
+	// recs caches current records on a shared catalogue
+	// (record_cache.go); nil when off.
+	recs *recordCache
 }
 
 // Open opens the data root and its index. It never walks the tree, so it is
@@ -212,6 +220,24 @@ func assemble(o Options, fsys *storage.FS, ix *metadata.Index) *Layer {
 	l.fence.seed = maphash.MakeSeed()
 	if o.LazyMD5 {
 		l.md5 = startLazyMD5(l)
+	}
+	// Every gateway of a shared catalogue stamps the files of the
+	// records it writes, whether it caches records or not: another one
+	// may (record_cache.go). A filesystem without user extended
+	// attributes has no stamps, and no gateway on it caches.
+	if ix.Shared() && fsys.Stamps() {
+		ix.SetStamper(func(bucket string, o *metadata.Object) error {
+			if o.DeleteMarker {
+				return nil
+			}
+			return fsys.SetStamp(bucket, o.Key, toStorage(o.Location), o.Stamp)
+		})
+		if n := o.RecordCache; n >= 0 {
+			if n == 0 {
+				n = DefaultRecordCache
+			}
+			l.recs = newRecordCache(n)
+		}
 	}
 	return l
 }

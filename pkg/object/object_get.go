@@ -37,6 +37,9 @@ func (r *Reader) Close() error {
 // describes the open file: the file is checked against the record, and a
 // file changed behind the gateway's back gets a fresh record first.
 func (l *Layer) OpenObject(bucket, key string) (*Reader, error) {
+	if r := l.openCached(bucket, key); r != nil {
+		return r, nil
+	}
 	// Fast path, without the key's lock: almost every read finds the file
 	// its record describes.
 	rec, err := l.ix.Object(bucket, key)
@@ -47,6 +50,7 @@ func (l *Layer) OpenObject(bucket, key string) (*Reader, error) {
 	if err == nil {
 		if rec.Location == metadata.Directory || matches(&rec, fi) {
 			l.md5.note(bucket, &rec, fi)
+			l.remember(bucket, key, &rec, f)
 			return &Reader{Object: rec, File: f}, nil
 		}
 		f.Close()
@@ -117,8 +121,20 @@ func (l *Layer) OpenObject(bucket, key string) (*Reader, error) {
 // metadata, are what cannot be read.
 // Anything else (no file, another file, not a regular file) takes
 // OpenObject's path, which refreshes or drops the record under the key's
-// lock.
+// lock. On a shared catalogue with a record cache, StatObject is
+// OpenObject and a close: the stamp of the open file is what confirms a
+// cached record (record_cache.go).
 func (l *Layer) StatObject(bucket, key string) (Object, error) {
+	if l.recs != nil {
+		// With a record cache, the file is opened either way: its stamp
+		// confirms a cached record or makes one.
+		r, err := l.OpenObject(bucket, key)
+		if err != nil {
+			return Object{}, err
+		}
+		r.Close()
+		return r.Object, nil
+	}
 	rec, err := l.ix.Object(bucket, key)
 	if err != nil {
 		return Object{}, l.noSuchKey(bucket, key, err)

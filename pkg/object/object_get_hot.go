@@ -39,6 +39,20 @@ func (l *Layer) ReadObject(bucket, key string) (*Reader, error) {
 	if l.hot == nil {
 		return l.OpenObject(bucket, key)
 	}
+	if r := l.openCached(bucket, key); r != nil {
+		// The record is confirmed by its open file: the cached bytes of
+		// this very version, if any, spare the read, and a miss fills.
+		if r.File == nil || r.SSE.Encrypted() || !l.hot.Fits(r.Size) {
+			return r, nil
+		}
+		r.File.Close()
+		k := hotKey(bucket, key, &r.Object)
+		if b, ok := l.hot.Get(k); ok {
+			l.hot.Hit()
+			return &Reader{Object: r.Object, Body: b}, nil
+		}
+		return l.readMiss(bucket, key, k)
+	}
 	rec, err := l.ix.Object(bucket, key)
 	if err != nil {
 		// noSuchKey, as OpenObject answers: a key whose latest version is
@@ -59,6 +73,12 @@ func (l *Layer) ReadObject(bucket, key string) (*Reader, error) {
 			return &Reader{Object: rec, Body: b}, nil
 		}
 	}
+	return l.readMiss(bucket, key, k)
+}
+
+// readMiss is ReadObject's miss of the hot-object cache: one fill shared by
+// the concurrent misses of the version k.
+func (l *Layer) readMiss(bucket, key string, k hotcache.Key) (*Reader, error) {
 	l.hot.Miss()
 	v, err, _ := l.fills.Do(fillKey(k), func() (any, error) { return l.fill(bucket, key) })
 	if errors.Is(err, errNotCached) {

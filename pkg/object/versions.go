@@ -247,7 +247,10 @@ func (l *Layer) restore(bucket, key string, p *Object) error {
 	if err != nil {
 		return mapErr(err)
 	}
-	if toIndex(loc) == p.Location && fi.Inode == p.FileInode && fi.Mtime == p.FileMtime {
+	// On a stamping index the record is written again even when it
+	// still describes the file: the move took the file's stamp away
+	// (storage.FS.Restore), and the write gives it the record's.
+	if toIndex(loc) == p.Location && fi.Inode == p.FileInode && fi.Mtime == p.FileMtime && !l.ix.Stamping() {
 		return nil
 	}
 	return l.ix.EditVersions(bucket, key, func(v *metadata.Versions) error {
