@@ -131,3 +131,27 @@ func TestStampEncoding(t *testing.T) {
 		t.Fatalf("stamp %x after a round trip (%v), want %x", out.Stamp, err, in.Stamp)
 	}
 }
+
+// The first process to ask settles whether a catalogue's writers stamp;
+// later ones get its answer, and one that cannot stamp is refused when
+// the others do.
+func TestAgreeStamps(t *testing.T) {
+	ix := openTest(t)
+	if on, err := ix.AgreeStamps(true); !on || err != nil {
+		t.Fatalf("first, able: %v %v", on, err)
+	}
+	if on, err := ix.AgreeStamps(true); !on || err != nil {
+		t.Fatalf("second, able: %v %v", on, err)
+	}
+	if _, err := ix.AgreeStamps(false); !errors.Is(err, ErrStampsRequired) {
+		t.Fatalf("unable, after an able one: %v", err)
+	}
+
+	off := openTest(t)
+	if on, err := off.AgreeStamps(false); on || err != nil {
+		t.Fatalf("first, unable: %v %v", on, err)
+	}
+	if on, err := off.AgreeStamps(true); on || err != nil {
+		t.Fatalf("able, after an unable one: %v %v", on, err)
+	}
+}

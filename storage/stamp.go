@@ -14,21 +14,31 @@ import (
 // eight bytes, big-endian.
 const stampAttr = "user.objectgateway.stamp"
 
-// FileStamp returns the stamp of an open file, and false when it has none
-// (or the filesystem keeps no extended attributes).
-func FileStamp(f *os.File) (uint64, bool) {
+// FileStamp returns the stamp of an open file and its ctime (Unix
+// nanoseconds), and false when it has no stamp (or the filesystem keeps
+// no extended attributes). The ctime is what a record cache keeps with a
+// stamp: setting a stamp, a write, a link, a rename, a change of times or
+// of any attribute moves it forward, and no process can set it, so a file
+// whose stamp and inode came back (a copy made with its attributes and
+// copied back over itself, a hard link put back) still shows a change.
+func FileStamp(f *os.File) (stamp uint64, ctime int64, ok bool) {
 	var b [8]byte
+	var st unix.Stat_t
 	n := 0
 	err := withFd(f, func(fd int) error {
-		return ignoringEINTR(func() (err error) {
+		err := ignoringEINTR(func() (err error) {
 			n, err = unix.Fgetxattr(fd, stampAttr, b[:])
 			return err
 		})
+		if err != nil {
+			return err
+		}
+		return ignoringEINTR(func() error { return unix.Fstat(fd, &st) })
 	})
 	if err != nil || n != len(b) {
-		return 0, false
+		return 0, 0, false
 	}
-	return binary.BigEndian.Uint64(b[:]), true
+	return binary.BigEndian.Uint64(b[:]), st.Ctim.Sec*1e9 + st.Ctim.Nsec, true
 }
 
 // SetStamp marks the file of the object bucket/key at loc with stamp,
@@ -57,16 +67,18 @@ func (fs *FS) SetStamp(bucket, key string, loc Location, stamp uint64) error {
 	if err == nil {
 		return nil
 	}
-	if _, stamped := FileStamp(f); !stamped {
+	if _, _, stamped := FileStamp(f); !stamped {
 		return nil
 	}
-	return fmt.Errorf("storage: stamp %s/%s: %w", bucket, key, err)
+	// Not wrapped: the gateway could not change its own marker, which is
+	// no caller's missing permission.
+	return fmt.Errorf("storage: the stamp of %s/%s can be neither replaced nor removed: %v", bucket, key, err)
 }
 
 // stampFile sets f's stamp, or removes it when stamp is zero (a stamp
 // already absent is not an error). A locked version's file bears the
-// immutable flag, which refuses attribute changes too: it is lifted for
-// the change and set again.
+// immutable flag, and a file may bear the append-only flag, which refuse
+// attribute changes too: they are lifted for the change and set again.
 func stampFile(f *os.File, stamp uint64) error {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], stamp)
@@ -88,44 +100,75 @@ func stampFile(f *os.File, stamp uint64) error {
 	if !errors.Is(err, unix.EPERM) {
 		return err
 	}
-	if on, ierr := isImmutable(f); ierr != nil || !on || setImmutable(f, false) != nil {
+	restore, lifted := liftFlags(f, fsImmutableFL|fsAppendFL)
+	if !lifted {
 		return err
 	}
-	err = change()
-	return errors.Join(err, setImmutable(f, true))
+	return errors.Join(change(), restore())
+}
+
+// fsAppendFL is FS_APPEND_FL, the append-only flag of chattr +a.
+const fsAppendFL = 0x00000020
+
+// liftFlags clears the flags of mask that f bears and returns the function
+// that sets them again; false when f bears none of them or they cannot be
+// cleared (no CAP_LINUX_IMMUTABLE).
+func liftFlags(f *os.File, mask uint32) (restore func() error, ok bool) {
+	var flags uint32
+	err := withFd(f, func(fd int) error {
+		var err error
+		if flags, err = unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS); err != nil {
+			return err
+		}
+		if flags&mask == 0 {
+			return unix.EINVAL
+		}
+		return unix.IoctlSetPointerInt(fd, unix.FS_IOC_SETFLAGS, int(int32(flags&^mask)))
+	})
+	if err != nil {
+		return nil, false
+	}
+	return func() error {
+		err := withFd(f, func(fd int) error { return unix.IoctlSetPointerInt(fd, unix.FS_IOC_SETFLAGS, int(int32(flags))) })
+		if err != nil {
+			return &os.PathError{Op: "ioctl FS_IOC_SETFLAGS", Path: f.Name(), Err: err}
+		}
+		return nil
+	}, true
 }
 
 // Stamps reports whether the data root's filesystem keeps the user
-// extended attributes that stamps are: it sets one on a staging file.
+// extended attributes that stamps are: it sets one on a file it creates
+// in the state directory, and removes the file.
 func (fs *FS) Stamps() bool {
-	u, err := fs.NewUpload()
+	f, err := os.CreateTemp(fs.StatePath(""), ".stamp-probe-*")
 	if err != nil {
 		return false
 	}
-	defer u.Abort()
-	if stampFile(u.File(), 1) != nil {
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if stampFile(f, 1) != nil {
 		return false
 	}
-	s, ok := FileStamp(u.File())
+	s, _, ok := FileStamp(f)
 	return ok && s == 1
 }
 
 // unstampAt removes the stamp of the version file base in dir before it
 // becomes current again (Restore): the stamp is that of the record the
-// file had when it was current last, and a reader holding that record
-// must not take it for the record the version has now. f is the file
-// already open for its immutable flag, or nil. A file that cannot be
-// opened has no stamp to fear (Restore then fails on it anyway).
-func unstampAt(dir *os.File, base string, f *os.File) error {
+// file had when it was current last. The move itself changes the file's
+// ctime, which a record cache checks with the stamp; removing the stamp
+// as well makes the file confirm no record until its new one is written.
+// Best effort: f is the file already open for its immutable flag, or nil.
+func unstampAt(dir *os.File, base string, f *os.File) {
 	if f == nil {
 		var err error
 		if f, err = openFlagged(dir, base); err != nil {
-			return nil
+			return
 		}
 		defer f.Close()
 	}
-	if _, stamped := FileStamp(f); !stamped {
-		return nil
+	if _, _, stamped := FileStamp(f); stamped {
+		_ = stampFile(f, 0)
 	}
-	return stampFile(f, 0)
 }

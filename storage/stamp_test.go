@@ -13,7 +13,8 @@ func stampOf(t *testing.T, fs *FS, bucket, key string, loc Location) (uint64, bo
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return FileStamp(f)
+	s, _, ok := FileStamp(f)
+	return s, ok
 }
 
 // SetStamp marks an object's file, replaces and removes its stamp, and

@@ -262,9 +262,7 @@ func (fs *FS) Restore(bucket, key, vid string, immutable bool) (Location, FileIn
 	if err != nil {
 		return 0, FileInfo{}, err
 	}
-	if err := unstampAt(vd, vbase, flagged); err != nil {
-		return 0, FileInfo{}, errors.Join(err, reflag(flagged))
-	}
+	unstampAt(vd, vbase, flagged)
 	loc, d, err := fs.restoreNatural(vd, vbase, bucket, key)
 	if err == nil && d == nil {
 		loc, d, err = fs.restoreShadow(vd, vbase, bucket, key)

@@ -187,7 +187,13 @@ func OpenExclusive(o Options) (*Layer, error) {
 		ix.Close()
 		return nil, err
 	}
-	return assemble(o, fsys, ix), nil
+	stamps, err := stamping(ix, fsys)
+	if err != nil {
+		ix.Close()
+		fsys.Close()
+		return nil, err
+	}
+	return assemble(o, fsys, ix, stamps), nil
 }
 
 // Fsck checks the index against the files and the state directory:

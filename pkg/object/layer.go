@@ -128,7 +128,13 @@ func Open(o Options) (*Layer, error) {
 		ix.Close()
 		return nil, err
 	}
-	l := assemble(o, fsys, ix)
+	stamps, err := stamping(ix, fsys)
+	if err != nil {
+		ix.Close()
+		fsys.Close()
+		return nil, err
+	}
+	l := assemble(o, fsys, ix, stamps)
 	if l.migrated, err = l.MigratePublicRead(); err != nil {
 		l.Close()
 		return nil, err
@@ -210,7 +216,18 @@ func openIndex(o Options) (*metadata.Index, error) {
 }
 
 // assemble builds a Layer over an opened root and index.
-func assemble(o Options, fsys *storage.FS, ix *metadata.Index) *Layer {
+// stamping settles whether a layer stamps the files of the records it
+// writes and caches records (record_cache.go): on a shared catalogue,
+// as every gateway of the catalogue does (metadata.Index.AgreeStamps);
+// never on bbolt, which is one process's and answers in microseconds.
+func stamping(ix *metadata.Index, fsys *storage.FS) (bool, error) {
+	if !ix.Shared() {
+		return false, nil
+	}
+	return ix.AgreeStamps(fsys.Stamps())
+}
+
+func assemble(o Options, fsys *storage.FS, ix *metadata.Index, stamps bool) *Layer {
 	now := o.Now
 	if now == nil {
 		now = time.Now
@@ -221,11 +238,10 @@ func assemble(o Options, fsys *storage.FS, ix *metadata.Index) *Layer {
 	if o.LazyMD5 {
 		l.md5 = startLazyMD5(l)
 	}
-	// Every gateway of a shared catalogue stamps the files of the
-	// records it writes, whether it caches records or not: another one
-	// may (record_cache.go). A filesystem without user extended
-	// attributes has no stamps, and no gateway on it caches.
-	if ix.Shared() && fsys.Stamps() {
+	// Every gateway of a shared catalogue that stamps stamps the files
+	// of the records it writes, whether it caches records or not:
+	// another one may (record_cache.go).
+	if stamps {
 		ix.SetStamper(func(bucket string, o *metadata.Object) error {
 			if o.DeleteMarker {
 				return nil

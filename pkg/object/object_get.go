@@ -121,17 +121,11 @@ func (l *Layer) OpenObject(bucket, key string) (*Reader, error) {
 // metadata, are what cannot be read.
 // Anything else (no file, another file, not a regular file) takes
 // OpenObject's path, which refreshes or drops the record under the key's
-// lock. On a shared catalogue with a record cache, StatObject is
-// OpenObject and a close: the stamp of the open file is what confirms a
-// cached record (record_cache.go).
+// lock. On a shared catalogue with a record cache, a cached record is
+// confirmed by its opened file's stamp (record_cache.go), and a record
+// read from the catalogue is cached when its file can be opened.
 func (l *Layer) StatObject(bucket, key string) (Object, error) {
-	if l.recs != nil {
-		// With a record cache, the file is opened either way: its stamp
-		// confirms a cached record or makes one.
-		r, err := l.OpenObject(bucket, key)
-		if err != nil {
-			return Object{}, err
-		}
+	if r := l.openCached(bucket, key); r != nil {
 		r.Close()
 		return r.Object, nil
 	}
@@ -144,6 +138,7 @@ func (l *Layer) StatObject(bucket, key string) (Object, error) {
 	}
 	if fi, ok := l.fs.Identify(bucket, key, toStorage(rec.Location)); ok && matches(&rec, fi) {
 		l.md5.note(bucket, &rec, fi)
+		l.rememberPath(bucket, key, &rec)
 		return rec, nil
 	}
 	r, err := l.OpenObject(bucket, key)

@@ -27,7 +27,11 @@ const DefaultRecordCache = 4096
 //
 // Entries are made only from a record read from the catalogue whose
 // stamp the open file carries, never from a write's own record, and are
-// dropped when a read finds them stale. The cache holds up to its size in
+// dropped when a read finds them stale. An entry also keeps the file's
+// ctime, which every change of the file moves forward and no process can
+// set back: a copy of the file made with its attributes and copied back
+// over it, or a hard link put back at the key's path, brings back the
+// stamp and the inode but not the ctime. The cache holds up to its size in
 // entries, evicting an arbitrary one of a full shard.
 type recordCache struct {
 	seed   maphash.Seed
@@ -39,7 +43,14 @@ type recordCache struct {
 
 type recordShard struct {
 	mu sync.Mutex
-	m  map[recordKey]Object
+	m  map[recordKey]cachedRecord
+}
+
+// cachedRecord is a record and the ctime its file had when the file's
+// stamp confirmed it.
+type cachedRecord struct {
+	rec   Object
+	ctime int64
 }
 
 type recordKey struct{ bucket, key string }
@@ -47,7 +58,7 @@ type recordKey struct{ bucket, key string }
 func newRecordCache(size int) *recordCache {
 	c := &recordCache{seed: maphash.MakeSeed(), per: max(1, size/16)}
 	for i := range c.shards {
-		c.shards[i].m = make(map[recordKey]Object)
+		c.shards[i].m = make(map[recordKey]cachedRecord)
 	}
 	return c
 }
@@ -56,15 +67,15 @@ func (c *recordCache) shard(key string) *recordShard {
 	return &c.shards[maphash.String(c.seed, key)%uint64(len(c.shards))]
 }
 
-func (c *recordCache) get(bucket, key string) (Object, bool) {
+func (c *recordCache) get(bucket, key string) (cachedRecord, bool) {
 	s := c.shard(key)
 	s.mu.Lock()
-	o, ok := s.m[recordKey{bucket, key}]
+	e, ok := s.m[recordKey{bucket, key}]
 	s.mu.Unlock()
-	return o, ok
+	return e, ok
 }
 
-func (c *recordCache) put(bucket, key string, o Object) {
+func (c *recordCache) put(bucket, key string, e cachedRecord) {
 	s := c.shard(key)
 	k := recordKey{bucket, key}
 	s.mu.Lock()
@@ -74,7 +85,7 @@ func (c *recordCache) put(bucket, key string, o Object) {
 			break
 		}
 	}
-	s.m[k] = o
+	s.m[k] = e
 	s.mu.Unlock()
 }
 
@@ -86,23 +97,23 @@ func (c *recordCache) drop(bucket, key string) {
 }
 
 // openCached opens a key's file as its cached record describes it, and
-// returns the reader when the file carries the record's stamp and
-// identity; otherwise it drops the entry and returns nil, and the caller
-// asks the catalogue.
+// returns the reader when the file carries the record's stamp, identity
+// and the ctime it had when the entry was made; otherwise it drops the
+// entry and returns nil, and the caller asks the catalogue.
 func (l *Layer) openCached(bucket, key string) *Reader {
 	if l.recs == nil {
 		return nil
 	}
-	rec, ok := l.recs.get(bucket, key)
+	e, ok := l.recs.get(bucket, key)
 	if !ok {
 		return nil
 	}
-	f, fi, err := l.fs.Open(bucket, key, toStorage(rec.Location))
+	f, fi, err := l.fs.Open(bucket, key, toStorage(e.rec.Location))
 	if err == nil {
-		if s, ok := storage.FileStamp(f); ok && s == rec.Stamp && matches(&rec, fi) {
-			l.md5.note(bucket, &rec, fi)
+		if s, ctime, ok := storage.FileStamp(f); ok && s == e.rec.Stamp && ctime == e.ctime && matches(&e.rec, fi) {
+			l.md5.note(bucket, &e.rec, fi)
 			l.recs.hits.Add(1)
-			return &Reader{Object: rec, File: f}
+			return &Reader{Object: e.rec, File: f}
 		}
 		f.Close()
 	}
@@ -116,7 +127,24 @@ func (l *Layer) remember(bucket, key string, rec *Object, f *os.File) {
 	if l.recs == nil || rec.Stamp == 0 || f == nil || rec.Location == metadata.Directory {
 		return
 	}
-	if s, ok := storage.FileStamp(f); ok && s == rec.Stamp {
-		l.recs.put(bucket, key, *rec)
+	if s, ctime, ok := storage.FileStamp(f); ok && s == rec.Stamp {
+		l.recs.put(bucket, key, cachedRecord{*rec, ctime})
 	}
+}
+
+// rememberPath is remember for a record confirmed without opening its
+// file (StatObject): it opens the file to read its stamp, and caches
+// nothing when it cannot.
+func (l *Layer) rememberPath(bucket, key string, rec *Object) {
+	if l.recs == nil || rec.Stamp == 0 || rec.Location == metadata.Directory {
+		return
+	}
+	f, fi, err := l.fs.Open(bucket, key, toStorage(rec.Location))
+	if err != nil {
+		return
+	}
+	if matches(rec, fi) {
+		l.remember(bucket, key, rec, f)
+	}
+	f.Close()
 }

@@ -233,7 +233,7 @@ func TestRecordCacheReadsFollowWrites(t *testing.T) {
 func TestRecordCacheBounded(t *testing.T) {
 	c := newRecordCache(32)
 	for i := range 1000 {
-		c.put("bkt", fmt.Sprint(i), Object{Key: fmt.Sprint(i), Stamp: 1})
+		c.put("bkt", fmt.Sprint(i), cachedRecord{rec: Object{Key: fmt.Sprint(i), Stamp: 1}})
 	}
 	n := 0
 	for i := range c.shards {
