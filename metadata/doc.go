@@ -21,7 +21,9 @@
 // The bbolt file holds these top-level buckets (and those of multipart
 // state, multipart.go):
 //
-//   - "meta": the on-disk format version of the index.
+//   - "meta": the on-disk format version of the index, the lifecycle
+//     cursor, and, on a shared catalogue, whether its gateways stamp
+//     object files (stamp.go).
 //   - "buckets": one record per S3 bucket, keyed by the bucket name.
 //   - "objects": one nested bbolt bucket per S3 bucket, keyed by the
 //     bucket name, holding one record per object keyed by the object key's
