@@ -58,6 +58,14 @@ func copySkipped(name []byte) bool {
 	return bytes.Equal(name, copyBucket) || bytes.Equal(name, leasesBucket)
 }
 
+// copySkippedValue reports whether the value k in the bucket at path is
+// left out of a copy: the meta bucket's choice of stamping (stamp.go),
+// which belongs to the gateways of each catalogue and is made by the
+// first of them to serve it.
+func copySkippedValue(path [][]byte, k []byte) bool {
+	return len(path) == 1 && bytes.Equal(path[0], metaBucket) && bytes.Equal(k, stampsKey)
+}
+
 // CopyOptions configures Copy. The zero value copies in batches of 1,000
 // entries and reports no progress.
 type CopyOptions struct {
@@ -250,8 +258,10 @@ func startCopy(dst *Index) (m copyMarker, resumed bool, err error) {
 			kc := tx.Bucket(name).Cursor()
 			for k, _ := kc.First(); k != nil; k, _ = kc.Next() {
 				// Open and OpenPostgres write the format version into a
-				// new catalogue; the copy writes the source's.
-				if !bytes.Equal(name, metaBucket) || !bytes.Equal(k, formatKey) {
+				// new catalogue; the copy writes the source's. A gateway
+				// that opened it has recorded its choice of stamping,
+				// which is not copied.
+				if !bytes.Equal(name, metaBucket) || !bytes.Equal(k, formatKey) && !bytes.Equal(k, stampsKey) {
 					return fmt.Errorf("%w: %s holds %q", ErrCopyNotEmpty, name, k)
 				}
 			}
@@ -323,7 +333,7 @@ func walkAfter(dir kvDir, path, after [][]byte, fn func(e copyEntry) error) erro
 		}
 	}
 	for ; k != nil; k, v = c.Next() {
-		if len(path) == 0 && copySkipped(k) {
+		if len(path) == 0 && copySkipped(k) || v != nil && copySkippedValue(path, k) {
 			continue
 		}
 		e := copyEntry{path: path, key: bytes.Clone(k), value: bytes.Clone(v)}

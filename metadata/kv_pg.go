@@ -91,6 +91,13 @@ var pgSchema = []string{
 	// which starts past every number the per-bucket rows gave.
 	`CREATE SEQUENCE og_ids AS bigint;
 	SELECT setval('og_ids', GREATEST(1, (SELECT coalesce(max(n), 0) FROM og_seq)), (SELECT count(*) > 0 FROM og_seq));`,
+	// Gateways from here on stamp the files of the records they write,
+	// and may answer reads from records their stamps confirm
+	// (stamp.go). A gateway from before would write records without
+	// stamping their files, leaving other gateways' cached records
+	// standing: this version, newer than it knows, makes it refuse the
+	// catalogue.
+	`COMMENT ON TABLE og_kv IS 'ObjectGateway catalogue: object files carry the stamps of their records';`,
 }
 
 // pgMigrationLock is the key of the advisory lock migrations run under.

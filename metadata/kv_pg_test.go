@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/objectgateway/objectgateway/pkg/pgtest"
@@ -119,5 +120,25 @@ func TestUpdateAloneOutcomes(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A gateway from before the stamps (which knew three migrations) is
+// refused by a catalogue this release served: it would write records
+// without stamping their files, and other gateways' cached records would
+// outlive its changes.
+func TestPGOlderGatewayRefusedAfterStamps(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	openPGEngineAt(t, dsn)
+	all := pgSchema
+	t.Cleanup(func() { pgSchema = all })
+	pgSchema = all[:3]
+	e, err := openPostgres(context.Background(), dsn, PGOptions{})
+	if err == nil {
+		e.close()
+		t.Fatal("a gateway of three migrations opened a catalogue of this release")
+	}
+	if !strings.Contains(err.Error(), "newer than this gateway's 3") {
+		t.Fatalf("refused with %v", err)
 	}
 }

@@ -90,3 +90,16 @@ func (ix *Index) AgreeStamps(can bool) (bool, error) {
 	}
 	return on, nil
 }
+
+// StampsChoice reads what AgreeStamps recorded, without recording
+// anything: whether the catalogue's gateways stamp, and whether any
+// decided. Offline tools use it: they must stamp as the gateways do, and
+// must not make the choice for gateways that have not served yet.
+func (ix *Index) StampsChoice() (on, decided bool, err error) {
+	err = ix.view(func(tx kvTx) error {
+		v := tx.Bucket(metaBucket).Get(stampsKey)
+		on, decided = string(v) == "on", v != nil
+		return nil
+	})
+	return on, decided, err
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -69,7 +70,10 @@ type FS struct {
 	escape error
 
 	prefix string // random per FS, so temp names never collide across processes
-	seq    atomic.Uint64
+	// stampTick is the filesystem's timestamp granularity as Stamps
+	// found it (stamp.go); zero before.
+	stampTick time.Duration
+	seq       atomic.Uint64
 
 	// copied counts the bytes copied from file to file (CopiedBytes).
 	copied atomic.Int64

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -53,7 +55,9 @@ func (fs *FS) SetStamp(bucket, key string, loc Location, stamp uint64) error {
 		return nil
 	}
 	f, _, err := fs.Open(bucket, key, loc)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, os.ErrPermission) {
+		// A file the gateway may not open cannot confirm a record to
+		// any gateway (they all run as one user) either.
 		return nil
 	}
 	if err != nil {
@@ -67,7 +71,7 @@ func (fs *FS) SetStamp(bucket, key string, loc Location, stamp uint64) error {
 	if err == nil {
 		return nil
 	}
-	if _, _, stamped := FileStamp(f); !stamped {
+	if present, perr := stampPresent(f); perr == nil && !present {
 		return nil
 	}
 	// Not wrapped: the gateway could not change its own marker, which is
@@ -138,20 +142,80 @@ func liftFlags(f *os.File, mask uint32) (restore func() error, ok bool) {
 }
 
 // Stamps reports whether the data root's filesystem keeps the user
-// extended attributes that stamps are: it sets one on a file it creates
-// in the state directory, and removes the file.
+// extended attributes that stamps are: it sets one on a probe file in the
+// staging area (whose leftovers are cleared like any staging file's), and
+// learns from the probe's ctime the filesystem's timestamp granularity
+// (StampTick).
 func (fs *FS) Stamps() bool {
-	f, err := os.CreateTemp(fs.StatePath(""), ".stamp-probe-*")
+	fs.stampTick = time.Second
+	// A ctime with nanoseconds is kept at least as finely as the
+	// kernel's clock tick; whole seconds twice are whole seconds.
+	for range 2 {
+		ctime, ok := fs.probeStamp()
+		if !ok {
+			fs.stampTick = 0
+			return false
+		}
+		if ctime%1e9 != 0 {
+			fs.stampTick = 10 * time.Millisecond
+			break
+		}
+	}
+	return true
+}
+
+// probeStamp stamps a new file in the staging area, reads the stamp back
+// with the file's ctime, and removes the file.
+func (fs *FS) probeStamp() (ctime int64, ok bool) {
+	name := fs.prefix + "stamp-probe"
+	var fd int
+	err := withFd(fs.staging, func(dfd int) error {
+		return ignoringEINTR(func() (err error) {
+			fd, err = unix.Openat(dfd, name, unix.O_RDONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+			return err
+		})
+	})
 	if err != nil {
-		return false
+		return 0, false
 	}
-	defer os.Remove(f.Name())
-	defer f.Close()
+	f := os.NewFile(uintptr(fd), path.Join(fs.staging.Name(), name))
+	defer func() {
+		f.Close()
+		_ = fs.unlinkAt(fs.staging, name, 0)
+	}()
 	if stampFile(f, 1) != nil {
-		return false
+		return 0, false
 	}
-	s, _, ok := FileStamp(f)
-	return ok && s == 1
+	s, ctime, ok := FileStamp(f)
+	return ctime, ok && s == 1
+}
+
+// StampTick is the granularity of the filesystem's timestamps as Stamps
+// found it: 10 ms (the coarsest kernel clock tick) for a filesystem that
+// keeps nanoseconds, a second for one that keeps whole seconds. A record
+// cache must not trust a ctime that is younger than two ticks: a change
+// of the file within the same tick may leave it as it is ("racily
+// clean").
+func (fs *FS) StampTick() time.Duration { return fs.stampTick }
+
+// stampPresent reports whether f has a stamp: false only when the
+// filesystem says the attribute is absent; any other failure to read it
+// is an error, and the stamp may be there.
+func stampPresent(f *os.File) (bool, error) {
+	var b [8]byte
+	err := withFd(f, func(fd int) error {
+		return ignoringEINTR(func() error {
+			_, err := unix.Fgetxattr(fd, stampAttr, b[:])
+			return err
+		})
+	})
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, unix.ENODATA):
+		return false, nil
+	}
+	return false, err
 }
 
 // unstampAt removes the stamp of the version file base in dir before it

@@ -187,7 +187,7 @@ func OpenExclusive(o Options) (*Layer, error) {
 		ix.Close()
 		return nil, err
 	}
-	stamps, err := stamping(ix, fsys)
+	stamps, err := toolStamping(ix, fsys)
 	if err != nil {
 		ix.Close()
 		fsys.Close()

@@ -227,6 +227,24 @@ func stamping(ix *metadata.Index, fsys *storage.FS) (bool, error) {
 	return ix.AgreeStamps(fsys.Stamps())
 }
 
+// toolStamping is stamping for an offline tool (OpenExclusive), which
+// follows the gateways' choice and never makes it: on a catalogue no
+// gateway served yet it writes records without stamps, which no record
+// cache trusts.
+func toolStamping(ix *metadata.Index, fsys *storage.FS) (bool, error) {
+	if !ix.Shared() {
+		return false, nil
+	}
+	on, _, err := ix.StampsChoice()
+	if err != nil || !on {
+		return false, err
+	}
+	if !fsys.Stamps() {
+		return false, metadata.ErrStampsRequired
+	}
+	return true, nil
+}
+
 func assemble(o Options, fsys *storage.FS, ix *metadata.Index, stamps bool) *Layer {
 	now := o.Now
 	if now == nil {
@@ -253,6 +271,7 @@ func assemble(o Options, fsys *storage.FS, ix *metadata.Index, stamps bool) *Lay
 				n = DefaultRecordCache
 			}
 			l.recs = newRecordCache(n)
+			l.recs.tick = fsys.StampTick()
 		}
 	}
 	return l

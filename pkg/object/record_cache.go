@@ -5,6 +5,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/storage"
@@ -39,6 +40,10 @@ type recordCache struct {
 	shards [16]recordShard
 	// hits counts the reads answered from the cache.
 	hits atomic.Uint64
+	// tick is the filesystem's timestamp granularity
+	// (storage.FS.StampTick): a file whose ctime is younger than two
+	// ticks is not cached, as a change within its tick might not show.
+	tick time.Duration
 }
 
 type recordShard struct {
@@ -127,9 +132,19 @@ func (l *Layer) remember(bucket, key string, rec *Object, f *os.File) {
 	if l.recs == nil || rec.Stamp == 0 || f == nil || rec.Location == metadata.Directory {
 		return
 	}
-	if s, ctime, ok := storage.FileStamp(f); ok && s == rec.Stamp {
-		l.recs.put(bucket, key, cachedRecord{*rec, ctime})
+	s, ctime, ok := storage.FileStamp(f)
+	if !ok || s != rec.Stamp {
+		return
 	}
+	// Racily clean: a change of the file later within the tick of its
+	// ctime could leave the ctime as it is (whole-second filesystems,
+	// kernels with coarse timestamps); only a ctime two ticks old is
+	// sure to move on with the next change. A file written a moment ago
+	// is cached by a read a moment later.
+	if time.Now().UnixNano()-ctime < 2*int64(l.recs.tick) {
+		return
+	}
+	l.recs.put(bucket, key, cachedRecord{*rec, ctime})
 }
 
 // rememberPath is remember for a record confirmed without opening its

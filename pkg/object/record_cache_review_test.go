@@ -25,6 +25,7 @@ func reviewGateways(t *testing.T, status string) (w, r *Layer, root string) {
 	if gws[1].recs == nil {
 		t.Skip("the test root's filesystem keeps no user extended attributes: no record cache")
 	}
+	gws[1].recs.tick = 0 // as in cachingGateways
 	if err := gws[0].CreateBucket(Bucket{Name: "bkt", Versioning: status}); err != nil {
 		t.Fatal(err)
 	}
