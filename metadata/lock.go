@@ -117,10 +117,9 @@ func (e *pgEngine) holdServing(lock, busy string) error {
 
 // ErrLockTimeout is returned by LockWrite and LockBucket when the lock
 // was not granted within PGOptions.LockTimeout (DefaultLockTimeout):
-// another gateway holds it that long
-// (a write stuck on its filesystem, a gateway stopped but not dead). The
-// request fails, to be retried, rather than wait without end and hold a
-// connection of the lock pool meanwhile.
+// another gateway holds it that long (a write stuck on its filesystem, a
+// gateway stopped but not dead). The request fails, to be retried, rather
+// than wait without end and hold a connection of the lock pool meanwhile.
 var ErrLockTimeout = errors.New("metadata: a lock of the shared catalogue was not granted in time")
 
 // DefaultLockTimeout is how long LockWrite and LockBucket wait for a lock

@@ -622,11 +622,10 @@ func (ix *Index) CompleteUploadVersions(bucket, key, id string, now time.Time, e
 		return err
 	}
 	return ix.update(func(tx kvTx) error {
-		v, err := newVersions(tx, []byte(bucket), []byte(key))
+		v, err := newVersions(tx, ix, []byte(bucket), []byte(key))
 		if err != nil {
 			return err
 		}
-		v.ix = ix
 		if err := deleteUploadTx(tx, bucket, key, id); err != nil {
 			return err
 		}

@@ -110,12 +110,13 @@ func TestStamperMarksEveryCurrentRecord(t *testing.T) {
 	}
 }
 
-// Without a stamper, records carry no stamp; a stamp round-trips through
+// Without a stamper, records carry no stamp, not even one they were
+// made from (its file may still carry it); a stamp round-trips through
 // the record encoding.
 func TestStampEncoding(t *testing.T) {
 	ix := openTest(t)
 	mustCreateBucket(t, ix, "b")
-	if err := ix.PutObject("b", Object{Key: "k", Stamp: 0}); err != nil {
+	if err := ix.PutObject("b", Object{Key: "k", Stamp: 7}); err != nil {
 		t.Fatal(err)
 	}
 	if o, _ := ix.Object("b", "k"); o.Stamp != 0 || ix.Stamping() {

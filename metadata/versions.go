@@ -293,11 +293,10 @@ func (ix *Index) EditVersions(bucket, key string, fn func(v *Versions) error) er
 	}
 	name, k := []byte(bucket), []byte(key)
 	return ix.update(func(tx kvTx) error {
-		v, err := newVersions(tx, name, k)
+		v, err := newVersions(tx, ix, name, k)
 		if err != nil {
 			return err
 		}
-		v.ix = ix
 		return asWrite(fn(v))
 	})
 }
@@ -307,7 +306,7 @@ func (ix *Index) EditVersions(bucket, key string, fn func(v *Versions) error) er
 func (ix *Index) ViewVersions(bucket, key string, fn func(v *Versions) error) error {
 	name, k := []byte(bucket), []byte(key)
 	return ix.view(func(tx kvTx) error {
-		v, err := newVersions(tx, name, k)
+		v, err := newVersions(tx, nil, name, k)
 		if err != nil {
 			return err
 		}
@@ -327,8 +326,9 @@ func asWrite(err error) error {
 }
 
 // newVersions returns the Versions of key in bucket within tx, or
-// ErrNoSuchBucket.
-func newVersions(tx kvTx, bucket, key []byte) (*Versions, error) {
+// ErrNoSuchBucket; ix is the index of an edit (whose stamper SetCurrent
+// runs), nil for a read.
+func newVersions(tx kvTx, ix *Index, bucket, key []byte) (*Versions, error) {
 	ob := tx.Bucket(objectsBucket).Bucket(bucket)
 	rec := tx.Bucket(bucketsBucket).Get(bucket)
 	if ob == nil || rec == nil {
@@ -338,7 +338,7 @@ func newVersions(tx kvTx, bucket, key []byte) (*Versions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Versions{tx: tx, bucket: bucket, key: key, bucketID: id, objects: ob}, nil
+	return &Versions{tx: tx, bucket: bucket, key: key, bucketID: id, objects: ob, ix: ix}, nil
 }
 
 // hasVersions reports whether the named S3 bucket holds any noncurrent

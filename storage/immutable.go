@@ -32,17 +32,10 @@ func (fs *FS) ImmutableSupport() (ok bool, reason string) {
 // clear a flag it could set is an error: that file could not be removed.
 func (fs *FS) probeImmutable() error {
 	name := fs.prefix + "probe"
-	var fd int
-	err := withFd(fs.staging, func(dfd int) error {
-		return ignoringEINTR(func() (err error) {
-			fd, err = unix.Openat(dfd, name, unix.O_RDONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-			return err
-		})
-	})
+	f, err := fs.createProbe(name)
 	if err != nil {
-		return &os.PathError{Op: "openat", Path: path.Join(fs.staging.Name(), name), Err: err}
+		return err
 	}
-	f := os.NewFile(uintptr(fd), path.Join(fs.staging.Name(), name))
 	defer f.Close()
 	err = setImmutable(f, true)
 	switch {
@@ -59,6 +52,22 @@ func (fs *FS) probeImmutable() error {
 		fs.immutableWhy = "setting the immutable flag failed: " + err.Error()
 	}
 	return fs.unlinkAt(fs.staging, name, 0)
+}
+
+// createProbe creates the new file name in the staging area, read-only,
+// for a probe of what the filesystem can do; the caller removes it.
+func (fs *FS) createProbe(name string) (*os.File, error) {
+	var fd int
+	err := withFd(fs.staging, func(dfd int) error {
+		return ignoringEINTR(func() (err error) {
+			fd, err = unix.Openat(dfd, name, unix.O_RDONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, &os.PathError{Op: "openat", Path: path.Join(fs.staging.Name(), name), Err: err}
+	}
+	return os.NewFile(uintptr(fd), path.Join(fs.staging.Name(), name)), nil
 }
 
 // setImmutable sets or clears FS_IMMUTABLE_FL on the open file f, keeping

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -24,23 +23,32 @@ const stampAttr = "user.objectgateway.stamp"
 // whose stamp and inode came back (a copy made with its attributes and
 // copied back over itself, a hard link put back) still shows a change.
 func FileStamp(f *os.File) (stamp uint64, ctime int64, ok bool) {
-	var b [8]byte
 	var st unix.Stat_t
-	n := 0
-	err := withFd(f, func(fd int) error {
-		err := ignoringEINTR(func() (err error) {
-			n, err = unix.Fgetxattr(fd, stampAttr, b[:])
-			return err
-		})
-		if err != nil {
+	err := withFd(f, func(fd int) (err error) {
+		if stamp, err = readStamp(fd); err != nil {
 			return err
 		}
 		return ignoringEINTR(func() error { return unix.Fstat(fd, &st) })
 	})
-	if err != nil || n != len(b) {
+	if err != nil {
 		return 0, 0, false
 	}
-	return binary.BigEndian.Uint64(b[:]), st.Ctim.Sec*1e9 + st.Ctim.Nsec, true
+	return stamp, st.Ctim.Sec*1e9 + st.Ctim.Nsec, true
+}
+
+// readStamp reads the stamp of the file fd: ENODATA when it has none, and
+// EINVAL or ERANGE for an attribute that is no stamp (not eight bytes).
+func readStamp(fd int) (uint64, error) {
+	var b [8]byte
+	n := 0
+	err := ignoringEINTR(func() (err error) {
+		n, err = unix.Fgetxattr(fd, stampAttr, b[:])
+		return err
+	})
+	if err == nil && n != len(b) {
+		err = unix.EINVAL
+	}
+	return binary.BigEndian.Uint64(b[:]), err
 }
 
 // SetStamp marks the file of the object bucket/key at loc with stamp,
@@ -168,17 +176,10 @@ func (fs *FS) Stamps() bool {
 // with the file's ctime, and removes the file.
 func (fs *FS) probeStamp() (ctime int64, ok bool) {
 	name := fs.prefix + "stamp-probe"
-	var fd int
-	err := withFd(fs.staging, func(dfd int) error {
-		return ignoringEINTR(func() (err error) {
-			fd, err = unix.Openat(dfd, name, unix.O_RDONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-			return err
-		})
-	})
+	f, err := fs.createProbe(name)
 	if err != nil {
 		return 0, false
 	}
-	f := os.NewFile(uintptr(fd), path.Join(fs.staging.Name(), name))
 	defer func() {
 		f.Close()
 		_ = fs.unlinkAt(fs.staging, name, 0)
@@ -199,20 +200,19 @@ func (fs *FS) probeStamp() (ctime int64, ok bool) {
 func (fs *FS) StampTick() time.Duration { return fs.stampTick }
 
 // stampPresent reports whether f has a stamp: false only when the
-// filesystem says the attribute is absent; any other failure to read it
-// is an error, and the stamp may be there.
+// filesystem says the attribute is absent or it is no stamp; any other
+// failure to read it is an error, and the stamp may be there.
 func stampPresent(f *os.File) (bool, error) {
-	var b [8]byte
 	err := withFd(f, func(fd int) error {
-		return ignoringEINTR(func() error {
-			_, err := unix.Fgetxattr(fd, stampAttr, b[:])
-			return err
-		})
+		_, err := readStamp(fd)
+		return err
 	})
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.Is(err, unix.ENODATA):
+	case errors.Is(err, unix.ENODATA), errors.Is(err, unix.EINVAL), errors.Is(err, unix.ERANGE):
+		// Absent, or a value of another length: no stamp, which
+		// confirms nothing.
 		return false, nil
 	}
 	return false, err

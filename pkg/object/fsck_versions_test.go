@@ -34,7 +34,7 @@ func newVersionedLayer(t *testing.T, lock bool) (*Layer, string) {
 func unflagTree(root string) {
 	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
-			_ = setFlag(p, false)
+			_ = setFlag(p, fsImmutable, false)
 		}
 		return nil
 	})
@@ -167,7 +167,7 @@ func TestFsckVersionFiles(t *testing.T) {
 	// filesystem allows it; it is removed behind the gateway's back.
 	heldFile := versionFile(t, root, "held", held.VersionID)
 	if imm {
-		must(t, setFlag(heldFile, false))
+		must(t, setFlag(heldFile, fsImmutable, false))
 	}
 	must(t, os.Remove(heldFile))
 	must(t, os.WriteFile(versionFile(t, root, "changed", changed.VersionID), []byte("not v1 any more"), 0o600))
@@ -178,7 +178,7 @@ func TestFsckVersionFiles(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Dir(frozen), 0o700))
 	must(t, os.WriteFile(frozen, []byte("no record, immutable"), 0o600))
 	if imm {
-		must(t, setFlag(frozen, true))
+		must(t, setFlag(frozen, fsImmutable, true))
 	}
 	ghost := filepath.Join(root, ".objectgateway", "versions", "ghost", "ab", strings.Repeat("ab", 32)+".null")
 	must(t, os.MkdirAll(filepath.Dir(ghost), 0o700))
@@ -235,7 +235,7 @@ func TestFsckInterruptedMoves(t *testing.T) {
 
 	// A DELETE's Demote, and no index commit.
 	if imm {
-		must(t, setFlag(filepath.Join(root, "bkt", "demoted"), false))
+		must(t, setFlag(filepath.Join(root, "bkt", "demoted"), fsImmutable, false))
 	}
 	df := versionFile(t, root, "demoted", demoted.VersionID)
 	must(t, os.MkdirAll(filepath.Dir(df), 0o700))
@@ -252,11 +252,11 @@ func TestFsckInterruptedMoves(t *testing.T) {
 	// A link to an immutable file needs the flag cleared, as Publish
 	// clears it, and set again.
 	if imm {
-		must(t, setFlag(filepath.Join(root, "bkt", "linked"), false))
+		must(t, setFlag(filepath.Join(root, "bkt", "linked"), fsImmutable, false))
 	}
 	must(t, os.Link(filepath.Join(root, "bkt", "linked"), lf))
 	if imm {
-		must(t, setFlag(lf, true))
+		must(t, setFlag(lf, fsImmutable, true))
 	}
 
 	want := []string{"interrupted-move demoted", "interrupted-move replaced", "orphan-version linked"}
@@ -301,7 +301,7 @@ func TestFsckVersionedMissingCurrent(t *testing.T) {
 	must(t, l.Close())
 	must(t, os.Remove(filepath.Join(root, "bkt", "k")))
 	if imm {
-		must(t, setFlag(filepath.Join(root, "bkt", "held"), false))
+		must(t, setFlag(filepath.Join(root, "bkt", "held"), fsImmutable, false))
 	}
 	must(t, os.Remove(filepath.Join(root, "bkt", "held")))
 
@@ -351,9 +351,9 @@ func TestFsckVersionOrder(t *testing.T) {
 	wantKinds(t, "repair", fsckRoot(t, root, FsckOptions{Repair: true}), want...)
 }
 
-// setFlag sets or clears the immutable flag of the file at p, as chattr
-// does.
-func setFlag(p string, on bool) error {
+// setFlag sets or clears a flag of the file at p (fsImmutable,
+// fsAppendOnly), as chattr does.
+func setFlag(p string, flag uint32, on bool) error {
 	f, err := os.Open(p)
 	if err != nil {
 		return err
@@ -363,9 +363,9 @@ func setFlag(p string, on bool) error {
 	if err != nil {
 		return err
 	}
-	flags &^= fsImmutable
+	flags &^= flag
 	if on {
-		flags |= fsImmutable
+		flags |= flag
 	}
 	return unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, int(int32(flags)))
 }
@@ -381,5 +381,9 @@ func flagOf(p string) (bool, error) {
 	return flags&fsImmutable != 0, err
 }
 
-// fsImmutable is FS_IMMUTABLE_FL of <linux/fs.h>.
-const fsImmutable = 0x00000010
+// fsImmutable and fsAppendOnly are FS_IMMUTABLE_FL and FS_APPEND_FL of
+// <linux/fs.h>.
+const (
+	fsImmutable  = 0x00000010
+	fsAppendOnly = 0x00000020
+)

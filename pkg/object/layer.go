@@ -215,7 +215,6 @@ func openIndex(o Options) (*metadata.Index, error) {
 	return ix, nil
 }
 
-// assemble builds a Layer over an opened root and index.
 // stamping settles whether a layer stamps the files of the records it
 // writes and caches records (record_cache.go): on a shared catalogue,
 // as every gateway of the catalogue does (metadata.Index.AgreeStamps);
@@ -245,6 +244,8 @@ func toolStamping(ix *metadata.Index, fsys *storage.FS) (bool, error) {
 	return true, nil
 }
 
+// assemble builds a Layer over an opened root and index; stamps is
+// stamping's (or toolStamping's) answer.
 func assemble(o Options, fsys *storage.FS, ix *metadata.Index, stamps bool) *Layer {
 	now := o.Now
 	if now == nil {
@@ -270,8 +271,7 @@ func assemble(o Options, fsys *storage.FS, ix *metadata.Index, stamps bool) *Lay
 			if n == 0 {
 				n = DefaultRecordCache
 			}
-			l.recs = newRecordCache(n)
-			l.recs.tick = fsys.StampTick()
+			l.recs = newRecordCache(n, fsys.StampTick())
 		}
 	}
 	return l

@@ -60,8 +60,8 @@ type cachedRecord struct {
 
 type recordKey struct{ bucket, key string }
 
-func newRecordCache(size int) *recordCache {
-	c := &recordCache{seed: maphash.MakeSeed(), per: max(1, size/16)}
+func newRecordCache(size int, tick time.Duration) *recordCache {
+	c := &recordCache{seed: maphash.MakeSeed(), per: max(1, size/16), tick: tick}
 	for i := range c.shards {
 		c.shards[i].m = make(map[recordKey]cachedRecord)
 	}

@@ -17,21 +17,6 @@ import (
 
 // Found by the second review of the record cache (record_cache.go).
 
-// gatewaysOn opens n gateways on root, all on the catalogue dsn.
-func gatewaysOn(t *testing.T, root, dsn string, n int) []*Layer {
-	t.Helper()
-	gws := make([]*Layer, n)
-	for i := range gws {
-		l, err := Open(Options{Root: root, Index: dsn, NoSync: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { l.Close() })
-		gws[i] = l
-	}
-	return gws
-}
-
 // mountExt4 mounts a new ext4 filesystem made with mkfs.ext4 args on a
 // new directory, and unmounts it at cleanup. It skips the test when the
 // process may not.

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/storage"
 )
@@ -145,28 +143,6 @@ func TestReviewRecordCacheHardLinkBringsBackOldStamp(t *testing.T) {
 	})
 }
 
-// fsAppendFL is FS_APPEND_FL of linux/fs.h.
-const fsAppendFL = 0x20
-
-// setAppendOnly sets or clears FS_APPEND_FL (chattr +a).
-func setAppendOnly(p string, on bool) error {
-	f, err := os.Open(p)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	flags, err := unix.IoctlGetUint32(int(f.Fd()), unix.FS_IOC_GETFLAGS)
-	if err != nil {
-		return err
-	}
-	if on {
-		flags |= fsAppendFL
-	} else {
-		flags &^= fsAppendFL
-	}
-	return unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, int(int32(flags)))
-}
-
 // An append-only file (chattr +a: a log an application keeps appending
 // to, served through the gateway) refuses attribute changes with EPERM,
 // as an immutable one does: stampFile lifts the flag for the stamp, so
@@ -178,10 +154,10 @@ func TestReviewStampAppendOnlyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(root, "bkt", "log")
-	if err := setAppendOnly(path, true); err != nil {
+	if err := setFlag(path, fsAppendOnly, true); err != nil {
 		t.Skipf("chattr +a: %v", err)
 	}
-	t.Cleanup(func() { _ = setAppendOnly(path, false) })
+	t.Cleanup(func() { _ = setFlag(path, fsAppendOnly, false) })
 
 	if err := w.PutObjectTagging("bkt", "log", tagged("1"), Conditions{}); err != nil {
 		t.Errorf("tagging an append-only object: %v", err)

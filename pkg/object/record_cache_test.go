@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -237,7 +238,7 @@ func TestRecordCacheReadsFollowWrites(t *testing.T) {
 // The cache is bounded: a gateway that reads more keys than it keeps
 // serves them all, its cache stays at its size.
 func TestRecordCacheBounded(t *testing.T) {
-	c := newRecordCache(32)
+	c := newRecordCache(32, 0)
 	for i := range 1000 {
 		c.put("bkt", fmt.Sprint(i), cachedRecord{rec: Object{Key: fmt.Sprint(i), Stamp: 1}})
 	}
@@ -275,4 +276,31 @@ func TestRecordCacheRacilyClean(t *testing.T) {
 	if _, _, hit := readHit(t, r, "k"); !hit {
 		t.Fatal("not cached with a zero tick")
 	}
+}
+
+// BenchmarkRecordCacheEntry reports the heap one cache entry takes for a
+// 1 KiB object's record as a PUT writes it (ETag, content type, one
+// checksum, an owner), the figure docs/scale-out.md quotes:
+// go test -run '^$' -bench RecordCacheEntry ./pkg/object
+func BenchmarkRecordCacheEntry(b *testing.B) {
+	const n = 4096
+	var before, after runtime.MemStats
+	for range b.N {
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		c := newRecordCache(n, 0)
+		for i := range n {
+			key := fmt.Sprintf("mixed/%05d", i)
+			c.put("bench", key, cachedRecord{rec: Object{
+				Key: key, Size: 1024, ETag: fmt.Sprintf("%032x", i), LastModified: time.Now(),
+				ContentType: "application/octet-stream", Owner: fmt.Sprintf("AKIA%016d", i%7),
+				Checksums: []metadata.Checksum{{Algorithm: "CRC64NVME", Value: fmt.Sprintf("%011d=", i), Type: "FULL_OBJECT"}},
+				Stamp:     uint64(i + 1),
+			}})
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(c)
+	}
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/entry")
 }

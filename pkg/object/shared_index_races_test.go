@@ -28,7 +28,13 @@ import (
 // without buckets, and returns them with the root.
 func openGatewaysOnR(t *testing.T, n int) ([]*Layer, string) {
 	t.Helper()
-	root, dsn := t.TempDir(), pgtest.DSN(t)
+	root := t.TempDir()
+	return gatewaysOn(t, root, pgtest.DSN(t), n), root
+}
+
+// gatewaysOn opens n gateways on root, all on the catalogue dsn.
+func gatewaysOn(t *testing.T, root, dsn string, n int) []*Layer {
+	t.Helper()
 	gws := make([]*Layer, n)
 	for i := range gws {
 		l, err := Open(Options{Root: root, Index: dsn, NoSync: true})
@@ -38,7 +44,7 @@ func openGatewaysOnR(t *testing.T, n int) ([]*Layer, string) {
 		t.Cleanup(func() { l.Close() })
 		gws[i] = l
 	}
-	return gws, root
+	return gws
 }
 
 // Two gateways creating the same bucket at once: the one that finds the
