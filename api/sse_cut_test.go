@@ -158,3 +158,100 @@ func TestSSEFileReplacedByAShortFileIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestSSELargeObjectRanges GETs a 9 MiB SSE-S3 object, whole and in
+// ranges of 4 MiB and more (which a process with a spare core writes
+// through the sse pipeline, decrypted from a mapping of the file), over
+// HTTP and TLS, and then damages a package deep inside it: the whole GET
+// is cut after its 200 with only the object's bytes before the cut.
+func TestSSELargeObjectRanges(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkMode{name: "tls", tls: true})
+	ctx := context.Background()
+	bucket := uniqueBucket("ssebig")
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &bucket}); err != nil {
+		t.Fatal(err)
+	}
+	const pkg, pkgSize = 64 << 10, 64<<10 + 32
+	plain := make([]byte, 9<<20+5)
+	for i := range plain {
+		plain[i] = byte(i*13 + i>>16)
+	}
+	key := "big"
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: bytes.NewReader(plain),
+		ServerSideEncryption: types.ServerSideEncryptionAes256}); err != nil {
+		t.Fatal(err)
+	}
+	get := func(endpoint, rangeHeader string) (int, []byte, error) {
+		req, err := http.NewRequest(http.MethodGet, endpoint+"/"+bucket+"/"+key, http.NoBody)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rangeHeader != "" {
+			req.Header.Set("Range", rangeHeader)
+		}
+		g.signAt(req, nil, g.SecretKey, time.Now())
+		resp, err := g.httpClient().Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, body, err
+	}
+	size := len(plain)
+	ranges := []struct {
+		header     string
+		start, end int // end exclusive
+	}{
+		{"bytes=0-", 0, size},
+		{"bytes=7-", 7, size},
+		{"bytes=65539-6291455", 65539, 6291456},
+		{"bytes=1000-5243879", 1000, 5243880},
+		{"bytes=-4194400", size - 4194400, size},
+	}
+	for _, ep := range []struct{ name, url string }{{"http", g.Endpoint}, {"tls", g.TLS}} {
+		for _, r := range ranges {
+			status, body, err := get(ep.url, r.header)
+			if err != nil || status != http.StatusPartialContent || !bytes.Equal(body, plain[r.start:r.end]) {
+				t.Fatalf("%s %s: status %d, %d bytes (want %d), err %v", ep.name, r.header, status, len(body), r.end-r.start, err)
+			}
+		}
+		status, body, err := get(ep.url, "")
+		if err != nil || status != http.StatusOK || !bytes.Equal(body, plain) {
+			t.Fatalf("%s whole: status %d, %d bytes, err %v", ep.name, status, len(body), err)
+		}
+	}
+	// A byte of package 100's payload, deep inside the pipelined part.
+	path := filepath.Join(g.Root, bucket, key)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 1)
+	at := int64(100*pkgSize + 5000)
+	if _, err := f.ReadAt(b, at); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0x01
+	if _, err := f.WriteAt(b, at); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	for _, ep := range []struct{ name, url string }{{"http", g.Endpoint}, {"tls", g.TLS}} {
+		status, body, err := get(ep.url, "")
+		if err == nil {
+			t.Fatalf("%s: GET of the damaged object answered %d with %d bytes and no error", ep.name, status, len(body))
+		}
+		if status != http.StatusOK || len(body) > 100*pkg || !bytes.Equal(body, plain[:len(body)]) {
+			t.Fatalf("%s: status %d, %d bytes before the cut, want a prefix before package 100", ep.name, status, len(body))
+		}
+	}
+}

@@ -184,7 +184,9 @@ func (r *Reader) finish(err error) {
 	}
 }
 
-// WriteTo writes the rest of the range to w, a block per Write.
+// WriteTo writes the rest of the range to w, a block per Write. Past the
+// first block, a large range is decrypted by two goroutines while a core
+// is spare (writePipelined).
 func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 	var n int64
 	for {
@@ -202,6 +204,14 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 				return n, nil
 			}
 			return n, r.err
+		}
+		if m, ok, err := r.writePipelined(w); ok {
+			n += m
+			if err == nil {
+				err = io.EOF
+			}
+			r.finish(err)
+			continue
 		}
 		r.fill()
 	}
@@ -247,11 +257,12 @@ func (d *decoder) putBuf(bp *[]byte, pool *sync.Pool) {
 	}
 }
 
-// span is the next block: how many packages, the bytes to read for them,
-// and whether it ends with the stream's final package.
-func (d *decoder) span() (count int64, total int, withFinal bool) {
-	count = min(d.last-d.next, int64(d.block))
-	withFinal = d.next+count == d.packages
+// span is the block that starts at package seq: how many packages, the
+// bytes to read for them, and whether it ends with the stream's final
+// package.
+func (d *decoder) span(seq int64) (count int64, total int, withFinal bool) {
+	count = min(d.last-seq, int64(d.block))
+	withFinal = seq+count == d.packages
 	total = int(count) * PackageSize
 	if withFinal {
 		// The final package is shorter; one byte more shows whether the
@@ -269,36 +280,14 @@ func (d *decoder) decode(pt []byte) ([]byte, error) {
 			d.ct = cipherBufs.Get().(*[]byte)
 		} else {
 			// The range's only block.
-			_, total, _ := d.span()
+			_, total, _ := d.span(d.next)
 			b := make([]byte, total)
 			d.ct = &b
 		}
 	}
-	count, total, withFinal := d.span()
-	ct := (*d.ct)[:total]
-	m, err := d.src.ReadAt(ct, d.next*PackageSize)
-	switch {
-	case m == total && withFinal:
-		return nil, ErrCorrupt // data after the final package
-	case m == total || (withFinal && m == total-1):
-		// ReadAt may answer io.EOF with a full read at the end.
-	case err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, ErrCorrupt // truncated
-	default:
+	pt, count, err := d.readBlock(pt[:0], *d.ct, d.next, &d.nonce)
+	if err != nil {
 		return nil, err
-	}
-	pt = pt[:0]
-	for i := range count {
-		seq := d.next + i
-		payload := PackagePayload
-		if seq == d.packages-1 {
-			payload = d.final
-		}
-		pkg := ct[:headerSize+payload+tagSize]
-		ct = ct[len(pkg):]
-		if err := d.open(&pt, pkg, seq, payload); err != nil {
-			return nil, err
-		}
 	}
 	d.next += count
 	out := pt[d.skip:]
@@ -310,15 +299,55 @@ func (d *decoder) decode(pt []byte) ([]byte, error) {
 	return out, nil
 }
 
-// open checks package seq's header and appends its plaintext to pt.
-func (d *decoder) open(pt *[]byte, pkg []byte, seq int64, payload int) error {
+// readBlock reads the block that starts at package seq into ct (a buffer
+// of a full block) and appends its plaintext to pt. nonce is the caller's
+// scratch nonce. It changes nothing in d once the stream's nonce is known
+// (d.haveRef), so blocks may then be read concurrently (pipeline), each
+// goroutine with its own buffers and nonce.
+func (d *decoder) readBlock(pt, ct []byte, seq int64, nonce *[12]byte) ([]byte, int64, error) {
+	count, total, withFinal := d.span(seq)
+	ct = ct[:total]
+	m, err := d.src.ReadAt(ct, seq*PackageSize)
+	switch {
+	case m == total && withFinal:
+		return nil, 0, ErrCorrupt // data after the final package
+	case m == total || (withFinal && m == total-1):
+		// ReadAt may answer io.EOF with a full read at the end.
+	case err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, 0, ErrCorrupt // truncated
+	default:
+		return nil, 0, err
+	}
+	pt, err = d.openBlock(pt, ct, seq, count, nonce)
+	return pt, count, err
+}
+
+// openBlock appends to pt the plaintext of the count packages that start
+// at package seq, whose ciphertext starts ct.
+func (d *decoder) openBlock(pt, ct []byte, seq, count int64, nonce *[12]byte) ([]byte, error) {
+	for i := range count {
+		payload := PackagePayload
+		if seq+i == d.packages-1 {
+			payload = d.final
+		}
+		pkg := ct[:headerSize+payload+tagSize]
+		ct = ct[len(pkg):]
+		if err := d.open(&pt, pkg, seq+i, payload, nonce); err != nil {
+			return nil, err
+		}
+	}
+	return pt, nil
+}
+
+// open checks package seq's header and appends its plaintext to pt. The
+// stream's nonce (d.ref) is taken from the first package opened.
+func (d *decoder) open(pt *[]byte, pkg []byte, seq int64, payload int, nonce *[12]byte) error {
 	h := pkg[:headerSize]
 	final := seq == d.packages-1
 	if h[0] != sio.Version20 || h[1] != sio.AES_256_GCM ||
 		int(binary.LittleEndian.Uint16(h[2:4]))+1 != payload || (h[4]&0x80 != 0) != final {
 		return ErrCorrupt
 	}
-	nonce := &d.nonce
 	copy(nonce[:], h[4:headerSize])
 	nonce[0] &^= 0x80
 	if !d.haveRef {
