@@ -11,7 +11,9 @@
 # ceiling, each sub-benchmark once per round. It prints every round's
 # lines and then, per binary and sub-benchmark, the median MB/s and the
 # median process CPU (ms per 100 MiB; the server's for the HTTP rows),
-# with the ratios to the ceilings of the same binary's rounds.
+# with the ratios to the ceilings of the same binary's rounds: of the
+# medians, and the median of each round's ratio (the ceiling itself moves
+# by 1.5× between rounds on a shared machine).
 #
 # Environment (all optional):
 #   ROUNDS     rounds (default 5)
@@ -53,6 +55,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 
 # Lines: BIN ROUND NAME N ns/op-value ns/op MB/s-value MB/s metric-value metric ...
+# The HTTP rows' speed is wire-MB/s: the bytes over the client's own time
+# for the transfer (curl's time_total, the Go client's clock), which
+# leaves out starting the client process; the ceilings' is MB/s.
 awk '
 function median(key,   n, i, j, t, a) {
 	n = split(samples[key], a, " ")
@@ -63,17 +68,34 @@ function median(key,   n, i, j, t, a) {
 	name = $3; sub(/^BenchmarkSSELoopback\//, "", name); sub(/-[0-9]+$/, "", name)
 	k = $1 " " name
 	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+	wire = ""
 	for (i = 5; i < NF; i += 2) {
-		if ($(i + 1) == "MB/s") samples[k " mbs"] = samples[k " mbs"] " " $i
+		if ($(i + 1) == "MB/s") mbs = $i
+		if ($(i + 1) == "wire-MB/s") wire = $i
 		if ($(i + 1) == "cpu-ms/op") samples[k " cpu"] = samples[k " cpu"] " " $i
+		if ($(i + 1) == "client-cpu-ms/op") samples[k " ccpu"] = samples[k " ccpu"] " " $i
 	}
+	speed = wire != "" ? wire : mbs
+	samples[k " mbs"] = samples[k " mbs"] " " speed
+	# The ratio of each round to the same binary'"'"'s ceiling in that round.
+	rk = $1 " " $2 " " name
+	rs[rk] = speed
 }
 END {
-	printf "\n%-32s %10s %12s %14s %12s\n", "median", "MB/s", "cpu-ms/op", "MB/s÷ceiling", "CPU÷ceiling"
+	for (rk in rs) {
+		split(rk, p, " ")
+		if (p[3] ~ /ceiling/) continue
+		ceil = p[3] ~ /^GET/ ? "GET/ceiling-aes-gcm" : "PUT/ceiling-encrypt-md5"
+		c = rs[p[1] " " p[2] " " ceil]
+		if (c) samples[p[1] " " p[3] " ratio"] = samples[p[1] " " p[3] " ratio"] " " rs[rk] / c
+	}
+	printf "\n%-30s %10s %10s %12s %14s %14s\n", "median", "MB/s", "cpu-ms/op", "client-cpu", "MB/s÷ceiling", "per-round ÷"
 	for (i = 1; i <= nk; i++) {
 		k = order[i]; split(k, p, " ")
 		ceil = p[2] ~ /^GET/ ? p[1] " GET/ceiling-aes-gcm" : p[1] " PUT/ceiling-encrypt-md5"
-		m = median(k " mbs"); c = median(k " cpu"); cm = median(ceil " mbs"); cc = median(ceil " cpu")
-		printf "%-32s %10.1f %12.1f %14.2f %12.2f\n", k, m, c, cm ? m / cm : 0, cc ? c / cc : 0
+		m = median(k " mbs"); c = median(k " cpu"); cm = median(ceil " mbs")
+		cc = samples[k " ccpu"] != "" ? sprintf("%.1f", median(k " ccpu")) : "-"
+		r = samples[k " ratio"] != "" ? sprintf("%.2f", median(k " ratio")) : "-"
+		printf "%-30s %10.1f %10.1f %12s %14.2f %14s\n", k, m, c, cc, cm ? m / cm : 0, r
 	}
 }' "$WORK/all"
