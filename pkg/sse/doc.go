@@ -12,11 +12,11 @@
 // call. The tests check it against streams sio writes and decrypts.
 //
 // A range of 4 MiB or more is written by a pipeline (pipeline.go) while
-// the process has a core to spare: a helper goroutine decrypts blocks
-// ahead of the request's, and from a file both decrypt out of a mapping
-// of it (filemap_unix.go), 8 MiB windows at a time, instead of copying
-// the ciphertext out of the page cache first. A file cut short under the
-// mapping faults, and the fault is ErrCorrupt, not a crash.
+// the process has a core to spare: a helper goroutine reads and decrypts
+// blocks ahead of the request's. Every block is read into a private
+// buffer before it is opened, never decrypted out of a mapping of the
+// file, which a writer of the file could change between AES-GCM's
+// authentication and its decryption.
 //
 // Every object has its own random 256-bit data key. The data key is kept
 // only sealed (metadata.Encryption.SealedKey): by a key-ring key for SSE-S3

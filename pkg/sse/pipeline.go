@@ -1,7 +1,6 @@
 package sse
 
 import (
-	"errors"
 	"io"
 	"runtime"
 	"sync"
@@ -13,9 +12,15 @@ import (
 // and a helper. Each takes the next block nobody has taken; the writer
 // writes a block when it is ready and decrypts one itself when it is not,
 // so the two share the work however the scheduler runs them. One stream is
-// then not held to the speed of one core. From a file, the blocks are
-// decrypted out of a mapping of it (fileMap), which saves the copy a pread
-// makes (docs/performance.md, "Encrypted objects").
+// then not held to the speed of one core (docs/performance.md, "Encrypted
+// objects").
+//
+// Each block is read into a buffer of its goroutine's own before it is
+// opened, never decrypted out of a mapping of the file: AES-GCM reads its
+// ciphertext twice (once to authenticate it, once to decrypt it), and a
+// shared mapping would let a writer of the file change the bytes between
+// the two reads, so that a tag over the original ciphertext vouches for
+// another plaintext (TestReviewMappedCiphertextIsReadTwice).
 // pipelineSlots is how many blocks may be decrypted and not yet written:
 // the writer's, the helper's, and one ahead for each.
 const pipelineSlots = 4
@@ -35,9 +40,6 @@ var (
 	pipelined atomic.Int64
 )
 
-// errShrank is a fault reading a mapping: the file was cut short under it.
-var errShrank = errors.New("sse: the encrypted file shrank while it was read")
-
 func takeHelper() bool {
 	if helpers.Add(1) <= spareCores() {
 		return true
@@ -52,7 +54,6 @@ type pipeline struct {
 	d      *decoder
 	first  int64 // the package of block 0
 	blocks int64
-	fm     *fileMap // nil: blocks are read with ReadAt
 
 	mu    sync.Mutex
 	cond  sync.Cond
@@ -63,12 +64,15 @@ type pipeline struct {
 }
 
 // slot holds block k's plaintext (k mod pipelineSlots) between its
-// decryption and its write.
+// decryption and its write, or its error, or the panic that decrypting it
+// raised, which the writer raises again on the request's goroutine (where
+// the server recovers it) instead of letting it end the process.
 type slot struct {
-	buf   *[]byte
-	out   []byte
-	err   error
-	ready bool
+	buf      *[]byte
+	out      []byte
+	err      error
+	panicked any
+	ready    bool
 }
 
 // worker is one goroutine's ciphertext buffer and scratch nonce.
@@ -89,24 +93,14 @@ func (r *Reader) writePipelined(w io.Writer) (n int64, ok bool, err error) {
 	pipelined.Add(1)
 	p := &pipeline{d: d, first: d.next, blocks: (d.last - d.next + blockPackages - 1) / blockPackages}
 	p.cond.L = &p.mu
-	if p.fm = mapFile(d, p.first); p.fm != nil {
-		defer p.fm.close()
-		defer faultsPanic()()
-	}
 	for i := range p.slots {
 		p.slots[i].buf = plainBufs.Get().(*[]byte)
 	}
-	helper := &worker{}
-	if p.fm == nil {
-		helper.ct = cipherBufs.Get().(*[]byte)
-	}
+	helper := &worker{ct: cipherBufs.Get().(*[]byte)}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if p.fm != nil {
-			faultsPanic()
-		}
 		for p.work(helper) {
 		}
 	}()
@@ -118,9 +112,7 @@ func (r *Reader) writePipelined(w io.Writer) (n int64, ok bool, err error) {
 		p.cond.Broadcast()
 		p.mu.Unlock()
 		wg.Wait()
-		if helper.ct != nil {
-			cipherBufs.Put(helper.ct)
-		}
+		cipherBufs.Put(helper.ct)
 		for i := range p.slots {
 			plainBufs.Put(p.slots[i].buf)
 		}
@@ -153,34 +145,24 @@ func (p *pipeline) work(wk *worker) bool {
 func (p *pipeline) take(wk *worker) {
 	k := p.taken
 	p.taken++
-	var ct []byte
-	var err error
-	seq := p.first + k*blockPackages
-	count := min(blockPackages, p.d.last-seq)
-	if p.fm != nil {
-		ct, err = p.fm.block(k, count)
-	}
 	p.mu.Unlock()
-	p.decrypt(wk, k, seq, count, ct, err)
+	p.decrypt(wk, k)
 }
 
-// decrypt decrypts block k into its slot and marks it ready: from ct when
-// the file is mapped, else read with ReadAt; mapErr is the mapping's
-// failure. The slot is the taker's alone until then: the writer reads it
-// only once ready.
-func (p *pipeline) decrypt(wk *worker, k, seq, count int64, ct []byte, mapErr error) {
+// decrypt reads and decrypts block k into its slot and marks it ready.
+// The slot is the taker's alone until then: the writer reads it only once
+// ready.
+func (p *pipeline) decrypt(wk *worker, k int64) {
 	s := &p.slots[k%pipelineSlots]
 	var out []byte
-	err := mapErr
-	switch {
-	case err != nil:
-	case p.fm != nil:
-		out, err = p.d.openMapped((*s.buf)[:0], ct, seq, count, &wk.nonce)
-	default:
-		out, _, err = p.d.readBlock((*s.buf)[:0], *wk.ct, seq, &wk.nonce)
-	}
+	var err error
+	var panicked any
+	func() {
+		defer func() { panicked = recover() }()
+		out, _, err = p.d.readBlock((*s.buf)[:0], *wk.ct, p.first+k*blockPackages, &wk.nonce)
+	}()
 	p.mu.Lock()
-	s.out, s.err, s.ready = out, err, true
+	s.out, s.err, s.panicked, s.ready = out, err, panicked, true
 	p.cond.Broadcast()
 	p.mu.Unlock()
 }
@@ -201,8 +183,11 @@ func (p *pipeline) write(w io.Writer, wk *worker) (n int64, err error) {
 			p.mu.Unlock()
 			continue
 		}
-		out, serr := s.out, s.err
+		out, serr, panicked := s.out, s.err, s.panicked
 		p.mu.Unlock()
+		if panicked != nil {
+			panic(panicked)
+		}
 		if serr != nil {
 			return n, serr
 		}
@@ -217,9 +202,6 @@ func (p *pipeline) write(w io.Writer, wk *worker) (n int64, err error) {
 		}
 		p.mu.Lock()
 		s.ready = false
-		if p.fm != nil {
-			p.fm.written(p.wrote)
-		}
 		p.wrote++
 		p.cond.Broadcast()
 		p.mu.Unlock()

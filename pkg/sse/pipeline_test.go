@@ -82,17 +82,17 @@ func encryptedFile(t *testing.T, ct []byte) *os.File {
 	return f
 }
 
-// TestPipelineLargeRanges reads ranges of a file of three mapping windows
-// at the pipeline's real threshold: whole, from inside the first package
-// to inside the last, ending inside a package, ending exactly at a
-// block's end, across a window's end, inside the last window.
+// TestPipelineLargeRanges reads ranges of a 37.5 MiB file at the
+// pipeline's real threshold: whole, from inside the first package to
+// inside the last, ending inside a package, ending exactly at a block's
+// end, across and inside later stretches of the file.
 func TestPipelineLargeRanges(t *testing.T) {
 	forcePipeline(t, 1)
 	pipelineMinPackages = 64
 	key, plain, f := pipelineObjectOf(t, 600*PackagePayload+777)
 	size := int64(len(plain))
 	block := int64(blockPackages * PackagePayload)
-	window := mapWindowBlocks * block
+	window := 32 * block
 	for _, r := range [][2]int64{{0, size}, {7, size - 8}, {3*PackagePayload + 5, 100*PackagePayload + 11},
 		{block - 1, 20 * block}, {size - 80*PackagePayload, 80 * PackagePayload}, {0, 90 * PackagePayload},
 		{window - 3*block - 1, window + 2}, {2*window + 5, 70 * PackagePayload}} {
@@ -103,9 +103,6 @@ func TestPipelineLargeRanges(t *testing.T) {
 		}
 		if err := rd.Prime(); err != nil {
 			t.Fatal(err)
-		}
-		if mapFile(&rd.d, rd.d.next) == nil {
-			t.Fatalf("range %v: the file is not mapped", r)
 		}
 		var buf bytes.Buffer
 		n, err := rd.WriteTo(&buf)
@@ -169,7 +166,7 @@ func TestPipelineDamageInTheFile(t *testing.T) {
 	for _, pkg := range []int{4, 5, 9, 10, 77, 149, 150} {
 		bad := bytes.Clone(ct)
 		bad[pkg*PackageSize+headerSize+10] ^= 0x40
-		// From memory (ReadAt) and from a file (mapped).
+		// From memory and from a file.
 		for _, src := range []io.ReaderAt{bytes.NewReader(bad), encryptedFile(t, bad)} {
 			rd, err := NewReader(src, key, size, 0, size)
 			if err != nil {
@@ -207,11 +204,10 @@ func TestPipelineDamageInTheFile(t *testing.T) {
 	}
 }
 
-// TestPipelineFileCutWhileMapped cuts the file short while a range of it
-// is being written from its mapping: the reads past the new end fault,
-// and the fault is ErrCorrupt with only the object's bytes handed out,
-// not a crash of the process.
-func TestPipelineFileCutWhileMapped(t *testing.T) {
+// TestPipelineFileCutWhileRead cuts the file short, inside a package's
+// payload, while a range of it is being written: the blocks past the new
+// end are short reads, ErrCorrupt, with only the object's bytes handed out.
+func TestPipelineFileCutWhileRead(t *testing.T) {
 	forcePipeline(t, 1)
 	pipelineMinPackages = 64
 	key, plain, f := pipelineObjectOf(t, 600*PackagePayload+777)
@@ -227,23 +223,65 @@ func TestPipelineFileCutWhileMapped(t *testing.T) {
 		done <- err
 	}()
 	<-w.started
-	// A page boundary inside package 100's payload: its header is whole,
-	// the bytes up to the page are read, the page after faults. (A cut
-	// inside a page leaves zeros to its end, a bad header, ErrCorrupt
-	// without a fault.)
-	page := int64(os.Getpagesize())
-	if err := os.Truncate(f.Name(), (100*PackageSize/page+2)*page); err != nil {
+	if err := os.Truncate(f.Name(), 100*PackageSize+headerSize+5000); err != nil {
 		t.Fatal(err)
 	}
 	close(w.gate)
-	if err := <-done; !errors.Is(err, ErrCorrupt) || !errors.Is(err, errShrank) {
-		t.Fatalf("WriteTo of a file cut short under its mapping: %v, want ErrCorrupt from a fault", err)
+	if err := <-done; !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("WriteTo of a file cut short while it was read: %v, want ErrCorrupt", err)
 	}
 	if w.buf.Len() > 100*PackagePayload || !bytes.Equal(w.buf.Bytes(), plain[:w.buf.Len()]) {
 		t.Fatalf("%d bytes handed out, or not the object's", w.buf.Len())
 	}
 	if n := helpers.Load(); n != 0 {
 		t.Fatalf("%d helpers still counted", n)
+	}
+}
+
+// panickyFile panics when a package at or past from is read.
+type panickyFile struct {
+	io.ReaderAt
+	from int64
+}
+
+var errPanic = errors.New("a source that panics")
+
+func (f panickyFile) ReadAt(p []byte, off int64) (int, error) {
+	if off >= f.from*PackageSize {
+		panic(errPanic)
+	}
+	return f.ReaderAt.ReadAt(p, off)
+}
+
+// TestPipelineHelperPanicReachesTheCaller checks that a panic while a
+// block is read or decrypted, in whichever goroutine, is raised again on
+// the goroutine that called WriteTo (where net/http recovers a handler's
+// panic and drops one connection), never ends the process from the
+// helper, and leaves no helper counted.
+func TestPipelineHelperPanicReachesTheCaller(t *testing.T) {
+	forcePipeline(t, 1)
+	key, plain, f := pipelineObject(t)
+	size := int64(len(plain))
+	for _, from := range []int64{8, 12, 60} {
+		rd, err := NewReader(panickyFile{f, from}, key, size, 0, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		got := func() (v any) {
+			defer func() { v = recover() }()
+			rd.WriteTo(&buf)
+			return nil
+		}()
+		if got != errPanic {
+			t.Fatalf("from package %d: WriteTo's caller recovered %v, want the source's panic", from, got)
+		}
+		if buf.Len() > int(from)*PackagePayload || !bytes.Equal(buf.Bytes(), plain[:buf.Len()]) {
+			t.Fatalf("from package %d: %d bytes handed out, or not the object's", from, buf.Len())
+		}
+		if n := helpers.Load(); n != 0 {
+			t.Fatalf("from package %d: %d helpers still counted", from, n)
+		}
 	}
 }
 
