@@ -23,10 +23,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, getenv f
 		return err
 	}
 	if cmd.ServeStatic != "" {
-		so := StaticOptions{Dir: cmd.ServeStatic, NoSync: cmd.StaticNoSync, Sink: cmd.StaticSink}
+		so := StaticOptions{Dir: cmd.ServeStatic, NoSync: cmd.StaticNoSync, Sink: cmd.StaticSink, Raw: cmd.StaticRaw}
 		return ServeStatic(ctx, so, cmd.Listen, func(addr string) {
 			mode := fmt.Sprintf("fsync %v", !so.NoSync)
-			if so.Sink != "" {
+			switch {
+			case so.Raw:
+				mode = "GET and HEAD only, outside net/http"
+			case so.Sink != "":
 				mode = "PUT bodies: " + so.Sink
 			}
 			fmt.Fprintf(stdout, "static-file server: serving %s on http://%s (%s); compare with NAME=http://%s;mode=static\n",

@@ -220,6 +220,7 @@ type Command struct {
 	Listen       string
 	StaticNoSync bool
 	StaticSink   string
+	StaticRaw    bool
 }
 
 // ParseArgs parses the bench subcommand's flags. Credentials come from
@@ -266,6 +267,7 @@ func ParseArgs(args []string, getenv func(string) string, stderr io.Writer) (Com
 	fs.StringVar(&c.ServeStatic, "serve-static", "", "serve this directory as the static-file baseline instead of benchmarking")
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:9100", "address of --serve-static")
 	fs.BoolVar(&c.StaticNoSync, "static-nosync", false, "--serve-static: do not fsync PUTs")
+	fs.BoolVar(&c.StaticRaw, "static-raw", false, "--serve-static: serve GET and HEAD only, on raw connections outside net/http (the least a Go server spends on a GET of a file)")
 	fs.StringVar(&c.StaticSink, "static-sink", "", "--serve-static: PUTs store nothing; their bodies are dropped (discard) or hashed with MD5 (md5): the network and hash ceilings of put-large")
 	if err := fs.Parse(args); err != nil {
 		return c, err
