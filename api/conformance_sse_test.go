@@ -238,27 +238,7 @@ func TestSSETamperedFileIsAnError(t *testing.T) {
 			ServerSideEncryption: types.ServerSideEncryptionAes256}); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join(g.Root, bucket, key)
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := make([]byte, 1)
-		if _, err := f.ReadAt(b, int64(at)); err != nil {
-			t.Fatal(err)
-		}
-		b[0] ^= 1
-		if _, err := f.WriteAt(b, int64(at)); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
-			t.Fatal(err)
-		}
+		flipFileByte(t, filepath.Join(g.Root, bucket, key), int64(at), 1)
 		out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: &key})
 		if err == nil {
 			got, rerr := io.ReadAll(out.Body)

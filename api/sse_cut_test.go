@@ -49,42 +49,8 @@ func TestSSEDamageAfterTheFirstBlockCutsTheAnswer(t *testing.T) {
 	if fi.Size() != 16*pkgSize {
 		t.Fatalf("file of %d bytes, want %d", fi.Size(), 16*pkgSize)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := make([]byte, 1)
-	at := int64(9*pkgSize + 1000)
-	if _, err := f.ReadAt(b, at); err != nil {
-		t.Fatal(err)
-	}
-	b[0] ^= 0x10
-	if _, err := f.WriteAt(b, at); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
-
-	get := func(endpoint, rangeHeader string) (int, []byte, error) {
-		req, err := http.NewRequest(http.MethodGet, endpoint+"/"+bucket+"/"+key, http.NoBody)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.ContentLength = 0
-		if rangeHeader != "" {
-			req.Header.Set("Range", rangeHeader)
-		}
-		g.signAt(req, nil, g.SecretKey, time.Now())
-		resp, err := g.httpClient().Do(req)
-		if err != nil {
-			return 0, nil, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		return resp.StatusCode, body, err
-	}
+	flipFileByte(t, path, 9*pkgSize+1000, 0x10)
+	get := g.signedGetter(t, bucket, key)
 	for _, ep := range []struct{ name, url string }{{"http", g.Endpoint}, {"tls", g.TLS}} {
 		// The whole object: 200, then cut after the intact blocks.
 		status, body, err := get(ep.url, "")
@@ -182,23 +148,7 @@ func TestSSELargeObjectRanges(t *testing.T) {
 		ServerSideEncryption: types.ServerSideEncryptionAes256}); err != nil {
 		t.Fatal(err)
 	}
-	get := func(endpoint, rangeHeader string) (int, []byte, error) {
-		req, err := http.NewRequest(http.MethodGet, endpoint+"/"+bucket+"/"+key, http.NoBody)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rangeHeader != "" {
-			req.Header.Set("Range", rangeHeader)
-		}
-		g.signAt(req, nil, g.SecretKey, time.Now())
-		resp, err := g.httpClient().Do(req)
-		if err != nil {
-			return 0, nil, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		return resp.StatusCode, body, err
-	}
+	get := g.signedGetter(t, bucket, key)
 	size := len(plain)
 	ranges := []struct {
 		header     string
@@ -223,28 +173,7 @@ func TestSSELargeObjectRanges(t *testing.T) {
 		}
 	}
 	// A byte of package 100's payload, deep inside the pipelined part.
-	path := filepath.Join(g.Root, bucket, key)
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := make([]byte, 1)
-	at := int64(100*pkgSize + 5000)
-	if _, err := f.ReadAt(b, at); err != nil {
-		t.Fatal(err)
-	}
-	b[0] ^= 0x01
-	if _, err := f.WriteAt(b, at); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	flipFileByte(t, filepath.Join(g.Root, bucket, key), 100*pkgSize+5000, 0x01)
 	for _, ep := range []struct{ name, url string }{{"http", g.Endpoint}, {"tls", g.TLS}} {
 		status, body, err := get(ep.url, "")
 		if err == nil {
@@ -253,5 +182,55 @@ func TestSSELargeObjectRanges(t *testing.T) {
 		if status != http.StatusOK || len(body) > 100*pkg || !bytes.Equal(body, plain[:len(body)]) {
 			t.Fatalf("%s: status %d, %d bytes before the cut, want a prefix before package 100", ep.name, status, len(body))
 		}
+	}
+}
+
+// flipFileByte flips the bits of mask in the byte at of the file at path
+// behind the gateway's back, keeping the file's modification time.
+func flipFileByte(t *testing.T, path string, at int64, mask byte) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, at); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= mask
+	if _, err := f.WriteAt(b, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// signedGetter returns a GET of bucket/key at an endpoint of g, signed
+// with g's root user, with a Range header when one is given: the status,
+// the body read until the end or an error, and that error.
+func (g *gateway) signedGetter(t *testing.T, bucket, key string) func(endpoint, rangeHeader string) (int, []byte, error) {
+	return func(endpoint, rangeHeader string) (int, []byte, error) {
+		req, err := http.NewRequest(http.MethodGet, endpoint+"/"+bucket+"/"+key, http.NoBody)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = 0
+		if rangeHeader != "" {
+			req.Header.Set("Range", rangeHeader)
+		}
+		g.signAt(req, nil, g.SecretKey, time.Now())
+		resp, err := g.httpClient().Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, body, err
 	}
 }

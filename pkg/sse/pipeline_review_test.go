@@ -18,15 +18,6 @@ import (
 // readerAtOnly hides that the source is an *os.File.
 type readerAtOnly struct{ io.ReaderAt }
 
-// withSpare runs the test's reads with spare helpers (1: pipelined from
-// the first block on; 0: serial), restoring the settings after.
-func withSpare(t *testing.T, spare int32) {
-	t.Helper()
-	minPackages, cores := pipelineMinPackages, spareCores
-	pipelineMinPackages, spareCores = 1, func() int32 { return spare }
-	t.Cleanup(func() { pipelineMinPackages, spareCores = minPackages, cores })
-}
-
 // TestReviewMappedCiphertextIsReadTwice flips one ciphertext bit of
 // package 5 back and forth, in place, through a shared writable mapping
 // of the object's file (an attacker who can write the storage, the threat
@@ -61,7 +52,7 @@ func TestReviewMappedCiphertextIsReadTwice(t *testing.T) {
 	orig := mem[at-base]
 
 	run := func(t *testing.T, src io.ReaderAt, d time.Duration) (forged, corrupt, good int) {
-		withSpare(t, 1)
+		forcePipeline(t, 1)
 		var stop atomic.Bool
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -152,7 +143,7 @@ func TestReviewExtendedWhileReadIsCorrupt(t *testing.T) {
 		mapped bool
 	}{{"Serial", 0, true}, {"ReadAt", 1, false}, {"File", 1, true}} {
 		t.Run(c.name, func(t *testing.T) {
-			withSpare(t, c.spare)
+			forcePipeline(t, c.spare)
 			key, plain, f := pipelineObjectOf(t, 100*PackagePayload+123)
 			size := int64(len(plain))
 			var src io.ReaderAt = f

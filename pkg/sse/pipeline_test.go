@@ -368,23 +368,10 @@ func TestPipelineAllocationsDoNotGrowWithSize(t *testing.T) {
 		t.Skip("coverage counters allocate")
 	}
 	forcePipeline(t, 1)
-	key := bytes.Repeat([]byte{8}, 32)
-	allocs := func(size int64) float64 {
-		src := bytes.NewReader(encrypt(t, key, make([]byte, size)))
-		return testing.AllocsPerRun(5, func() {
-			r, err := NewReader(src, key, size, 0, size)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := r.WriteTo(io.Discard); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
 	// 256 packages are 64 blocks: an allocation per block would be 60
 	// more. The margin is for the race detector's sync.Pool, which drops
 	// a quarter of what is put back.
-	small, large := allocs(16*PackagePayload), allocs(256*PackagePayload)
+	small, large := writeToAllocs(t, 16*PackagePayload), writeToAllocs(t, 256*PackagePayload)
 	if large >= small+16 {
 		t.Errorf("reading 256 packages allocates %.0f times, 16 packages %.0f: allocations grow with the size", large, small)
 	}

@@ -394,22 +394,25 @@ func TestReadAllocationsDoNotGrowWithSize(t *testing.T) {
 	if testing.CoverMode() != "" {
 		t.Skip("coverage counters allocate")
 	}
-	key := bytes.Repeat([]byte{8}, 32)
-	allocs := func(size int64) float64 {
-		ct := encrypt(t, key, make([]byte, size))
-		src := bytes.NewReader(ct)
-		return testing.AllocsPerRun(5, func() {
-			r, err := NewReader(src, key, size, 0, size)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := r.WriteTo(io.Discard); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-	small, large := allocs(2*PackagePayload), allocs(64*PackagePayload)
+	small, large := writeToAllocs(t, 2*PackagePayload), writeToAllocs(t, 64*PackagePayload)
 	if large > small {
 		t.Errorf("reading 64 packages allocates %.0f times, 2 packages %.0f: allocations grow with the size", large, small)
 	}
+}
+
+// writeToAllocs is the allocations of reading a whole encrypted object of
+// size bytes through WriteTo.
+func writeToAllocs(t *testing.T, size int64) float64 {
+	t.Helper()
+	key := bytes.Repeat([]byte{8}, 32)
+	src := bytes.NewReader(encrypt(t, key, make([]byte, size)))
+	return testing.AllocsPerRun(5, func() {
+		r, err := NewReader(src, key, size, 0, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.WriteTo(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
