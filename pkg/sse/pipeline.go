@@ -197,6 +197,9 @@ func (p *pipeline) write(w io.Writer, wk *worker) (n int64, err error) {
 		d.left -= int64(len(out))
 		m, err := w.Write(out)
 		n += int64(m)
+		if err == nil && m < len(out) {
+			err = io.ErrShortWrite // a writer breaking io.Writer's contract
+		}
 		if err != nil {
 			return n, err
 		}

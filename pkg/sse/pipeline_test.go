@@ -376,3 +376,39 @@ func TestPipelineAllocationsDoNotGrowWithSize(t *testing.T) {
 		t.Errorf("reading 256 packages allocates %.0f times, 16 packages %.0f: allocations grow with the size", large, small)
 	}
 }
+
+// shortWriter accepts half of each write after its first, with no error,
+// breaking io.Writer's contract.
+type shortWriter struct {
+	writes int
+	buf    bytes.Buffer
+}
+
+func (w *shortWriter) Write(p []byte) (int, error) {
+	w.writes++
+	if w.writes > 1 {
+		p = p[:len(p)/2]
+	}
+	return w.buf.Write(p)
+}
+
+// TestShortWriteIsAnError checks that a writer that takes part of a block
+// without an error ends WriteTo with io.ErrShortWrite, serially and in the
+// pipeline, instead of losing the rest of the block, and that the count
+// is what the writer took.
+func TestShortWriteIsAnError(t *testing.T) {
+	key, plain, f := pipelineObject(t)
+	size := int64(len(plain))
+	for _, spare := range []int32{0, 1} {
+		forcePipeline(t, spare)
+		rd, err := NewReader(f, key, size, 0, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &shortWriter{}
+		n, err := rd.WriteTo(w)
+		if !errors.Is(err, io.ErrShortWrite) || n != int64(w.buf.Len()) || !bytes.Equal(w.buf.Bytes(), plain[:w.buf.Len()]) {
+			t.Fatalf("spare %d: %d counted, %d taken, %v, want io.ErrShortWrite", spare, n, w.buf.Len(), err)
+		}
+	}
+}

@@ -194,6 +194,9 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 			m, err := w.Write(r.out)
 			n += int64(m)
 			r.out = r.out[m:]
+			if err == nil && len(r.out) > 0 {
+				err = io.ErrShortWrite // a writer breaking io.Writer's contract
+			}
 			if err != nil {
 				return n, err
 			}
