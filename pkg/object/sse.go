@@ -250,6 +250,36 @@ func newCheckedReader(r io.Reader, n int64) (io.Reader, error) {
 	return &checkedReader{head: head, rest: r}, nil
 }
 
+// WriteTo writes the bytes read ahead and then the rest, with the rest's
+// WriteTo when it has one (the parts reader: each part a block per Write,
+// and decrypted by two goroutines when large).
+func (c *checkedReader) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	if len(c.head) > 0 {
+		m, err := w.Write(c.head)
+		n += int64(m)
+		c.head = c.head[m:]
+		if err == nil && len(c.head) > 0 {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	var m int64
+	var err error
+	if wt, ok := c.rest.(io.WriterTo); ok {
+		m, err = wt.WriteTo(w)
+	} else {
+		m, err = io.Copy(w, struct{ io.Reader }{c.rest})
+	}
+	n += m
+	if err != nil && err != io.EOF {
+		err = corruptErr(err)
+	}
+	return n, err
+}
+
 func (c *checkedReader) Read(p []byte) (int, error) {
 	if len(c.head) > 0 {
 		n := copy(p, c.head)

@@ -99,7 +99,7 @@ type partsReader struct {
 	src   io.ReaderAt
 	dk    []byte
 	spans []partSpan
-	cur   io.Reader
+	cur   *Reader
 	off   int64
 	left  int64
 }
@@ -125,6 +125,31 @@ func (r *partsReader) Read(p []byte) (int, error) {
 			continue
 		}
 		return m, err
+	}
+}
+
+// WriteTo writes the rest of the range to w, each part with its Reader's
+// WriteTo: a block of packages per Write, and the pipeline of two
+// goroutines for a part with 4 MiB or more of the range left.
+func (r *partsReader) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for {
+		if r.cur == nil {
+			if len(r.spans) == 0 {
+				return n, nil
+			}
+			if err := r.open(); err != nil {
+				return n, err
+			}
+		}
+		m, err := r.cur.WriteTo(w)
+		n += m
+		r.left -= m
+		r.off += m
+		r.cur = nil
+		if err != nil {
+			return n, err
+		}
 	}
 }
 

@@ -104,3 +104,45 @@ func TestPartsReaderDetectsDamage(t *testing.T) {
 		t.Errorf("a range of the undamaged part: %v", err)
 	}
 }
+
+// TestPartsReaderWriteTo reads ranges of a multipart encrypted file of two
+// parts over 4 MiB and a small one through WriteTo: the bytes are the
+// object's, the large parts go through the pipeline, and damage in the
+// second part is ErrCorrupt with nothing but the object's bytes before it.
+func TestPartsReaderWriteTo(t *testing.T) {
+	forcePipeline(t, 1)
+	pipelineMinPackages = 64
+	dk := bytes.Repeat([]byte{4}, 32)
+	sizes := []int{80*PackagePayload + 3, 72 * PackagePayload, 1000}
+	plain, file, layout := multipartFile(t, dk, sizes)
+	size := int64(len(plain))
+	p1 := int64(sizes[0])
+	for _, r := range [][2]int64{{0, size}, {7, size - 8}, {p1 - 5, int64(sizes[1]) + 10}, {p1, size - p1}, {size - 900, 900}} {
+		before := pipelined.Load()
+		rd, err := NewPartsReader(bytes.NewReader(file), dk, layout, size, r[0], r[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		n, err := rd.(io.WriterTo).WriteTo(&buf)
+		if err != nil || n != r[1] || !bytes.Equal(buf.Bytes(), plain[r[0]:r[0]+r[1]]) {
+			t.Fatalf("range %v: %d bytes (%d counted), %v", r, buf.Len(), n, err)
+		}
+		if r[1] > 70*PackagePayload && pipelined.Load() == before {
+			t.Errorf("range %v: no part went through the pipeline", r)
+		}
+	}
+	bad := bytes.Clone(file)
+	bad[EncryptedSize(p1)+40*PackageSize+100] ^= 0x04 // package 40 of part 2
+	rd, err := NewPartsReader(bytes.NewReader(bad), dk, layout, size, 0, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := rd.(io.WriterTo).WriteTo(&buf); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("damaged second part: %v, want ErrCorrupt", err)
+	}
+	if int64(buf.Len()) > p1+40*PackagePayload || !bytes.Equal(buf.Bytes(), plain[:buf.Len()]) {
+		t.Fatalf("damaged second part: %d bytes handed out, or not the object's", buf.Len())
+	}
+}
