@@ -11,9 +11,10 @@
 // package's place in the stream, where sio's reader reads a package per
 // call. The tests check it against streams sio writes and decrypts.
 //
-// A range of 4 MiB or more is written by a pipeline (pipeline.go) while
-// the process has a core to spare: a helper goroutine reads and decrypts
-// blocks ahead of the request's. Every block is read into a private
+// A range of 4 MiB or more of one stream (of a multipart object: of one
+// part) is written by a pipeline (pipeline.go) while the process has a
+// core to spare: a helper goroutine reads and decrypts blocks ahead of
+// the request's. Every block is read into a private
 // buffer before it is opened, never decrypted out of a mapping of the
 // file, which a writer of the file could change between AES-GCM's
 // authentication and its decryption.
