@@ -24,7 +24,8 @@
 # request and wrk's p99 latency. Any non-2xx answer or socket error fails.
 #
 # Environment (all optional): ROUNDS (3), SIZES (100k,1m; k = KiB,
-# m = MiB), CONNS (100), WARMUP (2s), DURATION (6s).
+# m = MiB), CONNS (100), WARMUP (2s), DURATION (6s); KEEP=1 leaves the
+# temporary directory and the servers running, to look into a failed run.
 # Needs nginx, wrk, curl and the AWS CLI v2 (/usr/bin/aws).
 set -euo pipefail
 

@@ -21,6 +21,7 @@ import (
 // shared mapping would let a writer of the file change the bytes between
 // the two reads, so that a tag over the original ciphertext vouches for
 // another plaintext (TestReviewMappedCiphertextIsReadTwice).
+
 // pipelineSlots is how many blocks may be decrypted and not yet written:
 // the writer's, the helper's, and one ahead for each.
 const pipelineSlots = 4
@@ -104,8 +105,8 @@ func (r *Reader) writePipelined(w io.Writer) (n int64, ok bool, err error) {
 		for p.work(helper) {
 		}
 	}()
-	// The helper is stopped and waited for before anything it uses is
-	// given back or unmapped, whatever way write returns.
+	// The helper is stopped and waited for before the buffers it uses are
+	// given back, whatever way write returns.
 	defer func() {
 		p.mu.Lock()
 		p.stop = true

@@ -321,13 +321,6 @@ func (d *decoder) readBlock(pt, ct []byte, seq int64, nonce *[12]byte) ([]byte, 
 	default:
 		return nil, 0, err
 	}
-	pt, err = d.openBlock(pt, ct, seq, count, nonce)
-	return pt, count, err
-}
-
-// openBlock appends to pt the plaintext of the count packages that start
-// at package seq, whose ciphertext starts ct.
-func (d *decoder) openBlock(pt, ct []byte, seq, count int64, nonce *[12]byte) ([]byte, error) {
 	for i := range count {
 		payload := PackagePayload
 		if seq+i == d.packages-1 {
@@ -336,10 +329,10 @@ func (d *decoder) openBlock(pt, ct []byte, seq, count int64, nonce *[12]byte) ([
 		pkg := ct[:headerSize+payload+tagSize]
 		ct = ct[len(pkg):]
 		if err := d.open(&pt, pkg, seq+i, payload, nonce); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return pt, nil
+	return pt, count, nil
 }
 
 // open checks package seq's header and appends its plaintext to pt. The
