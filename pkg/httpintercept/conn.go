@@ -1,0 +1,372 @@
+package httpintercept
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Handler is offered every plain HTTP/1.1 GET or HEAD head (see the
+// package documentation) read while net/http is between requests. It
+// either declines (answered false) without having written anything, or
+// writes its whole answer to w, the raw connection, and returns answered
+// true; closeConn true then closes the connection after the answer (the
+// Handler decides it, from req.WantsClose, a failed write, or its own
+// reasons). req and everything it points to are valid only during the
+// call. The write deadline of w is set from Options.WriteTimeout around
+// the call; the Handler must not touch the read side of w.
+type Handler func(w net.Conn, req *Request) (answered, closeConn bool)
+
+// Options configure a Listener.
+type Options struct {
+	// Handler answers the requests it wants. Required.
+	Handler Handler
+
+	// IdleTimeout is how long a connection may wait for its next request
+	// after an answer of the Handler. Set it to the timeout net/http uses
+	// between requests: the server's IdleTimeout, or its ReadTimeout when
+	// IdleTimeout is zero. Zero means no timeout.
+	IdleTimeout time.Duration
+
+	// ReadHeaderTimeout bounds the reading of a request head once its
+	// first bytes arrived after an answer of the Handler. Set it to the
+	// server's ReadHeaderTimeout (or its ReadTimeout when that is zero).
+	// Zero leaves the IdleTimeout deadline in place.
+	ReadHeaderTimeout time.Duration
+
+	// WriteTimeout bounds each answer of the Handler. Zero means none.
+	WriteTimeout time.Duration
+
+	// MaxHeadBytes is the largest request head looked at; a longer head
+	// switches the connection to pass-through and net/http reads it with
+	// its own limit (MaxHeaderBytes). Zero means DefaultMaxHeadBytes.
+	MaxHeadBytes int
+
+	// MaxBufferedBytes bounds what is read ahead while net/http serves a
+	// request (pipelined requests). Past it the connection switches to
+	// pass-through. Zero means DefaultMaxBufferedBytes. It is raised to
+	// MaxHeadBytes if smaller.
+	MaxBufferedBytes int
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxHeadBytes     = 8 << 10
+	DefaultMaxBufferedBytes = 64 << 10
+)
+
+// Listener wraps a plain TCP listener; give it to http.Server.Serve and
+// set the server's ConnState to ConnState (or ChainConnState).
+type Listener struct {
+	net.Listener
+	opts Options
+}
+
+// NewListener returns a Listener on l. l must give plain TCP connections
+// (not TLS): the Conn reads HTTP/1.1 from the bytes it receives.
+func NewListener(l net.Listener, opts Options) *Listener {
+	if opts.Handler == nil {
+		panic("httpintercept: nil Handler")
+	}
+	if opts.MaxHeadBytes <= 0 {
+		opts.MaxHeadBytes = DefaultMaxHeadBytes
+	}
+	if opts.MaxBufferedBytes <= 0 {
+		opts.MaxBufferedBytes = DefaultMaxBufferedBytes
+	}
+	if opts.MaxBufferedBytes < opts.MaxHeadBytes {
+		opts.MaxBufferedBytes = opts.MaxHeadBytes
+	}
+	return &Listener{Listener: l, opts: opts}
+}
+
+// Accept waits for the next connection and returns it wrapped in a *Conn.
+// A connection that is not a *net.TCPConn is returned as it is, and
+// net/http serves it alone.
+func (l *Listener) Accept() (net.Conn, error) {
+	nc, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := nc.(*net.TCPConn); !ok {
+		return nc, nil
+	}
+	c := &Conn{Conn: nc, opts: &l.opts}
+	c.state.Store(stateUnset)
+	return c, nil
+}
+
+// States of a Conn besides net/http's own (http.ConnState values).
+const (
+	// stateUnset: the ConnState hook has not reported StateNew, so it
+	// is not wired; the Conn passes everything through.
+	stateUnset = -1
+	// stateHanded: a head was handed to net/http and the hook has not yet
+	// reported StateActive. net/http reports it before reading again, so
+	// a Read seeing this state means the hook is not wired as documented
+	// (or net/http changed); the Conn then passes everything through.
+	stateHanded = -2
+)
+
+// ConnState must be called by the http.Server's ConnState hook with every
+// state change: set Server.ConnState to ConnState, or to
+// ChainConnState(yourHook). It ignores connections that are not *Conn.
+// Without it a Conn passes every byte through to net/http and answers
+// nothing itself.
+func ConnState(nc net.Conn, st http.ConnState) {
+	if c, ok := nc.(*Conn); ok {
+		c.state.Store(int32(st))
+	}
+}
+
+// ChainConnState returns a ConnState hook that calls ConnState and then
+// next (if not nil). next receives the *Conn; Conn.NetConn gives the
+// connection under it.
+func ChainConnState(next func(net.Conn, http.ConnState)) func(net.Conn, http.ConnState) {
+	return func(nc net.Conn, st http.ConnState) {
+		ConnState(nc, st)
+		if next != nil {
+			next(nc, st)
+		}
+	}
+}
+
+// Conn is an accepted connection. net/http reads it through Read; Write,
+// Close and the deadline methods are the raw connection's.
+type Conn struct {
+	net.Conn // the raw connection
+	opts     *Options
+
+	// state is the last http.ConnState reported by the hook, or
+	// stateUnset/stateHanded. Written by the hook (on net/http's serve
+	// goroutine, or its accept goroutine for StateNew) and by Read.
+	state atomic.Int32
+
+	// mu serializes Read. net/http never reads concurrently (its
+	// connReader panics on it); the mutex makes the Conn's own state
+	// safe regardless, and is never contended in practice. It is held
+	// across blocking reads of the raw connection, so nothing else may
+	// take it: the hook and the deadline methods do not.
+	mu sync.Mutex
+
+	buf      []byte // bytes read from the raw connection...
+	off, end int    // ...not yet consumed: buf[off:end]
+	scanned  int    // scanHead resume offset, relative to off
+	deliver  int    // bytes of a head still to hand to net/http, at buf[off:]
+	pass     bool   // pass-through for good
+	eof      bool   // the Handler closed the connection: Read returns io.EOF
+	sticky   error  // a read error to return after the buffered bytes, in pass-through
+	answered bool   // the Handler answered since net/http's last Read began
+	req      Request
+}
+
+// NetConn returns the raw connection.
+func (c *Conn) NetConn() net.Conn { return c.Conn }
+
+// Read is for net/http only. See the package documentation.
+func (c *Conn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.eof {
+		return 0, io.EOF
+	}
+	if c.pass {
+		return c.readPass(p)
+	}
+	if c.deliver > 0 {
+		return c.deliverHead(p), nil
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	switch st := c.state.Load(); st {
+	case int32(http.StateNew), int32(http.StateIdle):
+		return c.serveHeads(p, st)
+	case int32(http.StateActive):
+		return c.watch(p)
+	default:
+		// StateHijacked, StateClosed, stateUnset, stateHanded.
+		c.pass = true
+		return c.readPass(p)
+	}
+}
+
+// readPass returns the buffered bytes, then the sticky error, then reads
+// the raw connection.
+func (c *Conn) readPass(p []byte) (int, error) {
+	if c.off < c.end {
+		n := copy(p, c.buf[c.off:c.end])
+		c.consume(n)
+		return n, nil
+	}
+	if err := c.sticky; err != nil {
+		c.sticky = nil
+		return 0, err
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *Conn) consume(n int) {
+	c.off += n
+	c.scanned = 0
+	if c.off == c.end {
+		c.off, c.end = 0, 0
+	}
+}
+
+func (c *Conn) deliverHead(p []byte) int {
+	n := copy(p, c.buf[c.off:c.off+c.deliver])
+	c.deliver -= n
+	c.consume(n)
+	return n
+}
+
+// serveHeads runs while net/http waits for a request (StateNew or
+// StateIdle, its own buffer empty). It answers the requests the Handler
+// takes and returns with the first one it does not: the head handed over,
+// or pass-through, or an error.
+func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
+	c.answered = false
+	for {
+		if c.off < c.end {
+			end, v, next := scanHead(c.buf[c.off:c.end], c.scanned)
+			c.scanned = next
+			if v == passThrough {
+				return c.switchPass(p)
+			}
+			if end == 0 && c.end-c.off >= c.opts.MaxHeadBytes {
+				return c.switchPass(p)
+			}
+			if end > c.opts.MaxHeadBytes {
+				return c.switchPass(p)
+			}
+			if end > 0 {
+				switch parseHead(c.buf[c.off:c.off+end], &c.req) {
+				case passThrough:
+					return c.switchPass(p)
+				case offer:
+					if c.offer() {
+						c.consume(end)
+						if c.eof {
+							return 0, io.EOF
+						}
+						c.answered = true
+						c.setIdleDeadline()
+						continue
+					}
+				}
+				// Hand exactly this head over. net/http reports
+				// StateActive before it reads again.
+				c.deliver = end
+				c.state.CompareAndSwap(st, stateHanded)
+				return c.deliverHead(p), nil
+			}
+		}
+		empty := c.off == c.end
+		n, err := c.fill(c.opts.MaxHeadBytes)
+		if n > 0 && empty && c.answered && c.opts.ReadHeaderTimeout > 0 {
+			c.Conn.SetReadDeadline(time.Now().Add(c.opts.ReadHeaderTimeout))
+		}
+		if err != nil {
+			if c.off < c.end {
+				// net/http would have seen these bytes, then the error.
+				c.sticky = err
+				return c.switchPass(p)
+			}
+			return 0, err
+		}
+	}
+}
+
+// offer gives the parsed head to the Handler and reports whether it
+// answered.
+func (c *Conn) offer() bool {
+	wt := c.opts.WriteTimeout
+	if wt > 0 {
+		c.Conn.SetWriteDeadline(time.Now().Add(wt))
+	}
+	answered, closeConn := c.opts.Handler(c.Conn, &c.req)
+	if wt > 0 {
+		c.Conn.SetWriteDeadline(time.Time{})
+	}
+	c.req.Header = c.req.Header[:0]
+	if answered && closeConn {
+		c.eof = true
+	}
+	return answered
+}
+
+func (c *Conn) setIdleDeadline() {
+	if d := c.opts.IdleTimeout; d > 0 {
+		c.Conn.SetReadDeadline(time.Now().Add(d))
+	} else {
+		c.Conn.SetReadDeadline(time.Time{})
+	}
+}
+
+// watch runs while net/http serves a request (StateActive). net/http's
+// only read then is its background read of one byte, which watches for
+// the client closing. watch reads the raw connection into the Conn's
+// buffer, keeping whatever arrives (pipelined requests) for later, and
+// returns only an error: the timeout net/http provokes to end the
+// background read, or the client's EOF or reset, which cancels the
+// request's context as it does without this package.
+func (c *Conn) watch(p []byte) (int, error) {
+	for {
+		if c.end-c.off >= c.opts.MaxBufferedBytes {
+			return c.switchPass(p)
+		}
+		_, err := c.fill(c.opts.MaxBufferedBytes)
+		if err == nil {
+			continue
+		}
+		var ne net.Error
+		if c.off < c.end && !(errors.As(err, &ne) && ne.Timeout()) {
+			// The client sent pipelined requests, then closed or
+			// reset. Without this package net/http would have read
+			// one byte of them and not cancelled the request: do as
+			// it does.
+			c.sticky = err
+			return c.switchPass(p)
+		}
+		return 0, err
+	}
+}
+
+func (c *Conn) switchPass(p []byte) (int, error) {
+	c.pass = true
+	c.deliver = 0
+	return c.readPass(p)
+}
+
+// fill reads the raw connection once into the free end of buf, growing
+// it up to limit bytes (plus what is consumed at the front).
+func (c *Conn) fill(limit int) (int, error) {
+	if c.buf == nil {
+		c.buf = make([]byte, 4<<10)
+	}
+	if c.end == len(c.buf) {
+		if c.off > 0 {
+			n := copy(c.buf, c.buf[c.off:c.end])
+			c.off, c.end = 0, n
+		} else {
+			size := 2 * len(c.buf)
+			if size > limit {
+				size = limit
+			}
+			if size <= len(c.buf) {
+				size = len(c.buf) + 1
+			}
+			nb := make([]byte, size)
+			copy(nb, c.buf[:c.end])
+			c.buf = nb
+		}
+	}
+	n, err := c.Conn.Read(c.buf[c.end:])
+	c.end += n
+	return n, err
+}

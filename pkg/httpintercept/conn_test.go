@@ -1,0 +1,509 @@
+package httpintercept
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fixture is an http.Server on 127.0.0.1, behind a Listener unless
+// mode is plainServer. net/http answers "net/http:"+path (and for a PUT,
+// ":"+body); the Handler answers GET and HEAD of /hit/... with
+// "hit:"+target.
+type fixture struct {
+	t        *testing.T
+	srv      *http.Server
+	addr     string
+	served   chan error
+	nethttp  atomic.Int64
+	hits     atomic.Int64
+	canceled chan bool // /wait reports whether its context was cancelled
+	entered  chan struct{}
+	release  chan struct{} // /block waits for it
+}
+
+// Modes of newFixture.
+const (
+	plainServer = iota
+	intercepted
+	interceptedNoHook
+)
+
+func newFixture(t *testing.T, mode int, configure func(*http.Server, *Options)) *fixture {
+	t.Helper()
+	base := runtime.NumGoroutine()
+	f := &fixture{t: t, served: make(chan error, 1), canceled: make(chan bool, 1), entered: make(chan struct{}, 1), release: make(chan struct{})}
+	mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.nethttp.Add(1)
+		body := "net/http:" + r.URL.Path
+		switch {
+		case r.Method == http.MethodPut:
+			b, _ := io.ReadAll(r.Body)
+			body += ":" + string(b)
+		case r.URL.Path == "/sleep":
+			time.Sleep(50 * time.Millisecond)
+		case r.URL.Path == "/block":
+			f.entered <- struct{}{}
+			select {
+			case <-f.release:
+			case <-r.Context().Done():
+				body += ":canceled"
+			case <-time.After(20 * time.Second):
+				body += ":timeout"
+			}
+		case r.URL.Path == "/wait":
+			f.entered <- struct{}{}
+			select {
+			case <-r.Context().Done():
+				f.canceled <- true
+			case <-time.After(20 * time.Second):
+				f.canceled <- false
+			}
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, body)
+	})
+	f.srv = &http.Server{Handler: mux, ErrorLog: nil}
+	opts := Options{Handler: f.hit}
+	if configure != nil {
+		configure(f.srv, &opts)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.addr = l.Addr().String()
+	var ln net.Listener = l
+	if mode != plainServer {
+		ln = NewListener(l, opts)
+	}
+	if mode == intercepted {
+		f.srv.ConnState = ChainConnState(f.srv.ConnState)
+	}
+	go func() { f.served <- f.srv.Serve(ln) }()
+	t.Cleanup(func() {
+		f.srv.Close()
+		if err := <-f.served; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
+		waitGoroutines(t, base)
+	})
+	return f
+}
+
+// waitGoroutines fails the test if the number of goroutines does not go
+// back to base within a generous bound.
+func waitGoroutines(t *testing.T, base int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= base {
+			return
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("goroutines: %d, want <= %d\n%s", n, base, buf)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (f *fixture) hit(w net.Conn, req *Request) (answered, closeConn bool) {
+	if !strings.HasPrefix(string(req.Target), "/hit/") {
+		return false, false
+	}
+	f.hits.Add(1)
+	body := "hit:" + string(req.Target)
+	closeConn = req.WantsClose()
+	head := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n"
+	if closeConn {
+		head += "Connection: close\r\n"
+	}
+	head += "\r\n"
+	if req.Method == "GET" {
+		head += body
+	}
+	if _, err := io.WriteString(w, head); err != nil {
+		return true, true
+	}
+	return true, closeConn
+}
+
+type client struct {
+	t  *testing.T
+	c  net.Conn
+	br *bufio.Reader
+}
+
+func (f *fixture) dial() *client {
+	f.t.Helper()
+	c, err := net.Dial("tcp", f.addr)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	f.t.Cleanup(func() { c.Close() })
+	return &client{t: f.t, c: c, br: bufio.NewReader(c)}
+}
+
+func (c *client) send(s string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.c, s); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// expect reads one response to a request of method and checks its status,
+// body and whether it announces the connection's close.
+func (c *client) expect(method string, code int, body string, closing bool) {
+	c.t.Helper()
+	res, err := http.ReadResponse(c.br, &http.Request{Method: method})
+	if err != nil {
+		c.t.Fatalf("reading response (want %d %q): %v", code, body, err)
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if res.StatusCode != code || string(b) != body || res.Close != closing {
+		c.t.Fatalf("got %d %q close=%v, want %d %q close=%v", res.StatusCode, b, res.Close, code, body, closing)
+	}
+}
+
+// expectEOF checks that the server closes the connection, and returns how
+// long it took.
+func (c *client) expectEOF() time.Duration {
+	c.t.Helper()
+	start := time.Now()
+	c.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	b, err := c.br.ReadByte()
+	if err != io.EOF {
+		c.t.Fatalf("got byte %q, err %v; want EOF", b, err)
+	}
+	return time.Since(start)
+}
+
+func get(path string, extra ...string) string {
+	return "GET " + path + " HTTP/1.1\r\nHost: example.com\r\n" + strings.Join(extra, "") + "\r\n"
+}
+
+func head(path string) string {
+	return "HEAD " + path + " HTTP/1.1\r\nHost: example.com\r\n\r\n"
+}
+
+func (f *fixture) counts(hits, nethttp int64) {
+	f.t.Helper()
+	if h, n := f.hits.Load(), f.nethttp.Load(); h != hits || n != nethttp {
+		f.t.Fatalf("hits %d, net/http %d; want %d, %d", h, n, hits, nethttp)
+	}
+}
+
+func TestKeepAliveMix(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	c := f.dial()
+	steps := []struct{ req, method, body string }{
+		{get("/hit/a"), "GET", "hit:/hit/a"},
+		{get("/other"), "GET", "net/http:/other"},
+		{get("/hit/b?x=1"), "GET", "hit:/hit/b?x=1"},
+		{get("/hit/c"), "GET", "hit:/hit/c"},
+		{"DELETE /gone HTTP/1.1\r\nHost: example.com\r\n\r\n", "DELETE", "net/http:/gone"},
+		{get("/hit/d", "Content-Length: 0\r\n"), "GET", "hit:/hit/d"},
+		{head("/hit/e"), "HEAD", ""},
+		{head("/other"), "HEAD", ""},
+		{get("/last"), "GET", "net/http:/last"},
+	}
+	for _, s := range steps {
+		c.send(s.req)
+		c.expect(s.method, 200, s.body, false)
+	}
+	f.counts(5, 4)
+}
+
+func TestPipelined(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	c := f.dial()
+	c.send(get("/hit/1") + get("/sleep") + get("/hit/2") + head("/hit/3") + get("/n1") +
+		head("/n2") + get("/sleep") + get("/hit/4") + get("/hit/5", "Connection: close\r\n"))
+	c.expect("GET", 200, "hit:/hit/1", false)
+	c.expect("GET", 200, "net/http:/sleep", false)
+	c.expect("GET", 200, "hit:/hit/2", false)
+	c.expect("HEAD", 200, "", false)
+	c.expect("GET", 200, "net/http:/n1", false)
+	c.expect("HEAD", 200, "", false)
+	c.expect("GET", 200, "net/http:/sleep", false)
+	c.expect("GET", 200, "hit:/hit/4", false)
+	c.expect("GET", 200, "hit:/hit/5", true)
+	c.expectEOF()
+	f.counts(5, 4)
+}
+
+// Requests that arrive while net/http serves one are kept by the Conn
+// (never given to net/http's background read) and answered after it.
+func TestPipelinedDuringActive(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	c := f.dial()
+	c.send(get("/block"))
+	<-f.entered
+	c.send(get("/hit/1") + head("/other") + get("/hit/2"))
+	time.Sleep(50 * time.Millisecond) // most likely read by the background read by now
+	close(f.release)
+	c.expect("GET", 200, "net/http:/block", false)
+	c.expect("GET", 200, "hit:/hit/1", false)
+	c.expect("HEAD", 200, "", false)
+	c.expect("GET", 200, "hit:/hit/2", false)
+	f.counts(2, 2)
+}
+
+// More than MaxBufferedBytes sent during a request switches the
+// connection to pass-through: every later request is net/http's.
+func TestReadAheadLimit(t *testing.T) {
+	f := newFixture(t, intercepted, func(s *http.Server, o *Options) { o.MaxBufferedBytes = 16 << 10 })
+	c := f.dial()
+	c.send(get("/block"))
+	<-f.entered
+	var b strings.Builder
+	const n = 1000 // about 40 KiB
+	for i := range n {
+		b.WriteString(get("/hit/" + strconv.Itoa(i)))
+	}
+	c.send(b.String())
+	time.Sleep(100 * time.Millisecond) // most likely past the limit by now
+	close(f.release)
+	c.expect("GET", 200, "net/http:/block", false)
+	hits := 0
+	for i := range n {
+		res, err := http.ReadResponse(c.br, &http.Request{Method: "GET"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		switch string(body) {
+		case "hit:/hit/" + strconv.Itoa(i):
+			hits++
+		case "net/http:/hit/" + strconv.Itoa(i):
+		default:
+			t.Fatalf("response %d: %q", i, body)
+		}
+	}
+	// Either the limit was passed before the request ended (all
+	// net/http's, the usual case) or not (all hits).
+	if hits != 0 && hits != n {
+		t.Fatalf("%d hits of %d: pass-through is not for good", hits, n)
+	}
+	t.Logf("%d hits of %d", hits, n)
+}
+
+// A head longer than net/http's read buffer (4 KiB) is handed over in
+// several reads, and offered to the Handler when within MaxHeadBytes.
+func TestLongHeads(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	c := f.dial()
+	big := "X-Pad: " + strings.Repeat("p", 6000) + "\r\n"
+	c.send(get("/other", big) + get("/hit/big", big) + get("/hit/small"))
+	c.expect("GET", 200, "net/http:/other", false)
+	c.expect("GET", 200, "hit:/hit/big", false)
+	c.expect("GET", 200, "hit:/hit/small", false)
+	// Over MaxHeadBytes but under net/http's limit: net/http answers,
+	// and the connection is net/http's from then on.
+	huge := "X-Pad: " + strings.Repeat("p", 10000) + "\r\n"
+	c.send(get("/hit/huge", huge) + get("/hit/after"))
+	c.expect("GET", 200, "net/http:/hit/huge", false)
+	c.expect("GET", 200, "net/http:/hit/after", false)
+	f.counts(2, 3)
+}
+
+func TestBodyPassThrough(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	c := f.dial()
+	c.send(get("/hit/first"))
+	c.expect("GET", 200, "hit:/hit/first", false)
+	c.send("PUT /obj HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\n\r\nhello" + get("/hit/x"))
+	c.expect("PUT", 200, "net/http:/obj:hello", false)
+	c.expect("GET", 200, "net/http:/hit/x", false)
+	c.send(head("/hit/y"))
+	c.expect("HEAD", 200, "", false)
+	c.send(get("/hit/z"))
+	c.expect("GET", 200, "net/http:/hit/z", false)
+	f.counts(1, 4)
+}
+
+func TestChunkedPassThrough(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	c := f.dial()
+	c.send("PUT /obj HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n" + get("/hit/x"))
+	c.expect("PUT", 200, "net/http:/obj:abc", false)
+	c.expect("GET", 200, "net/http:/hit/x", false)
+	f.counts(0, 2)
+}
+
+func TestConnectionClose(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	c := f.dial()
+	c.send(get("/hit/a"))
+	c.expect("GET", 200, "hit:/hit/a", false)
+	c.send(get("/hit/b", "Connection: close\r\n"))
+	c.expect("GET", 200, "hit:/hit/b", true)
+	c.expectEOF()
+
+	c = f.dial()
+	c.send(get("/hit/a"))
+	c.expect("GET", 200, "hit:/hit/a", false)
+	c.send(get("/other", "Connection: keep-alive, close\r\n"))
+	c.expect("GET", 200, "net/http:/other", true)
+	c.expectEOF()
+	f.counts(3, 1)
+}
+
+func TestIdleTimeout(t *testing.T) {
+	const idle = 200 * time.Millisecond
+	f := newFixture(t, intercepted, func(s *http.Server, o *Options) {
+		s.IdleTimeout = idle
+		o.IdleTimeout = idle
+	})
+	// After a hit (net/http still in StateNew).
+	c := f.dial()
+	c.send(get("/hit/a"))
+	c.expect("GET", 200, "hit:/hit/a", false)
+	c.expectEOF()
+	// After a net/http answer then a hit.
+	c = f.dial()
+	c.send(get("/other"))
+	c.expect("GET", 200, "net/http:/other", false)
+	c.send(get("/hit/b"))
+	c.expect("GET", 200, "hit:/hit/b", false)
+	c.expectEOF()
+	// After a net/http answer.
+	c = f.dial()
+	c.send(get("/hit/c") + get("/other"))
+	c.expect("GET", 200, "hit:/hit/c", false)
+	c.expect("GET", 200, "net/http:/other", false)
+	c.expectEOF()
+}
+
+func TestClientCloseCancels(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	for _, prefix := range []string{"", get("/hit/a")} {
+		c := f.dial()
+		c.send(prefix + get("/wait"))
+		if prefix != "" {
+			c.expect("GET", 200, "hit:/hit/a", false)
+		}
+		<-f.entered
+		c.c.Close()
+		if !<-f.canceled {
+			t.Fatal("the request's context was not cancelled by the client's close")
+		}
+	}
+}
+
+// TestErrorAnswers sends heads net/http refuses (or serves on the
+// pass-through path), to a server with and without the Listener, and
+// compares the answers.
+func TestErrorAnswers(t *testing.T) {
+	cfg := func(s *http.Server, o *Options) { s.MaxHeaderBytes = 16 << 10 }
+	plain := newFixture(t, plainServer, cfg)
+	inter := newFixture(t, intercepted, cfg)
+	cases := []struct {
+		name, req string
+		code      int
+	}{
+		{"garbage", "GARBAGE\r\n\r\n", 400},
+		{"no host", "GET /hit/x HTTP/1.1\r\n\r\n", 400},
+		{"two hosts", "GET /hit/x HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},
+		{"bad host", "GET /hit/x HTTP/1.1\r\nHost: a b\r\n\r\n", 400},
+		{"bad header name", "GET /hit/x HTTP/1.1\r\nHost: a\r\nBad Name: x\r\n\r\n", 400},
+		{"bad header value", "GET /hit/x HTTP/1.1\r\nHost: a\r\nX: a\x01b\r\n\r\n", 400},
+		{"obs-fold", "GET /hit/x HTTP/1.1\r\nHost: a\r\nX: a\r\n b\r\n\r\n", 200},
+		{"bad content-length", "GET /hit/x HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n", 400},
+		{"unknown transfer-encoding", "GET /hit/x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
+		{"expect", "GET /hit/x HTTP/1.1\r\nHost: a\r\nExpect: something\r\n\r\n", 417},
+		{"bad escape", "GET /hit/%zz HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+		{"http/2.0", "GET /hit/x HTTP/2.0\r\nHost: a\r\n\r\n", 505},
+		{"http/1.0", "GET /hit/x HTTP/1.0\r\n\r\n", 200},
+		{"bare LF", "GET /hit/x HTTP/1.1\nHost: a\n\n", 200},
+		{"double space", "GET  /hit/x HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+		{"oversized", "GET /hit/x HTTP/1.1\r\nHost: a\r\nX-Pad: " + strings.Repeat("p", 40<<10) + "\r\n\r\n", 431},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got [2]string
+			for i, f := range []*fixture{plain, inter} {
+				for _, prefix := range []string{"", get("/hit/first")} {
+					c := f.dial()
+					go io.WriteString(c.c, prefix+tc.req) // the server may close before reading it all
+					if prefix != "" {
+						c.expect("GET", 200, map[bool]string{false: "net/http:/hit/first", true: "hit:/hit/first"}[i == 1], false)
+					}
+					res, err := http.ReadResponse(c.br, &http.Request{Method: "GET"})
+					if err != nil {
+						t.Fatalf("server %d: %v", i, err)
+					}
+					b, _ := io.ReadAll(res.Body)
+					res.Body.Close()
+					s := res.Status + "|" + string(b)
+					if prefix == "" {
+						got[i] = s
+					} else if s != got[i] {
+						t.Fatalf("server %d after a first request: %q, alone: %q", i, s, got[i])
+					}
+					if res.StatusCode != tc.code {
+						t.Fatalf("server %d: %q, want code %d", i, s, tc.code)
+					}
+					c.c.Close()
+				}
+			}
+			if got[0] != got[1] {
+				t.Fatalf("without the Listener: %q; with it: %q", got[0], got[1])
+			}
+		})
+	}
+	if inter.hits.Load() != int64(len(cases)) {
+		t.Fatalf("hits %d, want %d (only the /hit/first requests)", inter.hits.Load(), len(cases))
+	}
+}
+
+// Shutdown closes connections that only the Handler has answered, and
+// connections net/http left idle.
+func TestShutdown(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	a := f.dial()
+	a.send(get("/other") + get("/hit/a"))
+	a.expect("GET", 200, "net/http:/other", false)
+	a.expect("GET", 200, "hit:/hit/a", false)
+	b := f.dial()
+	b.send(get("/hit/b"))
+	b.expect("GET", 200, "hit:/hit/b", false)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// Connection b is still StateNew for net/http, which Shutdown
+	// treats as idle only after 5 s.
+	if err := f.srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	a.expectEOF()
+	b.expectEOF()
+}
+
+// Without the ConnState hook a Conn answers nothing itself.
+func TestHookNotWired(t *testing.T) {
+	f := newFixture(t, interceptedNoHook, nil)
+	c := f.dial()
+	c.send(get("/hit/a") + get("/hit/b"))
+	c.expect("GET", 200, "net/http:/hit/a", false)
+	c.expect("GET", 200, "net/http:/hit/b", false)
+	f.counts(0, 2)
+}
