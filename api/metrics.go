@@ -73,6 +73,14 @@ func (m *Metrics) begin() {
 	}
 }
 
+// abandon undoes begin for a request that another path serves and
+// counts (an intercepted hit declined by the edge: see EdgeHit).
+func (m *Metrics) abandon() {
+	if m != nil {
+		m.inFlight.Dec()
+	}
+}
+
 // end records one finished request.
 func (m *Metrics) end(op string, status int, in, out int64, d time.Duration) {
 	if m == nil {

@@ -18,6 +18,7 @@
 #     and an edge in front of it (--edge-public, --cache-memory 256MiB,
 #     --log-level warn, as bench/edge-compare.sh starts it), warmed with
 #     two GETs of each object, so that every measured GET is a hit;
+#   - edge-fast: the same edge started with --edge-fast-hits;
 # then for ROUNDS rounds, each size, endpoints in turn, `wrk -t2 -cCONNS`
 # for WARMUP and then DURATION against one URL, and prints the server's
 # utime+stime (/proc/PID/stat, nginx's master and worker summed) per
@@ -125,22 +126,30 @@ for s in "${sizes[@]}"; do
 	"$AWS" --endpoint-url "http://127.0.0.1:$OPORT" s3 cp "$WORK/files/hitb/o$s" "s3://hitb/o$s" \
 		--cache-control "public, max-age=36000" --acl public-read >/dev/null
 done
-EPORT=$(free_port)
-"$WORK/og" serve --root "$WORK/edge" --listen "127.0.0.1:$EPORT" --upstream "http://127.0.0.1:$OPORT" \
-	--cache-size 1GiB --cache-memory 256MiB --edge-public --log-level warn >"$WORK/edge.log" 2>&1 &
-PID[edge]=$!
-URL[edge]=http://127.0.0.1:$EPORT
-wait_http "${URL[edge]}/"
+# edge-fast: the same edge with --edge-fast-hits (hits answered outside
+# net/http, pkg/httpintercept).
+for name in edge edge-fast; do
+	EPORT=$(free_port)
+	extra=()
+	[[ $name == edge-fast ]] && extra=(--edge-fast-hits)
+	"$WORK/og" serve --root "$WORK/$name" --listen "127.0.0.1:$EPORT" --upstream "http://127.0.0.1:$OPORT" \
+		--cache-size 1GiB --cache-memory 256MiB --edge-public --log-level warn "${extra[@]}" >"$WORK/$name.log" 2>&1 &
+	PID[$name]=$!
+	URL[$name]=http://127.0.0.1:$EPORT
+	wait_http "${URL[$name]}/"
+done
 for s in "${sizes[@]}"; do
-	for _ in 1 2; do curl -s -o /dev/null "${URL[edge]}/hitb/o$s"; done
-	for name in nginx static raw edge; do
+	for _ in 1 2; do curl -s -o /dev/null "${URL[edge]}/hitb/o$s"; curl -s -o /dev/null "${URL[edge-fast]}/hitb/o$s"; done
+	for name in nginx static raw edge edge-fast; do
 		if ! curl -s -o "$WORK/check" "${URL[$name]}/hitb/o$s" || ! cmp -s "$WORK/check" "$WORK/files/hitb/o$s"; then
 			log "$name: GET /hitb/o$s did not answer the file"
 			exit 1
 		fi
 	done
-	[[ $(curl -s -D - -o /dev/null "${URL[edge]}/hitb/o$s" | tr -d '\r' | awk -F': ' 'tolower($1) == "x-cache" {print $2}') == HIT ]] ||
-		{ log "edge: /hitb/o$s is not a hit"; exit 1; }
+	for name in edge edge-fast; do
+		[[ $(curl -s -D - -o /dev/null "${URL[$name]}/hitb/o$s" | tr -d '\r' | awk -F': ' 'tolower($1) == "x-cache" {print $2}') == HIT ]] ||
+			{ log "$name: /hitb/o$s is not a hit"; exit 1; }
+	done
 done
 
 cputicks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
@@ -164,7 +173,7 @@ measure() {
 	fi
 	awk -v t="$((t1 - t0))" -v hz="$HZ" -v n="$reqs" -v p="$p99" 'BEGIN { printf "%9.1f µs %8s", t / hz * 1e6 / n, p }'
 }
-names=(nginx static raw edge)
+names=(nginx static raw edge edge-fast)
 for s in "${sizes[@]}"; do
 	printf '\n%-6s %-5s' "$s" round
 	for name in "${names[@]}"; do printf ' %21s' "$name (CPU/req, p99)"; done

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"net"
 	"net/http"
+
+	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/httpintercept"
 )
 
 // maxHeaderBytes bounds the request line and headers. S3 allows 8 KiB of
@@ -24,4 +28,28 @@ func newHTTPServer(cfg config, h http.Handler) *http.Server {
 		IdleTimeout:       cfg.idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 	}
+}
+
+// fastHitListener wraps ln, a plain-HTTP listener of an edge, so that
+// the handler's EdgeHit answers the hits it takes on the connection
+// itself (pkg/httpintercept); srv's ConnState is chained and the
+// interceptor's deadlines are srv's. ln's connections may be wrappers of
+// TCP connections (pkg/expect's): they carry plaintext.
+func fastHitListener(ln net.Listener, srv *http.Server, h *api.Server) net.Listener {
+	idle := srv.IdleTimeout
+	if idle == 0 {
+		idle = srv.ReadTimeout
+	}
+	header := srv.ReadHeaderTimeout
+	if header == 0 {
+		header = srv.ReadTimeout
+	}
+	srv.ConnState = httpintercept.ChainConnState(srv.ConnState)
+	return httpintercept.NewListener(ln, httpintercept.Options{
+		Handler:           h.EdgeHit,
+		IdleTimeout:       idle,
+		ReadHeaderTimeout: header,
+		WriteTimeout:      srv.WriteTimeout,
+		Plaintext:         true,
+	})
 }

@@ -234,6 +234,14 @@ func serve(ctx context.Context, args []string, e env) error {
 	if s3TLS == nil {
 		serveLn = expect.Listener(ln)
 	}
+	if cfg.edgeFastHits {
+		if edgeOpts == nil || !cfg.edgePublic || s3TLS != nil {
+			log.Warn().Msg("--edge-fast-hits needs edge mode (--upstream) with --edge-public on a plain-HTTP listener: ignored")
+		} else {
+			serveLn = fastHitListener(serveLn, srv, handler)
+			log.Info().Msg("edge mode: anonymous plain GET and HEAD hits answered outside net/http (--edge-fast-hits)")
+		}
+	}
 	served = true
 	go func() { errc <- srv.Serve(serveLn) }()
 	lc := lcworker.New(lcworker.Options{

@@ -66,6 +66,8 @@ type entry struct {
 	// descriptors kept for the next hits, closed when e is dropped.
 	hdr  atomic.Pointer[headerBlock]
 	idle []*os.File
+	// hit is the rendered header lines of a fast hit (fasthit.go).
+	hit atomic.Pointer[hitLines]
 }
 
 func (e *entry) slices() int64 {

@@ -46,6 +46,12 @@ type Options struct {
 	// its own limit (MaxHeaderBytes). Zero means DefaultMaxHeadBytes.
 	MaxHeadBytes int
 
+	// Plaintext says that every connection of the listener carries
+	// plaintext HTTP/1.x even when it is not a *net.TCPConn (a wrapper
+	// around one, such as pkg/expect's). Without it only *net.TCPConn
+	// connections are wrapped.
+	Plaintext bool
+
 	// MaxBufferedBytes bounds what is read ahead while net/http serves a
 	// request (pipelined requests). Past it the connection switches to
 	// pass-through. Zero means DefaultMaxBufferedBytes. It is raised to
@@ -92,7 +98,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := nc.(*net.TCPConn); !ok {
+	if _, ok := nc.(*net.TCPConn); !ok && !l.opts.Plaintext {
 		return nc, nil
 	}
 	c := &Conn{Conn: nc, opts: &l.opts}
@@ -162,6 +168,24 @@ type Conn struct {
 	sticky   error  // a read error to return after the buffered bytes, in pass-through
 	answered bool   // the Handler answered since net/http's last Read began
 	req      Request
+}
+
+// ReadFrom forwards to the raw connection's, so that net/http's own
+// answers keep using sendfile.
+func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
+// CloseWrite forwards to the raw connection's, which net/http uses to
+// close a connection without losing its last answer to a reset.
+func (c *Conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
 
 // NetConn returns the raw connection.

@@ -1,0 +1,251 @@
+package api_test
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/edge"
+	"github.com/objectgateway/objectgateway/pkg/httpintercept"
+	"github.com/objectgateway/objectgateway/pkg/object"
+)
+
+// fastEdge is an edge with --edge-public served twice by the same
+// api.Server: on fast, whose listener answers hits through EdgeHit
+// (httpintercept), and on slow, plain net/http. served counts the
+// requests net/http handed to the api.Server.
+type fastEdge struct {
+	cache      *edge.Cache
+	fast, slow string
+	served     atomic.Int64
+}
+
+func startFastEdge(t *testing.T) *fastEdge {
+	t.Helper()
+	mod := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body []byte
+		switch r.URL.Path {
+		case "/bkt/small.txt":
+			body = []byte("hello, edge\n")
+		case "/bkt/dir/big.bin":
+			body = bytes.Repeat([]byte("0123456789abcdef"), 100<<10/16)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "application/octet-stream")
+		h.Set("Etag", `"v1-`+strconv.Itoa(len(body))+`"`)
+		h.Set("Cache-Control", "max-age=3600")
+		h.Set("X-Amz-Meta-Color", "blue")
+		http.ServeContent(w, r, "", mod, bytes.NewReader(body))
+	}))
+	t.Cleanup(origin.Close)
+	u, _ := url.Parse(origin.URL)
+	c, err := edge.Open(edge.Options{Upstream: u, Dir: t.TempDir(), MaxBytes: 64 << 20, SliceSize: 64 << 10, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	layer, err := object.Open(object.Options{Root: t.TempDir(), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { layer.Close() })
+	h := api.New(layer, api.Options{
+		Region: testRegion, Credentials: staticCreds{testAccessKey: testSecretKey},
+		Edge: &api.EdgeOptions{Cache: c, Public: true},
+	})
+	fe := &fastEdge{cache: c}
+	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fe.served.Add(1)
+		h.ServeHTTP(w, r)
+	})
+	serve := func(intercept bool) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &http.Server{Handler: counted, IdleTimeout: time.Minute}
+		var sl net.Listener = ln
+		if intercept {
+			srv.ConnState = httpintercept.ChainConnState(nil)
+			sl = httpintercept.NewListener(ln, httpintercept.Options{Handler: h.EdgeHit, IdleTimeout: time.Minute})
+		}
+		go srv.Serve(sl)
+		t.Cleanup(func() { srv.Close() })
+		return ln.Addr().String()
+	}
+	fe.fast, fe.slow = serve(true), serve(false)
+	return fe
+}
+
+// rawResponse is one answer read off a connection.
+type rawResponse struct {
+	head string
+	body []byte
+}
+
+func (r rawResponse) header(name string) string {
+	for _, l := range strings.Split(r.head, "\r\n") {
+		if k, v, ok := strings.Cut(l, ": "); ok && strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+// roundTrip writes a request head on c and reads the answer.
+func roundTrip(t *testing.T, c net.Conn, br *bufio.Reader, method, target string, extra ...string) rawResponse {
+	t.Helper()
+	req := method + " " + target + " HTTP/1.1\r\nHost: edge.test\r\nUser-Agent: test\r\n"
+	for _, e := range extra {
+		req += e + "\r\n"
+	}
+	if _, err := io.WriteString(c, req+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var head strings.Builder
+	for {
+		l, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("%s %s: %v after %q", method, target, err, head.String())
+		}
+		head.WriteString(l)
+		if l == "\r\n" {
+			break
+		}
+	}
+	r := rawResponse{head: head.String()}
+	if method == http.MethodHead || strings.HasPrefix(r.head, "HTTP/1.1 304 ") {
+		return r
+	}
+	n, err := strconv.Atoi(r.header("Content-Length"))
+	if err != nil {
+		t.Fatalf("%s %s: no Content-Length in %q", method, target, r.head)
+	}
+	r.body = make([]byte, n)
+	if _, err := io.ReadFull(br, r.body); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func dial(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, bufio.NewReader(c)
+}
+
+var varying = regexp.MustCompile(`(?m)^(Date|X-Amz-Request-Id|X-Amz-Id-2): .*\r$`)
+
+// TestEdgeFastHitSameBytes compares, byte for byte but for Date and the
+// request IDs, the answer of an intercepted hit with net/http's answer of
+// the same request, for GET and HEAD, small and multi-slice objects, with
+// and without Connection: close.
+func TestEdgeFastHitSameBytes(t *testing.T) {
+	fe := startFastEdge(t)
+	sc, sbr := dial(t, fe.slow)
+	for _, key := range []string{"/bkt/small.txt", "/bkt/dir/big.bin"} {
+		if r := roundTrip(t, sc, sbr, "GET", key); r.header("X-Cache") != "MISS" {
+			t.Fatalf("first GET %s: %q", key, r.head)
+		}
+	}
+	for _, key := range []string{"/bkt/small.txt", "/bkt/dir/big.bin"} {
+		for _, method := range []string{"GET", "HEAD"} {
+			for _, extra := range [][]string{nil, {"Connection: close"}} {
+				sc, sbr := dial(t, fe.slow)
+				fc, fbr := dial(t, fe.fast)
+				before := fe.served.Load()
+				slow := roundTrip(t, sc, sbr, method, key, extra...)
+				fast := roundTrip(t, fc, fbr, method, key, extra...)
+				if got := fe.served.Load() - before; got != 1 {
+					t.Fatalf("%s %s %v: net/http served %d requests, want 1 (the slow one)", method, key, extra, got)
+				}
+				if slow.header("X-Cache") != "HIT" {
+					t.Fatalf("%s %s: slow answer not a hit: %q", method, key, slow.head)
+				}
+				if a, b := varying.ReplaceAllString(slow.head, "$1: -\r"), varying.ReplaceAllString(fast.head, "$1: -\r"); a != b {
+					t.Errorf("%s %s %v: heads differ\nnet/http:\n%s\nfast:\n%s", method, key, extra, a, b)
+				}
+				if !bytes.Equal(slow.body, fast.body) {
+					t.Errorf("%s %s: bodies differ (%d, %d bytes)", method, key, len(slow.body), len(fast.body))
+				}
+				if fast.header("X-Amz-Request-Id") == "" || fast.header("X-Amz-Request-Id") == slow.header("X-Amz-Request-Id") {
+					t.Errorf("request IDs: fast %q, slow %q", fast.header("X-Amz-Request-Id"), slow.header("X-Amz-Request-Id"))
+				}
+			}
+		}
+	}
+}
+
+// TestEdgeFastHitKeepAlive: on one keep-alive connection, a miss goes to
+// net/http, the following hits (GET, HEAD) to the interceptor, a Range
+// request, a conditional, a query and a signed request to net/http, and
+// the hit counters count the intercepted hits as hits.
+func TestEdgeFastHitKeepAlive(t *testing.T) {
+	fe := startFastEdge(t)
+	c, br := dial(t, fe.fast)
+	st0 := fe.cache.Stats()
+	step := func(want int64, method, target string, extra ...string) rawResponse {
+		t.Helper()
+		before := fe.served.Load()
+		r := roundTrip(t, c, br, method, target, extra...)
+		if got := fe.served.Load() - before; got != want {
+			t.Fatalf("%s %s %v: net/http served %d, want %d\n%s", method, target, extra, got, want, r.head)
+		}
+		return r
+	}
+	if r := step(1, "GET", "/bkt/dir/big.bin"); r.header("X-Cache") != "MISS" || !strings.HasPrefix(r.head, "HTTP/1.1 200 ") {
+		t.Fatalf("miss: %q", r.head)
+	}
+	r := step(0, "GET", "/bkt/dir/big.bin")
+	if r.header("X-Cache") != "HIT" || len(r.body) != 100<<10 || r.header("X-Amz-Meta-Color") != "blue" {
+		t.Fatalf("hit: %q, %d bytes", r.head, len(r.body))
+	}
+	if r := step(0, "HEAD", "/bkt/dir/big.bin"); r.header("Content-Length") != strconv.Itoa(100<<10) || r.header("X-Cache") != "HIT" {
+		t.Fatalf("HEAD hit: %q", r.head)
+	}
+	if r := step(1, "GET", "/bkt/dir/big.bin", "Range: bytes=10-19"); !strings.HasPrefix(r.head, "HTTP/1.1 206 ") || string(r.body) != "abcdef0123" {
+		t.Fatalf("range: %q %q", r.head, r.body)
+	}
+	etag := r.header("Etag")
+	if r := step(1, "GET", "/bkt/dir/big.bin", "If-None-Match: "+etag); !strings.HasPrefix(r.head, "HTTP/1.1 304 ") {
+		t.Fatalf("conditional: %q", r.head)
+	}
+	step(1, "GET", "/bkt/dir/big.bin?x-id=GetObject")
+	step(1, "GET", "/bkt/dir/big.bin", "Origin: https://example.com")
+	step(1, "GET", "/bkt/dir/big.bin", "Authorization: AWS4-HMAC-SHA256 Credential=x")
+	step(1, "GET", "/bkt/dir/b%69g.bin")
+	step(0, "GET", "/bkt/dir/big.bin")
+	st := fe.cache.Stats()
+	// Hits: the two fast GETs, the fast HEAD, the range, the 304 (a
+	// fresh entry), the query, the Origin and the escaped key go through
+	// resolve as hits too; the signed one is refused before the cache.
+	if got := st.Hits - st0.Hits; got != 8 {
+		t.Errorf("hits %d, want 8", got)
+	}
+	if got := st.Misses - st0.Misses; got != 1 {
+		t.Errorf("misses %d, want 1", got)
+	}
+	if got, want := st.BytesFromCache-st0.BytesFromCache, uint64(100<<10*2+10+100<<10*2+100<<10); got < want {
+		t.Errorf("bytes from cache %d, want at least %d", got, want)
+	}
+}

@@ -1,0 +1,226 @@
+package edge
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/objectgateway/objectgateway/pkg/hotcache"
+)
+
+// The fast hit (ServeHit): a plain GET or HEAD of a fresh object whose
+// every byte is cached, answered on the raw connection without net/http
+// (pkg/httpintercept), with the bytes net/http writes for the same answer
+// of Serve: the status line, the response headers sorted by name as
+// http.Header.Write sorts them (the caller's and the entry's), then Date
+// and, when the client asked for it, "Connection: close", as net/http
+// appends them.
+
+// HeaderField is a response header the caller adds to a fast hit. Name
+// must be in canonical form and Value need no cleaning.
+type HeaderField struct {
+	Name, Value string
+}
+
+// HitRequest is a request ServeHit may answer.
+type HitRequest struct {
+	Head        bool
+	Bucket, Key string
+	// Fields are the caller's response headers (Server, request IDs),
+	// sorted by Name. An entry header of the same name wins, as it does
+	// in Serve, which sets the entry's headers over the caller's.
+	Fields []HeaderField
+	// Close adds "Connection: close", as net/http does when the request
+	// asks for it.
+	Close bool
+}
+
+// hitLines are an entry's rendered header lines for a hit (X-Cache HIT,
+// Content-Length of the whole object), sorted by name.
+type hitLines struct {
+	lines []hitLine
+}
+
+type hitLine struct {
+	name string
+	line []byte // "Name: value\r\n", one per value
+}
+
+// headerCleaner is what net/http does to header values on the wire.
+var headerCleaner = strings.NewReplacer("\n", " ", "\r", " ")
+
+// hitLines renders e's hit headers once. ok is false when a hit of e is
+// not answered fast: without a Content-Type net/http would sniff one from
+// the body.
+func (e *entry) hitLines() (*hitLines, bool) {
+	if hl := e.hit.Load(); hl != nil {
+		return hl, len(hl.lines) > 0
+	}
+	hb := e.headers()
+	hl := &hitLines{}
+	hasType := false
+	add := func(k string, vs []string) {
+		var b []byte
+		for _, v := range vs {
+			v = strings.Trim(headerCleaner.Replace(v), " \t")
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = append(b, v...)
+			b = append(b, "\r\n"...)
+		}
+		hl.lines = append(hl.lines, hitLine{k, b})
+	}
+	for _, kv := range hb.kv {
+		if kv.k == "Content-Type" && len(kv.v) > 0 {
+			hasType = true
+		}
+		if kv.k == "Content-Length" || kv.k == "X-Cache" {
+			continue
+		}
+		add(kv.k, kv.v)
+	}
+	add("Content-Length", hb.length)
+	add("X-Cache", xCacheValue(xHit))
+	slices.SortFunc(hl.lines, func(a, b hitLine) int { return strings.Compare(a.name, b.name) })
+	if !hasType {
+		hl.lines = nil
+	}
+	e.hit.CompareAndSwap(nil, hl)
+	hl = e.hit.Load()
+	return hl, len(hl.lines) > 0
+}
+
+var hitBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2<<10); return &b }}
+
+// ServeHit answers r on w when it is a fresh hit whose every byte is in
+// the cache, on a healthy disk or in the memory tier, and returns
+// answered true and the body bytes written. Otherwise it writes nothing
+// and returns answered false: the caller serves the request the slow way
+// (Serve). A non-nil err with answered true means the answer was cut
+// short and the connection must be closed. It counts the hit in the same
+// statistics Serve does.
+func (c *Cache) ServeHit(w io.Writer, r *HitRequest) (answered bool, written int64, err error) {
+	ck := r.Bucket + "/" + r.Key
+	now := c.o.Now()
+	c.mu.Lock()
+	e := c.entries[ck]
+	if e == nil || e.removed || !now.Before(e.freshUntil) || !e.d.healthy.Load() || !e.complete() {
+		c.mu.Unlock()
+		return false, 0, nil
+	}
+	c.mu.Unlock()
+	hl, ok := e.hitLines()
+	if !ok {
+		return false, 0, nil
+	}
+
+	// The body's source: the memory tier, or a descriptor of the file.
+	var mem []byte
+	var rf *os.File
+	if !r.Head && e.size > 0 {
+		if b, ok := c.memoryBody(e); ok {
+			mem = b
+		} else {
+			f, err := c.openFile(e)
+			if err != nil {
+				// Serve decides what the failure means.
+				return false, 0, nil
+			}
+			rf = f
+			defer func() { c.releaseFile(e, rf, err == nil) }()
+		}
+	}
+
+	c.mu.Lock()
+	c.touchLocked(e, now)
+	c.mu.Unlock()
+	c.stats.hits.Add(1)
+	e.d.hits.Add(1)
+
+	bp := hitBufPool.Get().(*[]byte)
+	b := append((*bp)[:0], "HTTP/1.1 200 OK\r\n"...)
+	f := r.Fields
+	for _, l := range hl.lines {
+		for len(f) > 0 && f[0].Name <= l.name {
+			if f[0].Name != l.name {
+				b = appendField(b, f[0])
+			}
+			f = f[1:]
+		}
+		b = append(b, l.line...)
+	}
+	for _, fl := range f {
+		b = appendField(b, fl)
+	}
+	b = append(b, "Date: "...)
+	b = time.Now().UTC().AppendFormat(b, http.TimeFormat)
+	b = append(b, "\r\n"...)
+	if r.Close {
+		b = append(b, "Connection: close\r\n"...)
+	}
+	b = append(b, "\r\n"...)
+	if mem != nil && len(b)+len(mem) <= cap(b) {
+		// A small body goes out with the head, in one write.
+		b = append(b, mem...)
+		mem = nil
+	}
+	_, err = w.Write(b)
+	*bp = b[:0]
+	hitBufPool.Put(bp)
+	if err != nil {
+		return true, 0, err
+	}
+	switch {
+	case r.Head || e.size == 0:
+		return true, 0, nil
+	case mem == nil && rf == nil:
+		// Sent with the head.
+		c.stats.bytesFromCache.Add(uint64(e.size))
+		return true, e.size, nil
+	case mem != nil:
+		n, err := w.Write(mem)
+		c.stats.bytesFromCache.Add(uint64(n))
+		return true, int64(n), err
+	}
+	// sendRange seeks to 0 and sends with sendfile when w is a TCP
+	// connection (io.CopyN reaches its ReadFrom).
+	if err = sendRange(w, rf, 0, e.size); err != nil {
+		c.readError(e.d, err)
+		return true, 0, err
+	}
+	c.stats.bytesFromCache.Add(uint64(e.size))
+	return true, e.size, nil
+}
+
+func appendField(b []byte, f HeaderField) []byte {
+	b = append(b, f.Name...)
+	b = append(b, ": "...)
+	b = append(b, f.Value...)
+	return append(b, "\r\n"...)
+}
+
+// memoryBody returns e's bytes from the memory tier as serveMemory does
+// (reading the file once on a memory miss and offering it to the tier),
+// or false when e is not for the tier.
+func (c *Cache) memoryBody(e *entry) ([]byte, bool) {
+	mem := c.o.Memory
+	if !mem.Fits(e.size) || e.size > memoryServeMax {
+		return nil, false
+	}
+	k := hotcache.Key{Bucket: e.ck, Object: e.id, ETag: e.etag, Size: e.size}
+	if b, ok := mem.Get(k); ok {
+		mem.Hit()
+		return b, true
+	}
+	mem.Miss()
+	b, ok := c.readWhole(e)
+	if !ok {
+		return nil, false
+	}
+	mem.Put(k, b)
+	return b, true
+}
