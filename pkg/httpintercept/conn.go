@@ -66,10 +66,17 @@ const (
 )
 
 // Listener wraps a plain TCP listener; give it to http.Server.Serve and
-// set the server's ConnState to ConnState (or ChainConnState).
+// set the server's ConnState to ConnState (or ChainConnState). Register
+// Shutdown with the server's RegisterOnShutdown, and call Cut before the
+// server's Close (see Shutdown).
 type Listener struct {
 	net.Listener
 	opts Options
+
+	mu       sync.Mutex
+	conns    map[*Conn]struct{} // open connections
+	shutting bool               // Shutdown was called
+	cut      bool               // Cut was called
 }
 
 // NewListener returns a Listener on l. l must give plain TCP connections
@@ -87,23 +94,82 @@ func NewListener(l net.Listener, opts Options) *Listener {
 	if opts.MaxBufferedBytes < opts.MaxHeadBytes {
 		opts.MaxBufferedBytes = opts.MaxHeadBytes
 	}
-	return &Listener{Listener: l, opts: opts}
+	return &Listener{Listener: l, opts: opts, conns: make(map[*Conn]struct{})}
 }
 
 // Accept waits for the next connection and returns it wrapped in a *Conn.
 // A connection that is not a *net.TCPConn is returned as it is, and
 // net/http serves it alone.
 func (l *Listener) Accept() (net.Conn, error) {
-	nc, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	for {
+		nc, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := nc.(*net.TCPConn); !ok && !l.opts.Plaintext {
+			return nc, nil
+		}
+		c := &Conn{Conn: nc, opts: &l.opts, l: l}
+		c.state.Store(stateUnset)
+		l.mu.Lock()
+		if l.cut {
+			// The server is being closed: so is its listener, next.
+			l.mu.Unlock()
+			nc.Close()
+			continue
+		}
+		l.conns[c] = struct{}{}
+		if l.shutting {
+			c.closing.Store(true)
+		}
+		l.mu.Unlock()
+		return c, nil
 	}
-	if _, ok := nc.(*net.TCPConn); !ok && !l.opts.Plaintext {
-		return nc, nil
+}
+
+// Shutdown makes every connection close at its next pause between
+// requests that the Conn itself would wait through: at once if it waits
+// for a request head now, else after the answer of the Handler in
+// progress (which then says "Connection: close", see
+// Request.WantsClose). Connections that net/http serves are net/http's
+// to close, as its Server.Shutdown does. Without this, a connection on
+// which the Handler answered every request is one net/http has never
+// seen a request on (StateNew), and Server.Shutdown waits about five
+// seconds before it treats it as idle.
+//
+// Register it with the http.Server's RegisterOnShutdown. Also, while it
+// runs, net/http's closing of idle connections no longer cuts an answer
+// of the Handler: Conn.Close waits for that answer to end (bounded by
+// Options.WriteTimeout).
+func (l *Listener) Shutdown() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.shutting = true
+	for c := range l.conns {
+		c.shutdown()
 	}
-	c := &Conn{Conn: nc, opts: &l.opts}
-	c.state.Store(stateUnset)
-	return c, nil
+}
+
+// Cut closes every connection now, answers of the Handler in progress
+// included, and every later one at Accept. Call it before the
+// http.Server's Close when a graceful Shutdown ran out of time.
+func (l *Listener) Cut() {
+	l.mu.Lock()
+	l.cut = true
+	conns := make([]*Conn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		c.closeRaw()
+	}
+}
+
+func (l *Listener) forget(c *Conn) {
+	l.mu.Lock()
+	delete(l.conns, c)
+	l.mu.Unlock()
 }
 
 // States of a Conn besides net/http's own (http.ConnState values).
@@ -146,6 +212,21 @@ func ChainConnState(next func(net.Conn, http.ConnState)) func(net.Conn, http.Con
 type Conn struct {
 	net.Conn // the raw connection
 	opts     *Options
+	l        *Listener
+
+	// closing is set by Listener.Shutdown: the Conn stops reading heads
+	// itself and ends the connection at its next pause.
+	closing atomic.Bool
+	// phase says what Read is doing, for Shutdown and Close (which run
+	// on other goroutines): phaseWaiting while it waits for a head with
+	// nothing buffered, phaseAnswering while the Handler answers.
+	phase atomic.Int32
+
+	// closeMu guards the Close handshake: a Close while the Handler
+	// answers during shutdown is done by Read once the answer ends.
+	closeMu    sync.Mutex
+	closed     bool
+	closeLater bool
 
 	// state is the last http.ConnState reported by the hook, or
 	// stateUnset/stateHanded. Written by the hook (on net/http's serve
@@ -167,7 +248,10 @@ type Conn struct {
 	eof      bool   // the Handler closed the connection: Read returns io.EOF
 	sticky   error  // a read error to return after the buffered bytes, in pass-through
 	answered bool   // the Handler answered since net/http's last Read began
-	req      Request
+	// headTimed: the ReadHeaderTimeout deadline is set for the head
+	// whose first bytes are at buf[off:end].
+	headTimed bool
+	req       Request
 }
 
 // ReadFrom forwards to the raw connection's, so that net/http's own
@@ -190,6 +274,68 @@ func (c *Conn) CloseWrite() error {
 
 // NetConn returns the raw connection.
 func (c *Conn) NetConn() net.Conn { return c.Conn }
+
+// Phases of a Conn (Conn.phase).
+const (
+	phaseOther int32 = iota
+	phaseWaiting
+	phaseAnswering
+)
+
+// Close closes the raw connection, except while the Handler answers and
+// Listener.Cut was not called: the only Close then is net/http's
+// Server.Shutdown closing the connections it thinks idle, and this one
+// only looks idle to it. The answer then ends first, and Read closes the
+// connection and returns io.EOF. (Shutdown's hooks run on their own
+// goroutines, so Listener.Shutdown may not have run yet.)
+func (c *Conn) Close() error {
+	c.closeMu.Lock()
+	if c.closed {
+		c.closeMu.Unlock()
+		return net.ErrClosed
+	}
+	if c.phase.Load() == phaseAnswering && !c.isCut() {
+		c.closeLater = true
+		c.closing.Store(true)
+		c.closeMu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.closeMu.Unlock()
+	c.l.forget(c)
+	return c.Conn.Close()
+}
+
+func (c *Conn) isCut() bool {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	return c.l.cut
+}
+
+// closeRaw closes the connection whatever it is doing (Listener.Cut).
+func (c *Conn) closeRaw() {
+	c.closeMu.Lock()
+	already := c.closed
+	c.closed = true
+	c.closeMu.Unlock()
+	if !already {
+		c.l.forget(c)
+		c.Conn.Close()
+	}
+}
+
+// shutdown is Listener.Shutdown's part for c: a Read waiting for a head
+// with nothing buffered is woken by a past read deadline and ends the
+// connection. Called with c.l.mu held.
+func (c *Conn) shutdown() {
+	c.closing.Store(true)
+	if c.phase.Load() == phaseWaiting {
+		c.Conn.SetReadDeadline(aLongTimeAgo)
+	}
+}
+
+// aLongTimeAgo is a deadline that has passed.
+var aLongTimeAgo = time.Unix(1, 0)
 
 // Read is for net/http only. See the package documentation.
 func (c *Conn) Read(p []byte) (int, error) {
@@ -253,8 +399,17 @@ func (c *Conn) deliverHead(p []byte) int {
 // StateIdle, its own buffer empty). It answers the requests the Handler
 // takes and returns with the first one it does not: the head handed over,
 // or pass-through, or an error.
+//
+// Deadlines follow net/http's. Before the first request of a connection
+// (StateNew) net/http has set its header deadline before this Read. In
+// StateIdle it has set its idle deadline and wants 4 bytes (Peek), after
+// which it gives the rest of the head ReadHeaderTimeout; after an answer
+// of the Handler the Conn does the same itself: the idle deadline while
+// nothing of the next head is here, the header deadline from its first
+// bytes.
 func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 	c.answered = false
+	c.headTimed = false
 	for {
 		if c.off < c.end {
 			end, v, next := scanHead(c.buf[c.off:c.end], c.scanned)
@@ -279,7 +434,10 @@ func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 							return 0, io.EOF
 						}
 						c.answered = true
-						c.setIdleDeadline()
+						c.headTimed = false
+						if c.off == c.end {
+							c.setIdleDeadline()
+						}
 						continue
 					}
 				}
@@ -291,11 +449,28 @@ func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 			}
 		}
 		empty := c.off == c.end
+		if !empty {
+			c.timeHead(st)
+		} else {
+			// Shutdown sets closing, then looks at phase; this sets
+			// phase, then looks at closing: one of the two sees the
+			// other, so a wait for a head is never left alone.
+			c.phase.Store(phaseWaiting)
+			if c.closing.Load() {
+				c.phase.Store(phaseOther)
+				return 0, io.EOF
+			}
+		}
 		n, err := c.fill(c.opts.MaxHeadBytes)
-		if n > 0 && empty && c.answered && c.opts.ReadHeaderTimeout > 0 {
-			c.Conn.SetReadDeadline(time.Now().Add(c.opts.ReadHeaderTimeout))
+		c.phase.Store(phaseOther)
+		if n > 0 {
+			c.timeHead(st)
 		}
 		if err != nil {
+			if empty && c.closing.Load() {
+				// Woken by Shutdown.
+				return 0, io.EOF
+			}
 			if c.off < c.end {
 				// net/http would have seen these bytes, then the error.
 				c.sticky = err
@@ -313,15 +488,55 @@ func (c *Conn) offer() bool {
 	if wt > 0 {
 		c.Conn.SetWriteDeadline(time.Now().Add(wt))
 	}
+	// The phase changes under closeMu, so that a Close either sees the
+	// answer coming (and leaves the closing to it) or closes first.
+	c.closeMu.Lock()
+	if c.closed {
+		c.closeMu.Unlock()
+		c.eof = true
+		return true
+	}
+	c.phase.Store(phaseAnswering)
+	c.closeMu.Unlock()
+	c.req.closing = c.closing.Load()
 	answered, closeConn := c.opts.Handler(c.Conn, &c.req)
+	c.closeMu.Lock()
+	c.phase.Store(phaseOther)
+	later := c.closeLater
+	c.closeMu.Unlock()
 	if wt > 0 {
 		c.Conn.SetWriteDeadline(time.Time{})
 	}
 	c.req.Header = c.req.Header[:0]
-	if answered && closeConn {
+	if later {
+		// net/http closed the connection during the answer (see Close).
+		c.closeRaw()
+		c.eof = true
+		return true
+	}
+	if answered && (closeConn || c.closing.Load()) {
 		c.eof = true
 	}
 	return answered
+}
+
+// timeHead gives the head begun at buf[off:] the header deadline, once,
+// where the Conn is in charge of deadlines (see serveHeads). With no
+// ReadHeaderTimeout the head has no deadline, as in net/http.
+func (c *Conn) timeHead(st int32) {
+	if c.headTimed || (st == int32(http.StateNew) && !c.answered) {
+		return
+	}
+	c.headTimed = true
+	var d time.Time
+	if t := c.opts.ReadHeaderTimeout; t > 0 {
+		d = time.Now().Add(t)
+	}
+	c.Conn.SetReadDeadline(d)
+	if c.closing.Load() {
+		// Shutdown may have set its past deadline just before.
+		c.Conn.SetReadDeadline(aLongTimeAgo)
+	}
 }
 
 func (c *Conn) setIdleDeadline() {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -29,6 +30,13 @@ type fixture struct {
 	canceled chan bool // /wait reports whether its context was cancelled
 	entered  chan struct{}
 	release  chan struct{} // /block waits for it
+	ln       *Listener     // nil for plainServer
+	// hitEntered and hitRelease: the Handler's answer to /hit/block
+	// stops halfway through its body until hitRelease is closed;
+	// hitWrote receives the error of its second write.
+	hitEntered chan struct{}
+	hitRelease chan struct{}
+	hitWrote   chan error
 }
 
 // Modes of newFixture.
@@ -41,7 +49,8 @@ const (
 func newFixture(t *testing.T, mode int, configure func(*http.Server, *Options)) *fixture {
 	t.Helper()
 	base := runtime.NumGoroutine()
-	f := &fixture{t: t, served: make(chan error, 1), canceled: make(chan bool, 1), entered: make(chan struct{}, 1), release: make(chan struct{})}
+	f := &fixture{t: t, served: make(chan error, 1), canceled: make(chan bool, 1), entered: make(chan struct{}, 1), release: make(chan struct{}),
+		hitEntered: make(chan struct{}, 1), hitRelease: make(chan struct{}), hitWrote: make(chan error, 1)}
 	mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.nethttp.Add(1)
 		body := "net/http:" + r.URL.Path
@@ -84,7 +93,9 @@ func newFixture(t *testing.T, mode int, configure func(*http.Server, *Options)) 
 	f.addr = l.Addr().String()
 	var ln net.Listener = l
 	if mode != plainServer {
-		ln = NewListener(l, opts)
+		f.ln = NewListener(l, opts)
+		ln = f.ln
+		f.srv.RegisterOnShutdown(f.ln.Shutdown)
 	}
 	if mode == intercepted {
 		f.srv.ConnState = ChainConnState(f.srv.ConnState)
@@ -133,6 +144,17 @@ func (f *fixture) hit(w net.Conn, req *Request) (answered, closeConn bool) {
 	head += "\r\n"
 	if req.Method == "GET" {
 		head += body
+	}
+	if string(req.Target) == "/hit/block" && req.Method == "GET" {
+		half := len(head) - len(body)/2
+		if _, err := io.WriteString(w, head[:half]); err != nil {
+			return true, true
+		}
+		f.hitEntered <- struct{}{}
+		<-f.hitRelease
+		_, err := io.WriteString(w, head[half:])
+		f.hitWrote <- err
+		return true, closeConn || err != nil
 	}
 	if _, err := io.WriteString(w, head); err != nil {
 		return true, true
@@ -506,4 +528,192 @@ func TestHookNotWired(t *testing.T) {
 	c.expect("GET", 200, "net/http:/hit/a", false)
 	c.expect("GET", 200, "net/http:/hit/b", false)
 	f.counts(0, 2)
+}
+
+// Listener.Shutdown alone ends a connection on which the Handler answered
+// every request: net/http has never seen a request on it (StateNew) and
+// would leave it for five seconds, and it does not close it at all
+// without its own Shutdown.
+func TestListenerShutdownEndsHitConnections(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	b := f.dial()
+	b.send(get("/hit/b"))
+	b.expect("GET", 200, "hit:/hit/b", false)
+	a := f.dial()
+	a.send(get("/other"))
+	a.expect("GET", 200, "net/http:/other", false)
+	f.ln.Shutdown()
+	b.expectEOF()
+	// a is net/http's idle connection: its Read waits in the Conn too.
+	a.expectEOF()
+	f.counts(1, 1)
+}
+
+// net/http's Shutdown closes the connections it thinks idle; one whose
+// answer the Handler is writing only looks idle, and the answer ends
+// whole before the connection closes.
+func TestShutdownLetsAnswerFinish(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	a := f.dial()
+	a.send(get("/other"))
+	a.expect("GET", 200, "net/http:/other", false)
+	a.send(get("/hit/block"))
+	<-f.hitEntered
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		shut <- f.srv.Shutdown(ctx)
+	}()
+	// Wait until net/http has closed the connection (it is StateIdle to
+	// it), which the Conn defers to the end of the answer.
+	waitFor(t, "net/http's Close during the answer", func() bool {
+		for c := range f.liveConns() {
+			c.closeMu.Lock()
+			later := c.closeLater
+			c.closeMu.Unlock()
+			if later {
+				return true
+			}
+		}
+		return false
+	})
+	close(f.hitRelease)
+	if err := <-f.hitWrote; err != nil {
+		t.Fatalf("second half of the answer: %v", err)
+	}
+	a.expect("GET", 200, "hit:/hit/block", false)
+	a.expectEOF()
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+}
+
+// Cut ends an answer in progress: it is what the server's Close after a
+// drain limit relies on.
+func TestCutEndsAnswer(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	a := f.dial()
+	a.send(get("/hit/block"))
+	<-f.hitEntered
+	f.ln.Cut()
+	close(f.hitRelease)
+	if err := <-f.hitWrote; err == nil {
+		t.Fatal("the answer went on writing after Cut")
+	}
+	if _, err := http.ReadResponse(a.br, &http.Request{Method: "GET"}); err == nil {
+		// The head was sent; the body must come up short.
+		if _, err := io.ReadAll(a.br); err != nil {
+			t.Logf("body after Cut: %v", err)
+		}
+	}
+	// A connection accepted after Cut is closed at once, and the
+	// listener goes on (the server's Close closes it).
+	b := f.dial()
+	b.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if n, err := b.br.ReadByte(); err == nil {
+		t.Fatalf("a connection after Cut got a byte %q", n)
+	} else if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatal("a connection after Cut was left open")
+	}
+	f.counts(1, 0)
+}
+
+// A head read after Shutdown is answered with "Connection: close", and
+// the connection ends after it.
+func TestShutdownAnswerSaysClose(t *testing.T) {
+	f := newFixture(t, intercepted, nil)
+	a := f.dial()
+	// net/http serves /block; the hit behind it waits in the Conn.
+	a.send(get("/block") + get("/hit/a"))
+	<-f.entered
+	f.ln.Shutdown()
+	close(f.release)
+	a.expect("GET", 200, "net/http:/block", false)
+	a.expect("GET", 200, "hit:/hit/a", true)
+	a.expectEOF()
+	f.counts(1, 1)
+}
+
+func (f *fixture) liveConns() map[*Conn]struct{} {
+	f.ln.mu.Lock()
+	defer f.ln.mu.Unlock()
+	m := make(map[*Conn]struct{}, len(f.ln.conns))
+	for c := range f.ln.conns {
+		m[c] = struct{}{}
+	}
+	return m
+}
+
+// waitFor polls cond until it holds, failing the test after a generous
+// bound (the condition is reached by the code under test, not by time).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: not reached", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A request head that starts arriving on a keep-alive connection between
+// requests must be complete within ReadHeaderTimeout, as net/http
+// enforces it from its Peek(4), whoever answered the request before: a
+// net/http answer (StateIdle), or a hit with part of the next head
+// already buffered. The idle timeout is an hour, so a head held to it
+// would outlast the client's 20-second wait. What the server writes
+// before it closes must be what net/http alone writes.
+func TestReadHeaderTimeoutBetweenRequests(t *testing.T) {
+	const header, idle = 100 * time.Millisecond, time.Hour
+	cfg := func(s *http.Server, o *Options) {
+		s.ReadHeaderTimeout, s.IdleTimeout = header, idle
+		o.ReadHeaderTimeout, o.IdleTimeout = header, idle
+	}
+	ends := map[int][]string{}
+	for _, mode := range []int{plainServer, intercepted} {
+		f := newFixture(t, mode, cfg)
+		hit := "hit:/hit/a"
+		if mode == plainServer {
+			hit = "net/http:/hit/a"
+		}
+
+		// After a net/http answer: part of a head, then nothing.
+		c := f.dial()
+		c.send(get("/other"))
+		c.expect("GET", 200, "net/http:/other", false)
+		c.send("GET /other HTTP/1.1\r\nHost: example.com\r\n")
+		ends[mode] = append(ends[mode], c.rest())
+
+		// After a hit, with part of the next head buffered.
+		c = f.dial()
+		c.send(get("/hit/a") + "GET /other HTTP/1.1\r\n")
+		c.expect("GET", 200, hit, false)
+		ends[mode] = append(ends[mode], c.rest())
+
+		// After a hit, the next head arriving in two parts.
+		c = f.dial()
+		c.send(get("/hit/a"))
+		c.expect("GET", 200, hit, false)
+		c.send("GET /oth")
+		ends[mode] = append(ends[mode], c.rest())
+	}
+	for i := range ends[plainServer] {
+		if a, b := ends[plainServer][i], ends[intercepted][i]; a != b {
+			t.Errorf("case %d: net/http alone ends with %q, intercepted with %q", i, a, b)
+		}
+	}
+}
+
+// rest reads what the server writes until it closes the connection, and
+// fails the test if it does not within 20 seconds.
+func (c *client) rest() string {
+	c.t.Helper()
+	c.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	b, err := io.ReadAll(c.br)
+	if err != nil {
+		c.t.Fatalf("after %q: %v, want the connection closed", b, err)
+	}
+	return string(b)
 }

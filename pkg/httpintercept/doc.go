@@ -13,6 +13,7 @@
 //		...
 //	})
 //	srv.ConnState = httpintercept.ChainConnState(srv.ConnState)
+//	srv.RegisterOnShutdown(ln.Shutdown)
 //	srv.Serve(ln)
 //
 // The hook is required: net/http's connection states are what tell a
@@ -102,9 +103,15 @@
 //   - Plain TCP only: a TLS listener must not be wrapped (its Conn would
 //     read ciphertext), and TLS connections are not *net.TCPConn, which
 //     Listener.Accept returns unwrapped.
-//   - While the Handler answers, net/http still sees the connection as
-//     idle: Server.Shutdown's closing of idle connections may cut an
-//     answer in progress, which net/http would have let finish.
+//   - net/http does not know of the Handler's answers: a connection on
+//     which the Handler answered every request is StateNew to it, and
+//     one that waits between the Handler's answers is StateIdle.
+//     Listener.Shutdown (registered with the server's RegisterOnShutdown)
+//     ends such connections at their next pause, and a Close by
+//     net/http's Shutdown during an answer waits for the answer's end;
+//     Listener.Cut ends everything when the server's Close must.
+//   - Server.SetKeepAlivesEnabled(false) is not seen: the Handler's
+//     answers keep connections open unless the client asks otherwise.
 //   - Deadlines while the Conn reads heads itself follow Options, not the
 //     http.Server: set them to the server's values.
 package httpintercept

@@ -11,8 +11,9 @@ type Request struct {
 	// Method is "GET" or "HEAD" (a constant: comparing it allocates nothing).
 	Method string
 	// Target is the request target as sent, in origin form (it starts
-	// with '/'), with its query if any. Every byte is printable ASCII and
-	// every '%' is followed by two hex digits.
+	// with '/'), with its query if any. No byte is a control character,
+	// a space or DEL (bytes from 0x80 up may occur), and every '%' is
+	// followed by two hex digits.
 	Target []byte
 	// Proto is always "HTTP/1.1".
 	Proto string
@@ -21,6 +22,9 @@ type Request struct {
 	// Header holds the header lines in the order received (Host too),
 	// values trimmed of surrounding spaces and tabs.
 	Header []HeaderField
+
+	// closing: the listener is shutting down (WantsClose).
+	closing bool
 }
 
 // HeaderField is one header line of a Request.
@@ -39,23 +43,30 @@ func (r *Request) Get(name string) ([]byte, bool) {
 	return nil, false
 }
 
-// WantsClose reports whether the client asked for the connection to be
-// closed after the answer, as net/http decides it for an HTTP/1.1
-// request: the first Connection header holds the token "close".
+// WantsClose reports whether the answer should close the connection (and
+// say "Connection: close"), as net/http decides it for an HTTP/1.1
+// request: a Connection header holds the token "close", or the
+// server is shutting down (Listener.Shutdown). The Conn closes the
+// connection after an answer in the second case whatever the Handler
+// returns.
 func (r *Request) WantsClose() bool {
-	v, ok := r.Get("Connection")
-	if !ok {
-		return false
+	if r.closing {
+		return true
 	}
-	for len(v) > 0 {
-		var tok []byte
-		if i := bytes.IndexByte(v, ','); i >= 0 {
-			tok, v = v[:i], v[i+1:]
-		} else {
-			tok, v = v, nil
+	for i := range r.Header {
+		if !equalFold(r.Header[i].Name, "Connection") {
+			continue
 		}
-		if equalFold(trimSpace(tok), "close") {
-			return true
+		for v := r.Header[i].Value; len(v) > 0; {
+			var tok []byte
+			if j := bytes.IndexByte(v, ','); j >= 0 {
+				tok, v = v[:j], v[j+1:]
+			} else {
+				tok, v = v, nil
+			}
+			if equalFold(trimSpace(tok), "close") {
+				return true
+			}
 		}
 	}
 	return false
