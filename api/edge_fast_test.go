@@ -17,6 +17,7 @@ import (
 
 	"github.com/objectgateway/objectgateway/api"
 	"github.com/objectgateway/objectgateway/pkg/edge"
+	"github.com/objectgateway/objectgateway/pkg/hotcache"
 	"github.com/objectgateway/objectgateway/pkg/httpintercept"
 	"github.com/objectgateway/objectgateway/pkg/object"
 )
@@ -27,11 +28,13 @@ import (
 // requests net/http handed to the api.Server.
 type fastEdge struct {
 	cache      *edge.Cache
+	memory     *hotcache.Cache // nil without a memory tier
 	fast, slow string
 	served     atomic.Int64
 }
 
-func startFastEdge(t *testing.T) *fastEdge {
+// startFastEdge starts a fastEdge, with a memory tier if memory.
+func startFastEdge(t *testing.T, memory bool) *fastEdge {
 	t.Helper()
 	mod := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -54,7 +57,16 @@ func startFastEdge(t *testing.T) *fastEdge {
 	}))
 	t.Cleanup(origin.Close)
 	u, _ := url.Parse(origin.URL)
-	c, err := edge.Open(edge.Options{Upstream: u, Dir: t.TempDir(), MaxBytes: 64 << 20, SliceSize: 64 << 10, NoSync: true})
+	eo := edge.Options{Upstream: u, Dir: t.TempDir(), MaxBytes: 64 << 20, SliceSize: 64 << 10, NoSync: true}
+	var mem *hotcache.Cache
+	if memory {
+		m, err := hotcache.New(hotcache.Options{MaxBytes: 16 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eo.Memory, mem = m, m
+	}
+	c, err := edge.Open(eo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +80,7 @@ func startFastEdge(t *testing.T) *fastEdge {
 		Region: testRegion, Credentials: staticCreds{testAccessKey: testSecretKey},
 		Edge: &api.EdgeOptions{Cache: c, Public: true},
 	})
-	fe := &fastEdge{cache: c}
+	fe := &fastEdge{cache: c, memory: mem}
 	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fe.served.Add(1)
 		h.ServeHTTP(w, r)
@@ -161,12 +173,25 @@ var varying = regexp.MustCompile(`(?m)^(Date|X-Amz-Request-Id|X-Amz-Id-2): .*\r$
 // the same request, for GET and HEAD, small and multi-slice objects, with
 // and without Connection: close.
 func TestEdgeFastHitSameBytes(t *testing.T) {
-	fe := startFastEdge(t)
+	t.Run("disk", func(t *testing.T) { testEdgeFastHitSameBytes(t, startFastEdge(t, false)) })
+	// small.txt is answered from the memory tier, its body in the same
+	// write as the head.
+	t.Run("memory", func(t *testing.T) {
+		fe := startFastEdge(t, true)
+		testEdgeFastHitSameBytes(t, fe)
+		if st := fe.memory.Stats(); st.Hits == 0 {
+			t.Errorf("memory tier: %+v, want hits", st)
+		}
+	})
+}
+
+func testEdgeFastHitSameBytes(t *testing.T, fe *fastEdge) {
 	sc, sbr := dial(t, fe.slow)
 	for _, key := range []string{"/bkt/small.txt", "/bkt/dir/big.bin"} {
 		if r := roundTrip(t, sc, sbr, "GET", key); r.header("X-Cache") != "MISS" {
 			t.Fatalf("first GET %s: %q", key, r.head)
 		}
+		fe.waitFast(t, key)
 	}
 	for _, key := range []string{"/bkt/small.txt", "/bkt/dir/big.bin"} {
 		for _, method := range []string{"GET", "HEAD"} {
@@ -201,7 +226,7 @@ func TestEdgeFastHitSameBytes(t *testing.T) {
 // request, a conditional, a query and a signed request to net/http, and
 // the hit counters count the intercepted hits as hits.
 func TestEdgeFastHitKeepAlive(t *testing.T) {
-	fe := startFastEdge(t)
+	fe := startFastEdge(t, false)
 	c, br := dial(t, fe.fast)
 	st0 := fe.cache.Stats()
 	step := func(want int64, method, target string, extra ...string) rawResponse {
@@ -216,6 +241,9 @@ func TestEdgeFastHitKeepAlive(t *testing.T) {
 	if r := step(1, "GET", "/bkt/dir/big.bin"); r.header("X-Cache") != "MISS" || !strings.HasPrefix(r.head, "HTTP/1.1 200 ") {
 		t.Fatalf("miss: %q", r.head)
 	}
+	fe.waitFast(t, "/bkt/dir/big.bin")
+	st0 = fe.cache.Stats()
+	st0.Misses--
 	r := step(0, "GET", "/bkt/dir/big.bin")
 	if r.header("X-Cache") != "HIT" || len(r.body) != 100<<10 || r.header("X-Amz-Meta-Color") != "blue" {
 		t.Fatalf("hit: %q, %d bytes", r.head, len(r.body))
@@ -245,7 +273,42 @@ func TestEdgeFastHitKeepAlive(t *testing.T) {
 	if got := st.Misses - st0.Misses; got != 1 {
 		t.Errorf("misses %d, want 1", got)
 	}
-	if got, want := st.BytesFromCache-st0.BytesFromCache, uint64(100<<10*2+10+100<<10*2+100<<10); got < want {
-		t.Errorf("bytes from cache %d, want at least %d", got, want)
+	// A hit counts its bytes once they are written, which may be after
+	// the client has read them: wait for the count to get there.
+	want := uint64(100<<10*2 + 10 + 100<<10*2 + 100<<10)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got := fe.cache.Stats().BytesFromCache - st0.BytesFromCache
+		if got >= want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bytes from cache %d, want at least %d", got, want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// waitFast waits until a GET of target is answered outside net/http. The
+// answer of a miss can reach the client before the fill has recorded the
+// entry complete; until then hits go to net/http (and are answered
+// correctly there). Each answer on the way must be a whole hit.
+func (fe *fastEdge) waitFast(t *testing.T, target string) {
+	t.Helper()
+	c, br := dial(t, fe.fast)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		before := fe.served.Load()
+		r := roundTrip(t, c, br, "GET", target)
+		if !strings.HasPrefix(r.head, "HTTP/1.1 200 ") || r.header("X-Cache") != "HIT" {
+			t.Fatalf("GET %s after its miss: %q", target, r.head)
+		}
+		if fe.served.Load() == before {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s: never answered outside net/http", target)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

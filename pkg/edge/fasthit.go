@@ -163,34 +163,27 @@ func (c *Cache) ServeHit(w io.Writer, r *HitRequest) (answered bool, written int
 		b = append(b, "Connection: close\r\n"...)
 	}
 	b = append(b, "\r\n"...)
-	if mem != nil && len(b)+len(mem) <= cap(b) {
-		// A small body goes out with the head, in one write.
+	if mem != nil {
+		// A memory-tier body (at most memoryServeMax bytes) goes out
+		// with the head, in one write.
 		b = append(b, mem...)
-		mem = nil
 	}
-	_, err = w.Write(b)
+	if rf != nil {
+		// The head with the body's first bytes, the body by sendfile.
+		err = sendHit(w, b, rf, 0, e.size)
+	} else {
+		_, err = w.Write(b)
+	}
 	*bp = b[:0]
 	hitBufPool.Put(bp)
 	if err != nil {
+		if rf != nil {
+			c.readError(e.d, err)
+		}
 		return true, 0, err
 	}
-	switch {
-	case r.Head || e.size == 0:
+	if r.Head {
 		return true, 0, nil
-	case mem == nil && rf == nil:
-		// Sent with the head.
-		c.stats.bytesFromCache.Add(uint64(e.size))
-		return true, e.size, nil
-	case mem != nil:
-		n, err := w.Write(mem)
-		c.stats.bytesFromCache.Add(uint64(n))
-		return true, int64(n), err
-	}
-	// sendRange seeks to 0 and sends with sendfile when w is a TCP
-	// connection (io.CopyN reaches its ReadFrom).
-	if err = sendRange(w, rf, 0, e.size); err != nil {
-		c.readError(e.d, err)
-		return true, 0, err
 	}
 	c.stats.bytesFromCache.Add(uint64(e.size))
 	return true, e.size, nil

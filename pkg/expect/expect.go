@@ -82,6 +82,10 @@ type conn struct {
 	err error
 }
 
+// NetConn returns the connection under c (for the edge's fast hits,
+// which write to it with system calls of their own).
+func (c *conn) NetConn() net.Conn { return c.Conn }
+
 // Read hands out the connection's bytes with the Expect headers renamed.
 // Body bytes are read straight into p when the buffer is empty.
 func (c *conn) Read(p []byte) (int, error) {

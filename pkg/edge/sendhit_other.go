@@ -1,0 +1,16 @@
+//go:build !linux
+
+package edge
+
+import (
+	"io"
+	"os"
+)
+
+// sendHit writes head, then n bytes of f from offset off, on w.
+func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	return sendRange(w, f, off, n)
+}
