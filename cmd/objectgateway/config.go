@@ -163,7 +163,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.DurationVar(&c.negativeTTL, "negative-ttl", 10*time.Second, "edge mode: how long an origin 404 (NoSuchKey) is answered from the cache without asking the origin again (0: never)")
 	fs.StringVar(&c.upstreamStyle, "upstream-style", "path", "edge mode: how objects are addressed at the origin: path (URL/bucket/key) or virtual (bucket.HOST/key, virtual-hosted-style)")
 	fs.BoolVar(&c.edgePublic, "edge-public", false, "edge mode: let anonymous clients read through the edge (public content)")
-	fs.BoolVar(&c.edgeFastHits, "edge-fast-hits", false, "edge mode with --edge-public, plain HTTP only (prototype): answer anonymous plain GET and HEAD of fresh, fully cached objects on the connection itself, outside net/http")
+	fs.BoolVar(&c.edgeFastHits, "edge-fast-hits", true, "edge mode with --edge-public on a plain-HTTP listener: answer anonymous plain GET and HEAD hits of fresh, fully cached objects on the connection itself, outside net/http (false: every request through net/http)")
 	fs.StringVar(&c.upstreamCAFile, "upstream-ca-file", "", "edge mode: PEM bundle of CAs trusted for an https:// origin's certificate, besides the system's")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve S3 over TLS with this PEM certificate (chain, leaf first); needs --tls-key")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")

@@ -58,13 +58,23 @@ const expire = time.Minute
 
 func startEdge(t *testing.T, root, origin string, clock *stepClock) *edgeNode {
 	t.Helper()
-	return &edgeNode{startServeEnv(t, []string{"--root", root, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+	return startEdgeFlags(t, root, origin, env{edgeNow: clock.Now}, nil)
+}
+
+// startEdgeFlags is startEdge with more of the command's environment
+// (base: its clock, which should be set, and hooks), the log written to
+// logw (nil: discarded) and extra serve flags after startEdge's, which
+// they override.
+func startEdgeFlags(t *testing.T, root, origin string, base env, logw io.Writer, extra ...string) *edgeNode {
+	t.Helper()
+	args := []string{"--root", root, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
 		"--fsync=false", "--log-level", "error", "--upstream", "http://" + origin, "--upstream-access-key", cdnAccess,
-		"--edge-public", "--cache-slice", "1MiB", "--cache-size", "64MiB"}, map[string]string{
+		"--edge-public", "--cache-slice", "1MiB", "--cache-size", "64MiB"}
+	return &edgeNode{startServeEnv(t, append(args, extra...), map[string]string{
 		"OBJECTGATEWAY_ACCESS_KEY":          edgeAccess,
 		"OBJECTGATEWAY_SECRET_KEY":          edgeSecret,
 		"OBJECTGATEWAY_UPSTREAM_SECRET_KEY": cdnSecret,
-	}, nil, env{edgeNow: clock.Now})}
+	}, logw, base)}
 }
 
 func (n *edgeNode) get(t *testing.T, key, rng string) cdnResponse {

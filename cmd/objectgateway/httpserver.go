@@ -32,10 +32,11 @@ func newHTTPServer(cfg config, h http.Handler) *http.Server {
 
 // fastHitListener wraps ln, a plain-HTTP listener of an edge, so that
 // the handler's EdgeHit answers the hits it takes on the connection
-// itself (pkg/httpintercept); srv's ConnState is chained and the
-// interceptor's deadlines are srv's. ln's connections may be wrappers of
-// TCP connections (pkg/expect's): they carry plaintext.
-func fastHitListener(ln net.Listener, srv *http.Server, h *api.Server) net.Listener {
+// itself (pkg/httpintercept); srv's ConnState is chained, the
+// listener's Shutdown registered with srv, and the interceptor's
+// deadlines and head limit are srv's. ln's connections may be wrappers
+// of TCP connections (pkg/expect's): they carry plaintext.
+func fastHitListener(ln net.Listener, srv *http.Server, h *api.Server) *httpintercept.Listener {
 	idle := srv.IdleTimeout
 	if idle == 0 {
 		idle = srv.ReadTimeout
@@ -45,11 +46,15 @@ func fastHitListener(ln net.Listener, srv *http.Server, h *api.Server) net.Liste
 		header = srv.ReadTimeout
 	}
 	srv.ConnState = httpintercept.ChainConnState(srv.ConnState)
-	return httpintercept.NewListener(ln, httpintercept.Options{
+	fl := httpintercept.NewListener(ln, httpintercept.Options{
 		Handler:           h.EdgeHit,
 		IdleTimeout:       idle,
 		ReadHeaderTimeout: header,
 		WriteTimeout:      srv.WriteTimeout,
-		Plaintext:         true,
+		// A longer head goes to net/http, which applies its own limit.
+		MaxHeadBytes: srv.MaxHeaderBytes,
+		Plaintext:    true,
 	})
+	srv.RegisterOnShutdown(fl.Shutdown)
+	return fl
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/expect"
 	lcworker "github.com/objectgateway/objectgateway/pkg/expire"
 	"github.com/objectgateway/objectgateway/pkg/hotcache"
+	"github.com/objectgateway/objectgateway/pkg/httpintercept"
 	"github.com/objectgateway/objectgateway/pkg/object"
 )
 
@@ -234,13 +235,11 @@ func serve(ctx context.Context, args []string, e env) error {
 	if s3TLS == nil {
 		serveLn = expect.Listener(ln)
 	}
-	if cfg.edgeFastHits {
-		if edgeOpts == nil || !cfg.edgePublic || s3TLS != nil {
-			log.Warn().Msg("--edge-fast-hits needs edge mode (--upstream) with --edge-public on a plain-HTTP listener: ignored")
-		} else {
-			serveLn = fastHitListener(serveLn, srv, handler)
-			log.Info().Msg("edge mode: anonymous plain GET and HEAD hits answered outside net/http (--edge-fast-hits)")
-		}
+	var fastLn *httpintercept.Listener
+	if cfg.edgeFastHits && edgeOpts != nil && cfg.edgePublic && s3TLS == nil {
+		fastLn = fastHitListener(serveLn, srv, handler)
+		serveLn = fastLn
+		log.Info().Msg("edge mode: anonymous plain GET and HEAD hits answered on the connection, outside net/http (--edge-fast-hits)")
 	}
 	served = true
 	go func() { errc <- srv.Serve(serveLn) }()
@@ -260,7 +259,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	case <-ctx.Done():
 	}
-	if cut, err = drain(srv, handler, cfg.shutdownTimeout, log); err != nil {
+	if cut, err = drain(srv, handler, fastLn, cfg.shutdownTimeout, log); err != nil {
 		return err
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
