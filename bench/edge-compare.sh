@@ -30,6 +30,12 @@
 #                  own cache directory with the same flags: before/after in
 #                  one interleaved run
 #   EXTRA          more flags for both bench runs
+#   PROFILE=1      after the restart phase, a pass of 100 KiB GETs over the
+#                  objects the main run cached (all hits), during which a
+#                  CPU profile of each ObjectGateway edge is taken through
+#                  its admin listener (--pprof): profile-og.pprof and
+#                  profile-og.txt (pprof -top), the same for og-base
+#                  (needs 100k in SIZES; PROFILE_REQUESTS GETs, default 100000)
 #
 # Needs root only to install Varnish or nginx when missing (apt-get).
 set -euo pipefail
@@ -300,9 +306,16 @@ fi
 # --- ObjectGateway edge mode ----------------------------------------------------
 EPORT=$(free_port)
 HAVE_OG=0
+# admin_flags PORT: the admin listener with pprof, when PROFILE=1.
+admin_flags() {
+	[[ ${PROFILE:-0} == 1 ]] && echo "--admin-listen 127.0.0.1:$1 --pprof"
+	return 0
+}
+EADMIN=$(free_port)
 start_og() {
+	# shellcheck disable=SC2046 # admin_flags is a list of flags
 	"$BIN" serve --root "$WORK/edge" --listen "127.0.0.1:$EPORT" --upstream "$ORIGIN" \
-		--cache-size "${CACHE_SIZE}GiB" --cache-memory 256MiB --edge-public \
+		--cache-size "${CACHE_SIZE}GiB" --cache-memory 256MiB --edge-public $(admin_flags "$EADMIN") \
 		--log-level warn >"$WORK/og-edge.log" 2>&1 &
 	PID[og]=$!
 	wait_http og "http://127.0.0.1:$EPORT/" "$WORK/og-edge.log"
@@ -321,9 +334,11 @@ fi
 # --- a second edge from another binary (BASE_BIN) -------------------------------
 BPORT=$(free_port)
 HAVE_BASE=0
+BADMIN=$(free_port)
 start_base() {
+	# shellcheck disable=SC2046 # admin_flags is a list of flags
 	"$BASE_BIN" serve --root "$WORK/edge-base" --listen "127.0.0.1:$BPORT" --upstream "$ORIGIN" \
-		--cache-size "${CACHE_SIZE}GiB" --cache-memory 256MiB --edge-public \
+		--cache-size "${CACHE_SIZE}GiB" --cache-memory 256MiB --edge-public $(admin_flags "$BADMIN") \
 		--log-level warn >"$WORK/og-base.log" 2>&1 &
 	PID[base]=$!
 	wait_http base "http://127.0.0.1:$BPORT/" "$WORK/og-base.log"
@@ -388,6 +403,26 @@ if ((HAVE_BASE)); then stop base; start_base; fi
 if ((HAVE_VARNISH)); then stop varnish; start_varnish; fi
 if ((HAVE_NGINX)); then stop nginx; start_nginx; fi
 bench restart-after "${RARGS[@]}"
+
+# --- profile of the 100 KiB hit ---------------------------------------------------
+if [[ ${PROFILE:-0} == 1 ]]; then
+	PREQ=${PROFILE_REQUESTS:-100000}
+	# Each profile covers the whole pass; a process spends CPU only while
+	# the bench asks it (the endpoints take turns), so each profile is of
+	# its own hits.
+	pids=()
+	profile() { # profile NAME ADMINPORT
+		curl -s -o "$OUT/profile-$1.pprof" "http://127.0.0.1:$2/debug/pprof/profile?seconds=$3" &&
+			"$GO" tool pprof -top -nodecount=40 "$OUT/profile-$1.pprof" >"$OUT/profile-$1.txt" 2>&1
+	}
+	# The pass takes a few seconds per endpoint; the profile outlasts it.
+	PSEC=${PROFILE_SECONDS:-90}
+	((HAVE_OG)) && { profile og "$EADMIN" "$PSEC" & pids+=($!); }
+	((HAVE_BASE)) && { profile og-base "$BADMIN" "$PSEC" & pids+=($!); }
+	bench profile-100k --edge-sizes 100k --edge-requests "$PREQ" --rounds 1 --duration 10m
+	log "waiting for the profiles (${PSEC}s from the start of the pass)"
+	for p in "${pids[@]}"; do wait "$p" || log "a profile failed"; done
+fi
 
 echo
 echo "Hit ratio and keys missed after the restart ($OUT/restart-after.txt):"
