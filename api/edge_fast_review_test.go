@@ -2,19 +2,11 @@ package api_test
 
 import (
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/objectgateway/objectgateway/api"
-	"github.com/objectgateway/objectgateway/pkg/edge"
-	"github.com/objectgateway/objectgateway/pkg/httpintercept"
-	"github.com/objectgateway/objectgateway/pkg/object"
 )
 
 // A request with two Connection header lines, the second one "close":
@@ -46,7 +38,7 @@ func TestReviewEdgeFastHitSecondConnectionClose(t *testing.T) {
 // startOddEdge is startFastEdge with an origin of odd objects.
 func startOddEdge(t *testing.T) (fast, slow string) {
 	t.Helper()
-	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	fe := serveFastEdge(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h["Cache-Control"] = []string{"max-age=3600"}
 		var body string
@@ -71,39 +63,8 @@ func startOddEdge(t *testing.T) (fast, slow string) {
 		if r.Method != http.MethodHead {
 			io.WriteString(w, body)
 		}
-	}))
-	t.Cleanup(origin.Close)
-	u, _ := url.Parse(origin.URL)
-	c, err := edge.Open(edge.Options{Upstream: u, Dir: t.TempDir(), MaxBytes: 64 << 20, SliceSize: 64 << 10, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	layer, err := object.Open(object.Options{Root: t.TempDir(), NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { layer.Close() })
-	h := api.New(layer, api.Options{
-		Region: testRegion, Credentials: staticCreds{testAccessKey: testSecretKey},
-		Edge: &api.EdgeOptions{Cache: c, Public: true},
-	})
-	serve := func(intercept bool) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := &http.Server{Handler: h, IdleTimeout: time.Minute}
-		var sl net.Listener = ln
-		if intercept {
-			srv.ConnState = httpintercept.ChainConnState(nil)
-			sl = httpintercept.NewListener(ln, httpintercept.Options{Handler: h.EdgeHit, IdleTimeout: time.Minute})
-		}
-		go srv.Serve(sl)
-		t.Cleanup(func() { srv.Close() })
-		return ln.Addr().String()
-	}
-	return serve(true), serve(false)
+	}), false)
+	return fe.fast, fe.slow
 }
 
 func TestReviewEdgeFastHitOddObjects(t *testing.T) {

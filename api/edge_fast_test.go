@@ -33,11 +33,12 @@ type fastEdge struct {
 	served     atomic.Int64
 }
 
-// startFastEdge starts a fastEdge, with a memory tier if memory.
+// startFastEdge starts a fastEdge in front of an origin of two objects,
+// with a memory tier if memory.
 func startFastEdge(t *testing.T, memory bool) *fastEdge {
 	t.Helper()
 	mod := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
-	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serveFastEdge(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
 		switch r.URL.Path {
 		case "/bkt/small.txt":
@@ -54,9 +55,15 @@ func startFastEdge(t *testing.T, memory bool) *fastEdge {
 		h.Set("Cache-Control", "max-age=3600")
 		h.Set("X-Amz-Meta-Color", "blue")
 		http.ServeContent(w, r, "", mod, bytes.NewReader(body))
-	}))
-	t.Cleanup(origin.Close)
-	u, _ := url.Parse(origin.URL)
+	}), memory)
+}
+
+// serveFastEdge starts a fastEdge in front of origin.
+func serveFastEdge(t *testing.T, origin http.Handler, memory bool) *fastEdge {
+	t.Helper()
+	osrv := httptest.NewServer(origin)
+	t.Cleanup(osrv.Close)
+	u, _ := url.Parse(osrv.URL)
 	eo := edge.Options{Upstream: u, Dir: t.TempDir(), MaxBytes: 64 << 20, SliceSize: 64 << 10, NoSync: true}
 	var mem *hotcache.Cache
 	if memory {
