@@ -16,9 +16,11 @@
 #     open, as the edge keeps its cached objects');
 #   - an origin gateway holding the same files with Cache-Control public,
 #     and an edge in front of it (--edge-public, --cache-memory 256MiB,
-#     --log-level warn, as bench/edge-compare.sh starts it), warmed with
-#     two GETs of each object, so that every measured GET is a hit;
-#   - edge-fast: the same edge started with --edge-fast-hits;
+#     --log-level warn, as bench/edge-compare.sh starts it) with
+#     --edge-fast-hits=false, every hit answered through net/http, warmed
+#     with two GETs of each object, so that every measured GET is a hit;
+#   - edge-fast: the same edge as it starts by default, hits answered on
+#     the connection outside net/http (--edge-fast-hits);
 # then for ROUNDS rounds, each size, endpoints in turn, `wrk -t2 -cCONNS`
 # for WARMUP and then DURATION against one URL, and prints the server's
 # utime+stime (/proc/PID/stat, nginx's master and worker summed) per
@@ -126,12 +128,12 @@ for s in "${sizes[@]}"; do
 	"$AWS" --endpoint-url "http://127.0.0.1:$OPORT" s3 cp "$WORK/files/hitb/o$s" "s3://hitb/o$s" \
 		--cache-control "public, max-age=36000" --acl public-read >/dev/null
 done
-# edge-fast: the same edge with --edge-fast-hits (hits answered outside
-# net/http, pkg/httpintercept).
+# edge: hits through net/http (--edge-fast-hits=false); edge-fast: as the
+# edge starts by default, hits answered outside net/http (pkg/httpintercept).
 for name in edge edge-fast; do
 	EPORT=$(free_port)
 	extra=()
-	[[ $name == edge-fast ]] && extra=(--edge-fast-hits)
+	[[ $name == edge ]] && extra=(--edge-fast-hits=false)
 	"$WORK/og" serve --root "$WORK/$name" --listen "127.0.0.1:$EPORT" --upstream "http://127.0.0.1:$OPORT" \
 		--cache-size 1GiB --cache-memory 256MiB --edge-public --log-level warn "${extra[@]}" >"$WORK/$name.log" 2>&1 &
 	PID[$name]=$!
