@@ -27,6 +27,11 @@ func drain(srv *http.Server, h *api.Server, fast *httpintercept.Listener, limit 
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	err := srv.Shutdown(ctx)
+	if err == nil && fast != nil {
+		// net/http's Shutdown does not wait for answers written on the
+		// connection itself (see httpintercept.Listener.Shutdown).
+		err = fast.Wait(ctx)
+	}
 	if !errors.Is(err, context.DeadlineExceeded) {
 		return 0, err
 	}

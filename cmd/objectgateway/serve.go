@@ -236,7 +236,9 @@ func serve(ctx context.Context, args []string, e env) error {
 		serveLn = expect.Listener(ln)
 	}
 	var fastLn *httpintercept.Listener
-	if cfg.edgeFastHits && edgeOpts != nil && cfg.edgePublic && s3TLS == nil {
+	// httpintercept needs a server without ReadTimeout (its doc), which
+	// newHTTPServer never sets.
+	if cfg.edgeFastHits && edgeOpts != nil && cfg.edgePublic && s3TLS == nil && srv.ReadTimeout == 0 {
 		fastLn = fastHitListener(serveLn, srv, handler)
 		serveLn = fastLn
 		log.Info().Msg("edge mode: anonymous plain GET and HEAD hits answered on the connection, outside net/http (--edge-fast-hits)")

@@ -1,6 +1,7 @@
 package httpintercept
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -33,9 +34,9 @@ type Options struct {
 	IdleTimeout time.Duration
 
 	// ReadHeaderTimeout bounds the reading of a request head once its
-	// first bytes arrived after an answer of the Handler. Set it to the
-	// server's ReadHeaderTimeout (or its ReadTimeout when that is zero).
-	// Zero leaves the IdleTimeout deadline in place.
+	// first bytes arrived between requests, as net/http bounds it. Set
+	// it to the server's ReadHeaderTimeout. Zero means no bound once a
+	// head has begun, as in net/http.
 	ReadHeaderTimeout time.Duration
 
 	// WriteTimeout bounds each answer of the Handler. Zero means none.
@@ -77,6 +78,12 @@ type Listener struct {
 	conns    map[*Conn]struct{} // open connections
 	shutting bool               // Shutdown was called
 	cut      bool               // Cut was called
+	waiters  []chan struct{}    // Wait calls, closed when answering drops to 0
+
+	// answering counts the Handler's answers in progress; stopping is
+	// set by Shutdown (and Wait) before any Conn's closing.
+	answering atomic.Int64
+	stopping  atomic.Bool
 }
 
 // NewListener returns a Listener on l. l must give plain TCP connections
@@ -127,26 +134,73 @@ func (l *Listener) Accept() (net.Conn, error) {
 	}
 }
 
-// Shutdown makes every connection close at its next pause between
-// requests that the Conn itself would wait through: at once if it waits
-// for a request head now, else after the answer of the Handler in
-// progress (which then says "Connection: close", see
-// Request.WantsClose). Connections that net/http serves are net/http's
-// to close, as its Server.Shutdown does. Without this, a connection on
-// which the Handler answered every request is one net/http has never
-// seen a request on (StateNew), and Server.Shutdown waits about five
-// seconds before it treats it as idle.
+// Shutdown stops the Handler's part: no answer of the Handler starts
+// after it (a head read later goes to net/http, which serves it as its
+// own Shutdown allows), a connection waiting for a head in the Conn ends
+// at once, and one whose answer is being written ends after it.
+// Connections that net/http serves are net/http's to close, as its
+// Server.Shutdown does. Without this, a connection on which the Handler
+// answered every request is one net/http has never seen a request on
+// (StateNew), and Server.Shutdown waits about five seconds before it
+// treats it as idle.
 //
-// Register it with the http.Server's RegisterOnShutdown. Also, while it
-// runs, net/http's closing of idle connections no longer cuts an answer
-// of the Handler: Conn.Close waits for that answer to end (bounded by
-// Options.WriteTimeout).
+// Register it with the http.Server's RegisterOnShutdown, and after the
+// server's Shutdown returns, call Wait: net/http's Shutdown closes the
+// connections it thinks idle, a Conn whose answer is being written only
+// looks idle to it, and Conn.Close then leaves the closing to the end of
+// that answer, which Server.Shutdown does not wait for.
 func (l *Listener) Shutdown() {
+	l.stopping.Store(true)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.shutting = true
 	for c := range l.conns {
 		c.shutdown()
+	}
+}
+
+// Wait waits until no answer of the Handler is in progress, or until ctx
+// is done (then it returns ctx's error; call Cut). No answer starts
+// after Shutdown, so once Wait returns nil none is left.
+func (l *Listener) Wait(ctx context.Context) error {
+	l.stopping.Store(true)
+	ch := make(chan struct{})
+	l.mu.Lock()
+	l.waiters = append(l.waiters, ch)
+	n := l.answering.Load()
+	l.mu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// beginAnswer counts an answer of the Handler about to start, unless the
+// listener is stopping (then it reports false and nothing starts): the
+// count goes up before stopping is read, and Wait sets stopping before it
+// reads the count, so Wait never misses an answer.
+func (l *Listener) beginAnswer() bool {
+	l.answering.Add(1)
+	if l.stopping.Load() {
+		l.endAnswer()
+		return false
+	}
+	return true
+}
+
+func (l *Listener) endAnswer() {
+	if l.answering.Add(-1) == 0 && l.stopping.Load() {
+		l.mu.Lock()
+		for _, ch := range l.waiters {
+			close(ch)
+		}
+		l.waiters = nil
+		l.mu.Unlock()
 	}
 }
 
@@ -326,12 +380,17 @@ func (c *Conn) closeRaw() {
 
 // shutdown is Listener.Shutdown's part for c: a Read waiting for a head
 // with nothing buffered is woken by a past read deadline and ends the
-// connection. Called with c.l.mu held.
+// connection. The phase is read and the deadline set under closeMu, under
+// which Read leaves phaseWaiting, so the deadline never lands after Read
+// went on to hand a head to net/http (whose background read would fail
+// with it and cancel the request). Called with c.l.mu held.
 func (c *Conn) shutdown() {
 	c.closing.Store(true)
+	c.closeMu.Lock()
 	if c.phase.Load() == phaseWaiting {
 		c.Conn.SetReadDeadline(aLongTimeAgo)
 	}
+	c.closeMu.Unlock()
 }
 
 // aLongTimeAgo is a deadline that has passed.
@@ -451,18 +510,11 @@ func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 		empty := c.off == c.end
 		if !empty {
 			c.timeHead(st)
-		} else {
-			// Shutdown sets closing, then looks at phase; this sets
-			// phase, then looks at closing: one of the two sees the
-			// other, so a wait for a head is never left alone.
-			c.phase.Store(phaseWaiting)
-			if c.closing.Load() {
-				c.phase.Store(phaseOther)
-				return 0, io.EOF
-			}
+		} else if !c.setPhase(phaseWaiting) {
+			return 0, io.EOF
 		}
 		n, err := c.fill(c.opts.MaxHeadBytes)
-		c.phase.Store(phaseOther)
+		c.setPhase(phaseOther)
 		if n > 0 {
 			c.timeHead(st)
 		}
@@ -482,42 +534,71 @@ func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 }
 
 // offer gives the parsed head to the Handler and reports whether it
-// answered.
+// answered. After Shutdown it offers nothing (the head goes to net/http).
 func (c *Conn) offer() bool {
-	wt := c.opts.WriteTimeout
-	if wt > 0 {
-		c.Conn.SetWriteDeadline(time.Now().Add(wt))
+	if !c.l.beginAnswer() {
+		return false
 	}
 	// The phase changes under closeMu, so that a Close either sees the
 	// answer coming (and leaves the closing to it) or closes first.
 	c.closeMu.Lock()
 	if c.closed {
 		c.closeMu.Unlock()
+		c.l.endAnswer()
 		c.eof = true
 		return true
 	}
 	c.phase.Store(phaseAnswering)
 	c.closeMu.Unlock()
-	c.req.closing = c.closing.Load()
-	answered, closeConn := c.opts.Handler(c.Conn, &c.req)
-	c.closeMu.Lock()
-	c.phase.Store(phaseOther)
-	later := c.closeLater
-	c.closeMu.Unlock()
+	answered, closeConn := c.answer()
+	if answered && closeConn {
+		c.eof = true
+	}
+	return answered || c.eof
+}
+
+// answer runs the Handler. Its deferred part runs on a panic too, which
+// net/http recovers from by closing the connection: the phase is left,
+// a Close deferred to the answer's end is done, and the answer leaves
+// the listener's count.
+func (c *Conn) answer() (answered, closeConn bool) {
+	wt := c.opts.WriteTimeout
 	if wt > 0 {
-		c.Conn.SetWriteDeadline(time.Time{})
+		c.Conn.SetWriteDeadline(time.Now().Add(wt))
 	}
-	c.req.Header = c.req.Header[:0]
-	if later {
-		// net/http closed the connection during the answer (see Close).
-		c.closeRaw()
-		c.eof = true
-		return true
+	defer func() {
+		c.closeMu.Lock()
+		c.phase.Store(phaseOther)
+		later := c.closeLater
+		c.closeMu.Unlock()
+		if wt > 0 {
+			c.Conn.SetWriteDeadline(time.Time{})
+		}
+		c.req.Header = c.req.Header[:0]
+		if later {
+			// net/http closed the connection during the answer (see
+			// Close).
+			c.closeRaw()
+			c.eof = true
+		}
+		c.l.endAnswer()
+	}()
+	c.req.closing = c.closing.Load()
+	return c.opts.Handler(c.Conn, &c.req)
+}
+
+// setPhase sets c's phase under closeMu (see shutdown). Entering
+// phaseWaiting fails, leaving phaseOther, once Shutdown has been: the
+// connection then ends instead of waiting.
+func (c *Conn) setPhase(ph int32) bool {
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
+	if ph == phaseWaiting && c.closing.Load() {
+		c.phase.Store(phaseOther)
+		return false
 	}
-	if answered && (closeConn || c.closing.Load()) {
-		c.eof = true
-	}
-	return answered
+	c.phase.Store(ph)
+	return true
 }
 
 // timeHead gives the head begun at buf[off:] the header deadline, once,
@@ -533,10 +614,6 @@ func (c *Conn) timeHead(st int32) {
 		d = time.Now().Add(t)
 	}
 	c.Conn.SetReadDeadline(d)
-	if c.closing.Load() {
-		// Shutdown may have set its past deadline just before.
-		c.Conn.SetReadDeadline(aLongTimeAgo)
-	}
 }
 
 func (c *Conn) setIdleDeadline() {

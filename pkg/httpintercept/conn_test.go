@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -563,7 +564,11 @@ func TestShutdownLetsAnswerFinish(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		shut <- f.srv.Shutdown(ctx)
+		err := f.srv.Shutdown(ctx)
+		if err == nil {
+			err = f.ln.Wait(ctx)
+		}
+		shut <- err
 	}()
 	// Wait until net/http has closed the connection (it is StateIdle to
 	// it), which the Conn defers to the end of the answer.
@@ -578,6 +583,13 @@ func TestShutdownLetsAnswerFinish(t *testing.T) {
 		}
 		return false
 	})
+	// The answer cannot end before hitRelease: Shutdown and Wait are
+	// still waiting for it.
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown and Wait returned (%v) during the answer", err)
+	default:
+	}
 	close(f.hitRelease)
 	if err := <-f.hitWrote; err != nil {
 		t.Fatalf("second half of the answer: %v", err)
@@ -619,9 +631,11 @@ func TestCutEndsAnswer(t *testing.T) {
 	f.counts(1, 0)
 }
 
-// A head read after Shutdown is answered with "Connection: close", and
-// the connection ends after it.
-func TestShutdownAnswerSaysClose(t *testing.T) {
+// No answer of the Handler starts after Shutdown: a head read later goes
+// to net/http, which serves it as its own shutdown allows (here, not
+// shutting down, it answers and keeps the connection), and the Conn ends
+// the connection at its next wait for a head.
+func TestShutdownHandsLaterHeadsOver(t *testing.T) {
 	f := newFixture(t, intercepted, nil)
 	a := f.dial()
 	// net/http serves /block; the hit behind it waits in the Conn.
@@ -630,9 +644,37 @@ func TestShutdownAnswerSaysClose(t *testing.T) {
 	f.ln.Shutdown()
 	close(f.release)
 	a.expect("GET", 200, "net/http:/block", false)
-	a.expect("GET", 200, "hit:/hit/a", true)
+	a.expect("GET", 200, "net/http:/hit/a", false)
 	a.expectEOF()
-	f.counts(1, 1)
+	f.counts(0, 2)
+	if err := f.ln.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Handler that panics: net/http recovers and closes the connection,
+// and the Conn, whose answer ended with the panic, closes it at once.
+func TestHandlerPanicClosesConn(t *testing.T) {
+	f := newFixture(t, intercepted, func(s *http.Server, o *Options) {
+		s.ErrorLog = log.New(io.Discard, "", 0)
+		next := o.Handler
+		o.Handler = func(w net.Conn, r *Request) (bool, bool) {
+			if string(r.Target) == "/hit/panic" {
+				panic("handler bug")
+			}
+			return next(w, r)
+		}
+	})
+	a := f.dial()
+	a.send(get("/hit/panic"))
+	a.expectEOF()
+	waitFor(t, "the connection leaving the listener", func() bool { return len(f.liveConns()) == 0 })
+	if n := f.ln.answering.Load(); n != 0 {
+		t.Fatalf("%d answers counted after the panic", n)
+	}
+	b := f.dial()
+	b.send(get("/hit/b"))
+	b.expect("GET", 200, "hit:/hit/b", false)
 }
 
 func (f *fixture) liveConns() map[*Conn]struct{} {

@@ -15,6 +15,8 @@
 //	srv.ConnState = httpintercept.ChainConnState(srv.ConnState)
 //	srv.RegisterOnShutdown(ln.Shutdown)
 //	srv.Serve(ln)
+//	...
+//	srv.Shutdown(ctx); ln.Wait(ctx) // or ln.Cut(); srv.Close()
 //
 // The hook is required: net/http's connection states are what tell a
 // Conn when it may read requests itself. A Conn whose hook is not wired
@@ -107,9 +109,14 @@
 //     which the Handler answered every request is StateNew to it, and
 //     one that waits between the Handler's answers is StateIdle.
 //     Listener.Shutdown (registered with the server's RegisterOnShutdown)
-//     ends such connections at their next pause, and a Close by
-//     net/http's Shutdown during an answer waits for the answer's end;
-//     Listener.Cut ends everything when the server's Close must.
+//     starts no answer after it and ends such connections at their next
+//     pause; a Close by net/http's Shutdown during an answer is left to
+//     the answer's end, which Listener.Wait (called after the server's
+//     Shutdown) waits for; Listener.Cut ends everything when the
+//     server's Close must.
+//   - The server's ReadTimeout must be zero: net/http counts it from the
+//     start of a read the Conn may hold through many of its own answers,
+//     so the first request it is handed would get a deadline long past.
 //   - Server.SetKeepAlivesEnabled(false) is not seen: the Handler's
 //     answers keep connections open unless the client asks otherwise.
 //   - Deadlines while the Conn reads heads itself follow Options, not the
