@@ -125,12 +125,14 @@ func (c *Cache) ServeHit(w io.Writer, r *HitRequest) (answered bool, written int
 		if b, ok := c.memoryBody(e); ok {
 			mem = b
 		} else {
-			f, err := c.openFile(e)
-			if err != nil {
+			f, oerr := c.openFile(e)
+			if oerr != nil {
 				// Serve decides what the failure means.
 				return false, 0, nil
 			}
 			rf = f
+			// err is the answer's: a descriptor whose answer failed is
+			// not kept.
 			defer func() { c.releaseFile(e, rf, err == nil) }()
 		}
 	}

@@ -52,7 +52,8 @@ func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
 	if err = errors.Join(err, werr); err != nil {
 		return wrapOp("write", err)
 	}
-	end := off + n
+	start, end := off, off+n
+	unsupported := false
 	cerr := in.Control(func(infd uintptr) {
 		err = out.Write(func(fd uintptr) bool {
 			for off < end {
@@ -62,6 +63,11 @@ func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
 					continue
 				case e == syscall.EAGAIN:
 					return false
+				case off == start && (e == syscall.EINVAL || e == syscall.ENOSYS || e == syscall.EOPNOTSUPP):
+					// A file system that cannot splice: copy instead,
+					// as Go's own sendfile does.
+					unsupported = true
+					return true
 				case e != nil:
 					werr = e
 					return true
@@ -76,6 +82,13 @@ func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
 	})
 	if err = errors.Join(cerr, err, werr); err != nil {
 		return wrapOp("sendfile", err)
+	}
+	if unsupported {
+		got, err := io.Copy(w, io.NewSectionReader(f, start, n))
+		if err == nil && got < n {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
 	}
 	return nil
 }
