@@ -77,13 +77,14 @@ type Listener struct {
 	mu       sync.Mutex
 	conns    map[*Conn]struct{} // open connections
 	shutting bool               // Shutdown was called
-	cut      bool               // Cut was called
+	cut      bool               // Cut was called (also in cutNow, for Conn.Close)
 	waiters  []chan struct{}    // Wait calls, closed when answering drops to 0
 
 	// answering counts the Handler's answers in progress; stopping is
 	// set by Shutdown (and Wait) before any Conn's closing.
 	answering atomic.Int64
 	stopping  atomic.Bool
+	cutNow    atomic.Bool
 }
 
 // NewListener returns a Listener on l. l must give plain TCP connections
@@ -151,10 +152,16 @@ func (l *Listener) Accept() (net.Conn, error) {
 // that answer, which Server.Shutdown does not wait for.
 func (l *Listener) Shutdown() {
 	l.stopping.Store(true)
+	// Conn.shutdown takes the Conn's closeMu: never under l.mu (Close
+	// holds closeMu and then takes l.mu, in forget).
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.shutting = true
+	conns := make([]*Conn, 0, len(l.conns))
 	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
 		c.shutdown()
 	}
 }
@@ -208,6 +215,7 @@ func (l *Listener) endAnswer() {
 // included, and every later one at Accept. Call it before the
 // http.Server's Close when a graceful Shutdown ran out of time.
 func (l *Listener) Cut() {
+	l.cutNow.Store(true)
 	l.mu.Lock()
 	l.cut = true
 	conns := make([]*Conn, 0, len(l.conns))
@@ -360,11 +368,9 @@ func (c *Conn) Close() error {
 	return c.Conn.Close()
 }
 
-func (c *Conn) isCut() bool {
-	c.l.mu.Lock()
-	defer c.l.mu.Unlock()
-	return c.l.cut
-}
+// isCut reports whether Listener.Cut was called. It takes no lock:
+// Close calls it holding closeMu.
+func (c *Conn) isCut() bool { return c.l.cutNow.Load() }
 
 // closeRaw closes the connection whatever it is doing (Listener.Cut).
 func (c *Conn) closeRaw() {
@@ -383,7 +389,7 @@ func (c *Conn) closeRaw() {
 // connection. The phase is read and the deadline set under closeMu, under
 // which Read leaves phaseWaiting, so the deadline never lands after Read
 // went on to hand a head to net/http (whose background read would fail
-// with it and cancel the request). Called with c.l.mu held.
+// with it and cancel the request). Called without c.l.mu.
 func (c *Conn) shutdown() {
 	c.closing.Store(true)
 	c.closeMu.Lock()
