@@ -74,14 +74,13 @@ type Listener struct {
 	net.Listener
 	opts Options
 
-	mu       sync.Mutex
-	conns    map[*Conn]struct{} // open connections
-	shutting bool               // Shutdown was called
-	cut      bool               // Cut was called (also in cutNow, for Conn.Close)
-	waiters  []chan struct{}    // Wait calls, closed when answering drops to 0
+	mu      sync.Mutex
+	conns   map[*Conn]struct{} // open connections
+	waiters []chan struct{}    // Wait calls, closed when answering drops to 0
 
 	// answering counts the Handler's answers in progress; stopping is
-	// set by Shutdown (and Wait) before any Conn's closing.
+	// set by Shutdown (and Wait) before any Conn's closing, cutNow by
+	// Cut. Accept reads both under mu.
 	answering atomic.Int64
 	stopping  atomic.Bool
 	cutNow    atomic.Bool
@@ -120,14 +119,14 @@ func (l *Listener) Accept() (net.Conn, error) {
 		c := &Conn{Conn: nc, opts: &l.opts, l: l}
 		c.state.Store(stateUnset)
 		l.mu.Lock()
-		if l.cut {
+		if l.cutNow.Load() {
 			// The server is being closed: so is its listener, next.
 			l.mu.Unlock()
 			nc.Close()
 			continue
 		}
 		l.conns[c] = struct{}{}
-		if l.shutting {
+		if l.stopping.Load() {
 			c.closing.Store(true)
 		}
 		l.mu.Unlock()
@@ -152,16 +151,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 // that answer, which Server.Shutdown does not wait for.
 func (l *Listener) Shutdown() {
 	l.stopping.Store(true)
-	// Conn.shutdown takes the Conn's closeMu: never under l.mu (Close
-	// holds closeMu and then takes l.mu, in forget).
-	l.mu.Lock()
-	l.shutting = true
-	conns := make([]*Conn, 0, len(l.conns))
-	for c := range l.conns {
-		conns = append(conns, c)
-	}
-	l.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range l.snapshot() {
 		c.shutdown()
 	}
 }
@@ -216,16 +206,23 @@ func (l *Listener) endAnswer() {
 // http.Server's Close when a graceful Shutdown ran out of time.
 func (l *Listener) Cut() {
 	l.cutNow.Store(true)
+	for _, c := range l.snapshot() {
+		c.closeRaw()
+	}
+}
+
+// snapshot returns the open connections. Shutdown and Cut act on them
+// after l.mu is released: no lock of this package is taken while another
+// is held. A connection accepted after the snapshot sees the flag its
+// caller set before taking it (Accept reads it under l.mu).
+func (l *Listener) snapshot() []*Conn {
 	l.mu.Lock()
-	l.cut = true
+	defer l.mu.Unlock()
 	conns := make([]*Conn, 0, len(l.conns))
 	for c := range l.conns {
 		conns = append(conns, c)
 	}
-	l.mu.Unlock()
-	for _, c := range conns {
-		c.closeRaw()
-	}
+	return conns
 }
 
 func (l *Listener) forget(c *Conn) {
