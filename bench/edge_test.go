@@ -369,6 +369,40 @@ func TestReadProcStat(t *testing.T) {
 	}
 }
 
+func TestReadMachineCPU(t *testing.T) {
+	// user nice system idle iowait irq softirq steal guest guest_nice
+	got, err := readMachineCPU([]byte("cpu  100 2 30 5000 70 4 6 900 50 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n"))
+	if err != nil || got != 100+2+30+4+6 {
+		t.Errorf("readMachineCPU = %d, %v; want 142 (user, nice, system, irq, softirq)", got, err)
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3 4 5 6 7\n", "cpu 1 2 x 4 5 6 7\n", "cpu 1 2 3\n"} {
+		if _, err := readMachineCPU([]byte(bad)); err == nil {
+			t.Errorf("readMachineCPU(%q) parsed", bad)
+		}
+	}
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	a, err := machineCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := selfCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Burn some CPU: both clocks move forward, never back.
+	for deadline := time.Now().Add(50 * time.Millisecond); time.Now().Before(deadline); {
+	}
+	b, err := machineCPU()
+	if err != nil || b < a {
+		t.Errorf("machineCPU went from %v to %v (%v)", a, b, err)
+	}
+	if d, err := selfCPU(); err != nil || d < c {
+		t.Errorf("selfCPU went from %v to %v (%v)", c, d, err)
+	}
+}
+
 func TestSampleProcs(t *testing.T) {
 	s, err := sampleProcs("/proc", []int{os.Getpid()})
 	if err != nil {

@@ -123,3 +123,46 @@ func (s procSample) cpuSince(before procSample) time.Duration {
 	}
 	return time.Duration(ticks) * time.Second / clockTicks
 }
+
+// readMachineCPU parses the first line of /proc/stat: the CPU time of
+// every CPU of the machine spent in user, nice, system, irq and softirq
+// mode, in clock ticks. Idle, iowait and steal (time another guest of
+// the host had) are left out; guest time is already inside user.
+func readMachineCPU(data []byte) (int64, error) {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	f := strings.Fields(string(line))
+	// cpu user nice system idle iowait irq softirq steal …
+	if len(f) < 8 || f[0] != "cpu" {
+		return 0, fmt.Errorf("/proc/stat: first line %q", firstN(string(line), 80))
+	}
+	var sum int64
+	for _, i := range []int{1, 2, 3, 6, 7} {
+		v, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: field %d of %q", i, firstN(string(line), 80))
+		}
+		sum += v
+	}
+	return sum, nil
+}
+
+// machineCPU is the busy CPU time of the whole machine so far (see
+// readMachineCPU).
+func machineCPU() (time.Duration, error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	t, err := readMachineCPU(data)
+	return time.Duration(t) * time.Second / clockTicks, err
+}
+
+// selfCPU is this process's CPU time so far (utime+stime).
+func selfCPU() (time.Duration, error) {
+	data, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0, err
+	}
+	st, err := readProcStat(data)
+	return time.Duration(st.cpu) * time.Second / clockTicks, err
+}
