@@ -170,7 +170,7 @@ func (c *Cache) attach(d *disk, verify bool) error {
 	if err := d.checkDir(); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(d.data, 0o700); err != nil {
+	if err := makeDataDirs(d.data); err != nil {
 		return err
 	}
 	cat, err := openCatalog(filepath.Join(d.dir, "catalog.db"), c.o.NoSync)
@@ -198,7 +198,7 @@ func (c *Cache) attach(d *disk, verify bool) error {
 	})
 	var names []string
 	if err == nil {
-		names, err = readDirNames(d.data)
+		names, err = listData(d.data, entries)
 	}
 	if err == nil {
 		// A record whose file is gone (removed behind the cache's back,
@@ -279,6 +279,77 @@ func (c *Cache) attach(d *disk, verify bool) error {
 	d.healthy.Store(true)
 	c.evictLocked(d, nil)
 	return nil
+}
+
+// makeDataDirs makes a disk's data directory and its 256 subdirectories
+// (dataPath), the directory marked first so that they spread.
+func makeDataDirs(data string) error {
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		return err
+	}
+	markTopDir(data)
+	for i := range 256 {
+		sub := filepath.Join(data, hex.EncodeToString([]byte{byte(i)}))
+		if err := os.Mkdir(sub, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// listData returns the ids of the files under a disk's data directory.
+// A file in data itself, where caches kept their files before the
+// subdirectories, is moved to its subdirectory when a record names it
+// (entries, by key) and removed otherwise; so is anything else that is
+// not a file of the layout, which an interrupted run or a person left.
+func listData(data string, entries map[string]*entry) ([]string, error) {
+	top, err := readDirNames(data)
+	if err != nil {
+		return nil, err
+	}
+	var recorded map[string]bool
+	var ids []string
+	for _, n := range top {
+		if len(n) == 2 && isLowerHex(n) {
+			sub, err := readDirNames(filepath.Join(data, n))
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range sub {
+				if validID(id) && id[:2] == n {
+					ids = append(ids, id)
+				} else {
+					_ = os.Remove(filepath.Join(data, n, id))
+				}
+			}
+			continue
+		}
+		if recorded == nil {
+			recorded = make(map[string]bool, len(entries))
+			for _, e := range entries {
+				recorded[e.id] = true
+			}
+		}
+		old := filepath.Join(data, n)
+		if validID(n) && recorded[n] {
+			if err := os.Rename(old, dataPath(data, n)); err != nil {
+				return nil, err
+			}
+			ids = append(ids, n)
+			continue
+		}
+		_ = os.Remove(old)
+	}
+	return ids, nil
+}
+
+func isLowerHex(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func readDirNames(dir string) ([]string, error) {

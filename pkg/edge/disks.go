@@ -70,7 +70,15 @@ func newDisk(d Disk, sole bool) *disk {
 	}
 }
 
-func (d *disk) path(id string) string { return filepath.Join(d.data, id) }
+func (d *disk) path(id string) string { return dataPath(d.data, id) }
+
+// dataPath is the file of id under a disk's data directory: in the
+// subdirectory named by the id's first two hex digits, one of 256, so
+// that no directory holds more than a 256th of a large cache and the
+// file system spreads the files over its allocation groups (markTopDir).
+// Caches written before the subdirectories had their files in data
+// itself; attach moves them.
+func dataPath(data, id string) string { return filepath.Join(data, id[:2], id) }
 
 // path is the entry's file.
 func (e *entry) path() string { return e.d.path(e.id) }

@@ -384,7 +384,7 @@ func TestRestartWithDiskMissing(t *testing.T) {
 
 	// The disk is mounted again, one of its files truncated meanwhile.
 	truncated := keys[1][2]
-	if err := os.Truncate(filepath.Join(missing+".unmounted", "data", idOf[truncated]), 100); err != nil {
+	if err := os.Truncate(dataPath(filepath.Join(missing+".unmounted", "data"), idOf[truncated]), 100); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(missing+".unmounted", missing); err != nil {
@@ -412,7 +412,7 @@ func TestRestartWithDiskMissing(t *testing.T) {
 	// The older copy on disk 1 goes, file and record.
 	eventually(t, "the older copy to be removed", func() bool {
 		e.c().flush()
-		_, err := os.Stat(filepath.Join(missing, "data", movedID))
+		_, err := os.Stat(dataPath(filepath.Join(missing, "data"), movedID))
 		if !os.IsNotExist(err) {
 			return false
 		}

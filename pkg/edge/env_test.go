@@ -3,6 +3,7 @@ package edge
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -299,10 +300,17 @@ func (e *env) settle() {
 	})
 }
 
-// dataFiles lists Dir/data.
+// dataFiles lists the files under Dir/data, in its subdirectories and
+// in itself, by name.
 func (e *env) dataFiles() []string {
 	e.t.Helper()
-	names, err := readDirNames(filepath.Join(e.opts.Dir, "data"))
+	var names []string
+	err := filepath.WalkDir(filepath.Join(e.opts.Dir, "data"), func(p string, de fs.DirEntry, err error) error {
+		if err == nil && !de.IsDir() {
+			names = append(names, de.Name())
+		}
+		return err
+	})
 	if err != nil && !os.IsNotExist(err) {
 		e.t.Fatal(err)
 	}

@@ -168,7 +168,7 @@ func TestHitHeaders(t *testing.T) {
 	// without the old one's headers.
 	e.restart()
 	id := e.fileOf("b/h")
-	if err := os.Remove(filepath.Join(e.opts.Dir, "data", id)); err != nil {
+	if err := os.Remove(dataPath(filepath.Join(e.opts.Dir, "data"), id)); err != nil {
 		t.Fatal(err)
 	}
 	v2 := randomBytes(321, testSlice+3)

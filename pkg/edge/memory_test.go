@@ -39,7 +39,7 @@ func TestMemoryTier(t *testing.T) {
 	})
 	// The memory copy answers without the file.
 	id := e.fileOf("b/small")
-	if err := os.Remove(filepath.Join(e.opts.Dir, "data", id)); err != nil {
+	if err := os.Remove(dataPath(filepath.Join(e.opts.Dir, "data"), id)); err != nil {
 		t.Fatal(err)
 	}
 	hits := mem.Stats().Hits

@@ -127,9 +127,18 @@ func TestRestartDuringFill(t *testing.T) {
 	if id == "" {
 		t.Fatal("no entry for the fill in flight")
 	}
-	stray := filepath.Join(e.opts.Dir, "data", "0123456789abcdef0123456789abcdef")
-	if err := os.WriteFile(stray, []byte("left by a crash"), 0o600); err != nil {
-		t.Fatal(err)
+	// Left by a crash: a file no record names, in its subdirectory, in
+	// the wrong one, and in data itself (where files were kept before
+	// the subdirectories).
+	dataDir := filepath.Join(e.opts.Dir, "data")
+	for _, stray := range []string{
+		dataPath(dataDir, "0123456789abcdef0123456789abcdef"),
+		filepath.Join(dataDir, "ab", "0123456789abcdef0123456789abcdee"),
+		filepath.Join(dataDir, "0123456789abcdef0123456789abcded"),
+	} {
+		if err := os.WriteFile(stray, []byte("left by a crash"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	keptID := e.fileOf("b/kept")
@@ -254,7 +263,7 @@ func TestRestartWithoutFile(t *testing.T) {
 	e.mustGet("b/a", a, xMiss)
 	e.mustGet("b/b", b, xMiss)
 	e.settle()
-	if err := os.Remove(filepath.Join(e.opts.Dir, "data", e.fileOf("b/a"))); err != nil {
+	if err := os.Remove(dataPath(filepath.Join(e.opts.Dir, "data"), e.fileOf("b/a"))); err != nil {
 		t.Fatal(err)
 	}
 	e.restart()
@@ -266,4 +275,116 @@ func TestRestartWithoutFile(t *testing.T) {
 	}
 	e.mustGet("b/a", a, xMiss)
 	e.mustGet("b/b", b, xHit)
+}
+
+// TestRestartMovesFlatLayout checks that a cache written when every file
+// lay in data itself is served after a restart with its files moved into
+// their subdirectories, without asking the origin, and that the layout
+// holds each file under the subdirectory of its id's first two digits.
+func TestRestartMovesFlatLayout(t *testing.T) {
+	e := newEnv(t, nil)
+	objs := map[string][]byte{}
+	for i := range 5 {
+		ck := fmt.Sprintf("b/k%d", i)
+		objs[ck] = randomBytes(uint64(40+i), 2*testSlice+i)
+		e.origin.put(ck, objs[ck])
+		e.mustGet(ck, objs[ck], xMiss)
+	}
+	e.settle()
+	dataDir := filepath.Join(e.opts.Dir, "data")
+	ids := map[string]string{}
+	for ck := range objs {
+		id := e.fileOf(ck)
+		if _, err := os.Stat(filepath.Join(dataDir, id[:2], id)); err != nil {
+			t.Fatalf("%s: file not in its subdirectory: %v", ck, err)
+		}
+		ids[ck] = id
+	}
+	if err := e.c().Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The layout of earlier caches: the files in data, no subdirectories.
+	for _, id := range ids {
+		if err := os.Rename(dataPath(dataDir, id), filepath.Join(dataDir, id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	subs, err := filepath.Glob(filepath.Join(dataDir, "??"))
+	if err != nil || len(subs) != 256 {
+		t.Fatalf("%d subdirectories (%v), want 256", len(subs), err)
+	}
+	for _, s := range subs {
+		if err := os.Remove(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	e.open()
+	before := e.origin.all()
+	for ck, want := range objs {
+		e.mustGet(ck, want, xHit)
+	}
+	if n := e.origin.all() - before; n != 0 {
+		t.Errorf("%d origin requests after the move, want 0", n)
+	}
+	for ck, id := range ids {
+		if _, err := os.Stat(filepath.Join(dataDir, id)); !os.IsNotExist(err) {
+			t.Errorf("%s: still in data itself (%v)", ck, err)
+		}
+		if _, err := os.Stat(dataPath(dataDir, id)); err != nil {
+			t.Errorf("%s: not moved: %v", ck, err)
+		}
+	}
+	// A new object goes to the layout too, and a restart keeps it all.
+	e.origin.put("b/new", objs["b/k0"])
+	e.mustGet("b/new", objs["b/k0"], xMiss)
+	e.settle()
+	id := e.fileOf("b/new")
+	if _, err := os.Stat(dataPath(dataDir, id)); err != nil {
+		t.Errorf("new object's file: %v", err)
+	}
+	e.restart()
+	if got := e.dataFiles(); len(got) != 6 {
+		t.Errorf("data files after a second restart %v, want 6", got)
+	}
+}
+
+// TestCreateRemakesSubdirectory checks that subdirectories removed behind
+// the cache's back are made again when an object's file goes there, and
+// that a data directory removed whole (its disk unmounted) is not: the
+// disk fails instead.
+func TestCreateRemakesSubdirectory(t *testing.T) {
+	e := newEnv(t, nil)
+	dataDir := filepath.Join(e.opts.Dir, "data")
+	subs, err := filepath.Glob(filepath.Join(dataDir, "??"))
+	if err != nil || len(subs) != 256 {
+		t.Fatalf("%d subdirectories (%v), want 256", len(subs), err)
+	}
+	for _, s := range subs {
+		if err := os.Remove(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := randomBytes(50, 1000)
+	e.origin.put("b/obj", data)
+	e.mustGet("b/obj", data, xMiss)
+	e.mustGet("b/obj", data, xHit)
+	if s := e.c().Stats(); !s.Healthy {
+		t.Errorf("stats %+v: the disk failed", s)
+	}
+	if _, err := os.Stat(dataPath(dataDir, e.fileOf("b/obj"))); err != nil {
+		t.Error(err)
+	}
+
+	if err := os.RemoveAll(dataDir); err != nil {
+		t.Fatal(err)
+	}
+	e.origin.put("b/other", data)
+	e.mustGet("b/other", data, xPass)
+	if s := e.c().Stats(); s.Healthy {
+		t.Errorf("stats %+v: the disk works without its data directory", s)
+	}
+	if _, err := os.Stat(dataDir); !os.IsNotExist(err) {
+		t.Errorf("data directory made again: %v", err)
+	}
 }
