@@ -92,21 +92,21 @@ func isLowerAlnum(c byte) bool {
 // looksLikeIPv4 reports whether name is four dot-separated runs of digits.
 // S3 rejects every such name, not only those whose octets are ≤ 255.
 func looksLikeIPv4(name string) bool {
-	parts := strings.Split(name, ".")
-	if len(parts) != 4 {
-		return false
-	}
-	for _, p := range parts {
-		if p == "" {
-			return false
-		}
-		for i := 0; i < len(p); i++ {
-			if p[i] < '0' || p[i] > '9' {
+	parts, digits := 1, 0
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '.':
+			if digits == 0 {
 				return false
 			}
+			parts, digits = parts+1, 0
+		case '0' <= c && c <= '9':
+			digits++
+		default:
+			return false
 		}
 	}
-	return true
+	return parts == 4 && digits > 0
 }
 
 // ValidKey returns nil if key is a valid S3 object key. It returns an

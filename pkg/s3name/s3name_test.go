@@ -164,3 +164,28 @@ func TestValidExistingBucketName(t *testing.T) {
 		t.Error("a new bucket may have a hyphen next to a period")
 	}
 }
+
+func TestLooksLikeIPv4(t *testing.T) {
+	// The definition: four non-empty dot-separated runs of digits.
+	want := func(name string) bool {
+		parts := strings.Split(name, ".")
+		if len(parts) != 4 {
+			return false
+		}
+		for _, p := range parts {
+			if p == "" || strings.Trim(p, "0123456789") != "" {
+				return false
+			}
+		}
+		return true
+	}
+	for _, name := range []string{
+		"", ".", "...", "1.2.3.4", "192.168.5.4", "999.999.999.9999", "01.002.3.4",
+		"1.2.3", "1.2.3.4.5", ".1.2.3", "1..2.3", "1.2.3.", "1.2.3.4.", "a.b.c.d",
+		"1.2.3.4a", "1.2.3.x", "1-2.3.4.5", "bucket", "my.bucket.name.here",
+	} {
+		if got := looksLikeIPv4(name); got != want(name) {
+			t.Errorf("looksLikeIPv4(%q) = %v, want %v", name, got, want(name))
+		}
+	}
+}
