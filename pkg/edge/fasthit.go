@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/objectgateway/objectgateway/pkg/hotcache"
@@ -159,7 +160,7 @@ func (c *Cache) ServeHit(w io.Writer, r *HitRequest) (answered bool, written int
 		b = appendField(b, fl)
 	}
 	b = append(b, "Date: "...)
-	b = time.Now().UTC().AppendFormat(b, http.TimeFormat)
+	b = appendDate(b, time.Now())
 	b = append(b, "\r\n"...)
 	if r.Close {
 		b = append(b, "Connection: close\r\n"...)
@@ -189,6 +190,27 @@ func (c *Cache) ServeHit(w io.Writer, r *HitRequest) (answered bool, written int
 	}
 	c.stats.bytesFromCache.Add(uint64(e.size))
 	return true, e.size, nil
+}
+
+// httpDate is a Date header's value and the second it names.
+type httpDate struct {
+	sec  int64
+	text []byte
+}
+
+// lastDate is the value appendDate formatted last: hits within one second
+// share it (formatting it was 3 % of the Go code of a hit).
+var lastDate atomic.Pointer[httpDate]
+
+// appendDate appends now as an HTTP date (http.TimeFormat).
+func appendDate(b []byte, now time.Time) []byte {
+	sec := now.Unix()
+	d := lastDate.Load()
+	if d == nil || d.sec != sec {
+		d = &httpDate{sec: sec, text: now.UTC().AppendFormat(make([]byte, 0, len(http.TimeFormat)), http.TimeFormat)}
+		lastDate.Store(d)
+	}
+	return append(b, d.text...)
 }
 
 func appendField(b []byte, f HeaderField) []byte {

@@ -2,8 +2,10 @@ package edge
 
 import (
 	"bytes"
+	"net/http"
 	"os"
 	"testing"
+	"time"
 )
 
 // A fast hit whose answer fails must not keep its descriptor (releaseFile
@@ -33,4 +35,18 @@ func (e *env) pathOf(ck string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.entries[ck].path()
+}
+
+func TestAppendDate(t *testing.T) {
+	for _, now := range []time.Time{
+		time.Date(2026, 12, 6, 16, 40, 1, 0, time.UTC),
+		time.Date(2026, 12, 6, 16, 40, 1, 999_999_999, time.UTC),
+		time.Date(2026, 12, 6, 17, 40, 2, 0, time.FixedZone("CET", 3600)),
+		time.Date(2026, 12, 6, 16, 40, 1, 500, time.UTC),
+	} {
+		got := string(appendDate([]byte("Date: "), now))
+		if want := "Date: " + now.UTC().Format(http.TimeFormat); got != want {
+			t.Errorf("appendDate(%v) = %q, want %q", now, got, want)
+		}
+	}
 }

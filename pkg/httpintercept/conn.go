@@ -516,11 +516,12 @@ func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 		} else if !c.setPhase(phaseWaiting) {
 			return 0, io.EOF
 		}
-		n, err := c.fill(c.opts.MaxHeadBytes)
+		_, err := c.fill(c.opts.MaxHeadBytes)
 		c.setPhase(phaseOther)
-		if n > 0 {
-			c.timeHead(st)
-		}
+		// A head that arrived whole is answered or handed over without a
+		// header deadline (net/http sets its own for a handed head); one
+		// that did not gets it at the top of the loop, before the next
+		// read, microseconds after its first bytes.
 		if err != nil {
 			if empty && c.closing.Load() {
 				// Woken by Shutdown.
