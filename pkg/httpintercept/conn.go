@@ -516,12 +516,16 @@ func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 		} else if !c.setPhase(phaseWaiting) {
 			return 0, io.EOF
 		}
-		_, err := c.fill(c.opts.MaxHeadBytes)
+		n, err := c.fill(c.opts.MaxHeadBytes)
 		c.setPhase(phaseOther)
-		// A head that arrived whole is answered or handed over without a
-		// header deadline (net/http sets its own for a handed head); one
-		// that did not gets it at the top of the loop, before the next
-		// read, microseconds after its first bytes.
+		if n > 0 {
+			// Also for a head that arrived whole: one handed to net/http
+			// in StateNew is read on under the deadline left here when
+			// net/http sets none (no ReadHeaderTimeout, or one equal to
+			// ReadTimeout), so the idle deadline of an earlier answer
+			// must not be it.
+			c.timeHead(st)
+		}
 		if err != nil {
 			if empty && c.closing.Load() {
 				// Woken by Shutdown.
