@@ -48,7 +48,7 @@ type Cache struct {
 type entry struct {
 	ck           string // bucket + "/" + key
 	d            *disk  // the disk holding the file
-	id           string // file name under d.data
+	id           string // file name, under d.data/id[:2] (dataPath)
 	size         int64
 	etag         string
 	header       http.Header
@@ -198,7 +198,13 @@ func (c *Cache) attach(d *disk, verify bool) error {
 	})
 	var names []string
 	if err == nil {
-		names, err = listData(d.data, entries)
+		start := time.Now()
+		var moved int
+		names, moved, err = listData(d.data, entries)
+		if moved > 0 {
+			c.o.Logger.Info().Str("dir", d.dir).Int("files", moved).Dur("took", time.Since(start)).
+				Msg("edge cache: files moved from data/ into its subdirectories")
+		}
 	}
 	if err == nil {
 		// A record whose file is gone (removed behind the cache's back,
@@ -290,30 +296,40 @@ func makeDataDirs(data string) error {
 	markTopDir(data)
 	for i := range 256 {
 		sub := filepath.Join(data, hex.EncodeToString([]byte{byte(i)}))
-		if err := os.Mkdir(sub, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		err := os.Mkdir(sub, 0o700)
+		if errors.Is(err, os.ErrExist) {
+			fi, serr := os.Lstat(sub)
+			if serr != nil || fi.IsDir() {
+				err = serr
+			} else if err = os.Remove(sub); err == nil {
+				// A stray file of the subdirectory's name.
+				err = os.Mkdir(sub, 0o700)
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// listData returns the ids of the files under a disk's data directory.
+// listData returns the ids of the files under a disk's data directory,
+// and how many of them it moved.
 // A file in data itself, where caches kept their files before the
 // subdirectories, is moved to its subdirectory when a record names it
 // (entries, by key) and removed otherwise; so is anything else that is
 // not a file of the layout, which an interrupted run or a person left.
-func listData(data string, entries map[string]*entry) ([]string, error) {
+func listData(data string, entries map[string]*entry) (ids []string, moved int, err error) {
 	top, err := readDirNames(data)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var recorded map[string]bool
-	var ids []string
 	for _, n := range top {
 		if len(n) == 2 && isLowerHex(n) {
 			sub, err := readDirNames(filepath.Join(data, n))
 			if err != nil {
-				return nil, err
+				return nil, moved, err
 			}
 			for _, id := range sub {
 				if validID(id) && id[:2] == n {
@@ -333,14 +349,15 @@ func listData(data string, entries map[string]*entry) ([]string, error) {
 		old := filepath.Join(data, n)
 		if validID(n) && recorded[n] {
 			if err := os.Rename(old, dataPath(data, n)); err != nil {
-				return nil, err
+				return nil, moved, err
 			}
 			ids = append(ids, n)
+			moved++
 			continue
 		}
 		_ = os.Remove(old)
 	}
-	return ids, nil
+	return ids, moved, nil
 }
 
 func isLowerHex(s string) bool {

@@ -673,3 +673,35 @@ func TestDiskReadOutOfDescriptors(t *testing.T) {
 		t.Errorf("%d origin requests after EMFILE, want 0", n)
 	}
 }
+
+// TestUnmountedDiskStaysFailed checks that a disk of several whose
+// directory goes away while the cache runs (unmounted) fails at its next
+// create and stays failed, its directory not made again by a create or a
+// probe, so that nothing is written where the disk was mounted.
+func TestUnmountedDiskStaysFailed(t *testing.T) {
+	e := newDisksEnv(t, []int64{64 << 20, 64 << 20}, func(o *Options) { o.ProbeInterval = time.Hour })
+	c := e.c()
+	keys := keysOn(t, c, "u", 3)
+	gone := e.opts.Disks[1].Dir
+	if err := os.Rename(gone, gone+".unmounted"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ks := range keys {
+		for _, ck := range ks {
+			data := randomBytes(uint64(len(ck)*7), 2000)
+			e.origin.put(ck, data)
+			if r := e.get(ck); r.status != http.StatusOK || !bytes.Equal(r.body, data) {
+				t.Fatalf("GET %s: %d, %d bytes", ck, r.status, len(r.body))
+			}
+		}
+	}
+	for range 3 {
+		c.probe()
+	}
+	if s := c.Stats(); !s.Disks[0].Healthy || s.Disks[1].Healthy {
+		t.Errorf("disks after the unmount: %+v", s.Disks)
+	}
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("the unmounted disk's directory was made again (%v)", err)
+	}
+}

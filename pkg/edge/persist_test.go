@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // TestRestartKeepsCache checks that complete objects are served after a
@@ -282,7 +285,8 @@ func TestRestartWithoutFile(t *testing.T) {
 // their subdirectories, without asking the origin, and that the layout
 // holds each file under the subdirectory of its id's first two digits.
 func TestRestartMovesFlatLayout(t *testing.T) {
-	e := newEnv(t, nil)
+	logs := &syncBuffer{}
+	e := newEnv(t, func(o *Options) { o.Logger = zerolog.New(logs) })
 	objs := map[string][]byte{}
 	for i := range 5 {
 		ck := fmt.Sprintf("b/k%d", i)
@@ -320,6 +324,9 @@ func TestRestartMovesFlatLayout(t *testing.T) {
 	}
 
 	e.open()
+	if !strings.Contains(logs.String(), `"files":5,`) {
+		t.Errorf("no log line of the 5 files moved:\n%s", logs.String())
+	}
 	before := e.origin.all()
 	for ck, want := range objs {
 		e.mustGet(ck, want, xHit)
@@ -351,10 +358,11 @@ func TestRestartMovesFlatLayout(t *testing.T) {
 
 // TestCreateRemakesSubdirectory checks that subdirectories removed behind
 // the cache's back are made again when an object's file goes there, and
-// that a data directory removed whole (its disk unmounted) is not: the
-// disk fails instead.
+// that a create does not make a data directory removed whole: the disk
+// fails (the probe, off here, makes a sole disk's directory again; one
+// of several disks must exist, see TestUnmountedDiskStaysFailed).
 func TestCreateRemakesSubdirectory(t *testing.T) {
-	e := newEnv(t, nil)
+	e := newEnv(t, func(o *Options) { o.ProbeInterval = time.Hour })
 	dataDir := filepath.Join(e.opts.Dir, "data")
 	subs, err := filepath.Glob(filepath.Join(dataDir, "??"))
 	if err != nil || len(subs) != 256 {
@@ -386,5 +394,38 @@ func TestCreateRemakesSubdirectory(t *testing.T) {
 	}
 	if _, err := os.Stat(dataDir); !os.IsNotExist(err) {
 		t.Errorf("data directory made again: %v", err)
+	}
+}
+
+// TestStrayFileNamedLikeSubdirectory checks that a file where a
+// subdirectory of the layout belongs is removed like any other stray
+// rather than making the disk unusable.
+func TestStrayFileNamedLikeSubdirectory(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(51, 1000)
+	e.origin.put("b/obj", data)
+	e.mustGet("b/obj", data, xMiss)
+	e.settle()
+	dataDir := filepath.Join(e.opts.Dir, "data")
+	if err := e.c().Close(); err != nil {
+		t.Fatal(err)
+	}
+	stray := "ab"
+	if e.fileOf("b/obj")[:2] == stray {
+		stray = "cd"
+	}
+	if err := os.RemoveAll(filepath.Join(dataDir, stray)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dataDir, stray), []byte("stray"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.open()
+	if s := e.c().Stats(); !s.Healthy {
+		t.Fatalf("stats %+v: a stray file named %s fails the disk", s, stray)
+	}
+	e.mustGet("b/obj", data, xHit)
+	if fi, err := os.Stat(filepath.Join(dataDir, stray)); err != nil || !fi.IsDir() {
+		t.Errorf("%s after Open: %v, %v; want a directory", stray, fi, err)
 	}
 }
