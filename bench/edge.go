@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptrace"
@@ -393,6 +394,7 @@ type edgeRun struct {
 
 	bytes, xcache, hits  atomic.Int64
 	procFailed, oProcErr atomic.Bool
+	cpuFailed            atomic.Bool // a client or machine CPU sample failed
 }
 
 func edgeRound(ctx context.Context, r *run, i, n int, deadline time.Time) error {
@@ -430,11 +432,20 @@ func edgeRound(ctx context.Context, r *run, i, n int, deadline time.Time) error 
 	// is running, the client's, a kernel thread's or the server's, so the
 	// machine's total is the measure that does not depend on where it
 	// lands.
-	if clientAfter, err := selfCPU(); err == nil && clientErr == nil {
+	// Without /proc (not Linux) neither is measured. Otherwise a failed
+	// sample fails the run, as the servers' do: a round left out of the
+	// CPU but not of the bytes would inflate MB per CPU-s.
+	clientAfter, err := selfCPU()
+	if err = errors.Join(clientErr, err); err == nil {
 		r.rec.add("client cpu", (clientAfter - clientBefore).Seconds())
+	} else if !errors.Is(err, fs.ErrNotExist) && !st.cpuFailed.Swap(true) {
+		r.rec.fail(fmt.Errorf("client CPU: %w", err))
 	}
-	if machineAfter, err := machineCPU(); err == nil && machineErr == nil {
+	machineAfter, err := machineCPU()
+	if err = errors.Join(machineErr, err); err == nil {
 		r.rec.add("machine cpu", (machineAfter - machineBefore).Seconds())
+	} else if !errors.Is(err, fs.ErrNotExist) && !st.cpuFailed.Swap(true) {
+		r.rec.fail(fmt.Errorf("machine CPU: %w", err))
 	}
 	if st.pids != nil {
 		after, err := st.sample(st.pids)
