@@ -313,15 +313,7 @@ func TestRestartMovesFlatLayout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	subs, err := filepath.Glob(filepath.Join(dataDir, "??"))
-	if err != nil || len(subs) != 256 {
-		t.Fatalf("%d subdirectories (%v), want 256", len(subs), err)
-	}
-	for _, s := range subs {
-		if err := os.Remove(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	removeSubdirectories(t, dataDir)
 
 	e.open()
 	if !strings.Contains(logs.String(), `"files":5,`) {
@@ -364,15 +356,7 @@ func TestRestartMovesFlatLayout(t *testing.T) {
 func TestCreateRemakesSubdirectory(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.ProbeInterval = time.Hour })
 	dataDir := filepath.Join(e.opts.Dir, "data")
-	subs, err := filepath.Glob(filepath.Join(dataDir, "??"))
-	if err != nil || len(subs) != 256 {
-		t.Fatalf("%d subdirectories (%v), want 256", len(subs), err)
-	}
-	for _, s := range subs {
-		if err := os.Remove(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	removeSubdirectories(t, dataDir)
 	data := randomBytes(50, 1000)
 	e.origin.put("b/obj", data)
 	e.mustGet("b/obj", data, xMiss)
@@ -427,5 +411,20 @@ func TestStrayFileNamedLikeSubdirectory(t *testing.T) {
 	e.mustGet("b/obj", data, xHit)
 	if fi, err := os.Stat(filepath.Join(dataDir, stray)); err != nil || !fi.IsDir() {
 		t.Errorf("%s after Open: %v, %v; want a directory", stray, fi, err)
+	}
+}
+
+// removeSubdirectories checks that dataDir has the layout's 256
+// subdirectories and removes them, which must be empty.
+func removeSubdirectories(t *testing.T, dataDir string) {
+	t.Helper()
+	subs, err := filepath.Glob(filepath.Join(dataDir, "??"))
+	if err != nil || len(subs) != 256 {
+		t.Fatalf("%d subdirectories (%v), want 256", len(subs), err)
+	}
+	for _, s := range subs {
+		if err := os.Remove(s); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
