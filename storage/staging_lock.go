@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -47,11 +48,21 @@ func ownerPrefix(name string) string {
 	return name[:n]
 }
 
-// lockStaging creates and locks fs.prefix's lock file. A concurrent
-// Open on the same root may see the file between its creation and its
-// lock, take it for a dead gateway's and remove it; the inode check after
-// the lock catches that, and the caller retries with a new prefix.
+// lockStaging creates and locks fs.prefix's lock file, and reports retry
+// when the caller must try again with another prefix.
+//
+// Where the file system has unnamed files (O_TMPFILE) and /proc is there,
+// the file is locked before it has its name (lockStagingUnnamed), so no
+// other FS ever finds it unlocked. Otherwise it is created under its name
+// and then locked: a concurrent Open on the same root may see it between
+// the two, take it for a dead gateway's and remove it; the inode check
+// after the lock catches that. Under many concurrent Opens (six gateways
+// opening and closing in a loop, on a loaded machine) that window was lost
+// eleven times in a row, and Open failed.
 func (fs *FS) lockStaging() (retry bool, err error) {
+	if done, retry := fs.lockStagingUnnamed(); done {
+		return retry, nil
+	}
 	name := fs.prefix
 	var f *os.File
 	err = withFd(fs.gateways, func(dfd int) error {
@@ -90,6 +101,47 @@ func (fs *FS) lockStaging() (retry bool, err error) {
 	}
 	fs.lock = f
 	return false, nil
+}
+
+// lockStagingUnnamed makes fs.prefix's lock file as an unnamed file,
+// locks it, and links it under its name only then. done is false when
+// that cannot be done here (no O_TMPFILE, as on NFS, or no /proc): the
+// caller falls back to a named create. retry is true when the name is
+// taken.
+func (fs *FS) lockStagingUnnamed() (done, retry bool) {
+	var f *os.File
+	err := withFd(fs.gateways, func(dfd int) error {
+		fd, err := unix.Openat(dfd, ".", unix.O_RDWR|unix.O_TMPFILE|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return err
+		}
+		f = os.NewFile(uintptr(fd), path.Join(fs.gateways.Name(), fs.prefix))
+		return nil
+	})
+	if err != nil {
+		return false, false
+	}
+	if err := flock(f, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return false, false
+	}
+	// linkat with AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; the file's
+	// /proc link does not.
+	err = withFd(f, func(fd int) error {
+		return withFd(fs.gateways, func(dfd int) error {
+			return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), dfd, fs.prefix, unix.AT_SYMLINK_FOLLOW)
+		})
+	})
+	switch {
+	case errors.Is(err, unix.EEXIST):
+		f.Close()
+		return true, true
+	case err != nil:
+		f.Close()
+		return false, false
+	}
+	fs.lock = f
+	return true, false
 }
 
 // ownerAlive reports whether the FS that staged with prefix is open: its

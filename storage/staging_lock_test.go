@@ -2,12 +2,15 @@ package storage
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func stagedNames(t *testing.T, dir string) []string {
@@ -227,5 +230,44 @@ func TestOwnerPrefix(t *testing.T) {
 		if got := ownerPrefix(name); got != want {
 			t.Errorf("ownerPrefix(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// TestLockFileNamedOnlyLocked checks that, where the file system has
+// unnamed files, the lock file of an open FS appears under its name
+// already locked: no other Open can find it free between its creation and
+// its lock (and remove it as a dead gateway's).
+func TestLockFileNamedOnlyLocked(t *testing.T) {
+	dir := t.TempDir()
+	fs, err := Open(dir, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	own, prefix := fs.lock, fs.prefix
+	defer func() {
+		if fs.lock != own {
+			fs.lock.Close()
+		}
+		fs.lock, fs.prefix = own, prefix
+	}()
+	fs.prefix = "up-0123456789abcdef-"
+	done, retry := fs.lockStagingUnnamed()
+	if !done {
+		t.Skip("no O_TMPFILE or /proc here: the named create is used")
+	}
+	if retry {
+		t.Fatal("a fresh prefix was taken")
+	}
+	f, err := os.Open(filepath.Join(dir, gatewaysDir, fs.prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := flock(f, unix.LOCK_EX|unix.LOCK_NB); !errors.Is(err, unix.EWOULDBLOCK) {
+		t.Errorf("flock of the new lock file: %v, want EWOULDBLOCK", err)
+	}
+	if done, retry := fs.lockStagingUnnamed(); !done || !retry {
+		t.Errorf("the same prefix again: done %v retry %v, want a retry", done, retry)
 	}
 }
