@@ -432,6 +432,7 @@ func edgeRound(ctx context.Context, r *run, i, n int, deadline time.Time) error 
 	// is running, the client's, a kernel thread's or the server's, so the
 	// machine's total is the measure that does not depend on where it
 	// lands.
+	//
 	// Without /proc (not Linux) neither is measured. Otherwise a failed
 	// sample fails the run, as the servers' do: a round left out of the
 	// CPU but not of the bytes would inflate MB per CPU-s.

@@ -172,13 +172,14 @@ func (c *Cache) create(e *entry) error {
 	err := c.diskFault(e.d, "create")
 	var f *os.File
 	if err == nil {
-		f, err = os.OpenFile(e.path(), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		p := e.path()
+		f, err = os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
 			// Its subdirectory was removed behind the cache's back. Only
 			// that is made again: a data directory gone with its disk
 			// (unmounted) stays a failed disk.
-			if err = os.Mkdir(filepath.Dir(e.path()), 0o700); err == nil || errors.Is(err, os.ErrExist) {
-				f, err = os.OpenFile(e.path(), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+			if err = os.Mkdir(filepath.Dir(p), 0o700); err == nil || errors.Is(err, os.ErrExist) {
+				f, err = os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 			}
 		}
 	}
