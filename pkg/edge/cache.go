@@ -62,6 +62,10 @@ type entry struct {
 	lastAccess   time.Time
 	elem         *list.Element
 	removed      bool
+	// queued is set while e waits in d.dirty for a flush to record it,
+	// as it has since dirtySince.
+	queued     bool
+	dirtySince time.Time
 	// hdr is the header block of every answer (hit.go); idle the file
 	// descriptors kept for the next hits, closed when e is dropped.
 	hdr  atomic.Pointer[headerBlock]
@@ -439,6 +443,7 @@ func (c *Cache) diskFailed(d *disk, op string, err error) {
 	}
 	d.lru.Init()
 	d.bytes = 0
+	d.dirty = nil
 	c.mu.Unlock()
 	if cat != nil {
 		go cat.close() // waits for transactions in flight
@@ -583,33 +588,51 @@ func (c *Cache) drop(e *entry) {
 	}
 }
 
-// persist schedules e's record for the next flush, unless e was dropped.
+// persist schedules e's record for a flush, unless e was dropped.
 func (c *Cache) persist(e *entry) {
 	c.mu.Lock()
-	if e.d.cat != nil && !c.closed && !e.removed {
-		e.d.dirty[e] = struct{}{}
+	if e.d.cat != nil && !c.closed && !e.removed && !e.queued {
+		e.queued, e.dirtySince = true, c.o.Now()
+		e.d.dirty = append(e.d.dirty, e)
 	}
 	c.mu.Unlock()
 }
 
-// flush makes the slices finished since the last flush durable and
+// flush makes the slices finished at least syncAge ago durable and
 // records them: each file with new slices is synced, then all their
 // records are written in one transaction. A slice is served from the
 // page cache as soon as its fill ends; it enters the catalogue only here,
-// after its bytes are on disk, so a crash loses at most the last
-// interval's slices (fetched again) and never records bytes that were
-// not written. Batching turns one file sync and one index commit per
-// slice into one sync per file and one commit per interval.
+// after its bytes are on disk, so a crash loses at most the slices of the
+// last syncAge and a second (fetched again) and never records bytes that
+// were not written.
+//
+// Waiting syncAge (Options.syncAge: the kernel's writeback delay) lets
+// the kernel's flusher threads write the pages out as they do for any
+// file; the sync then only confirms it, which costs a fraction of a sync
+// that writes them, and a file evicted meanwhile costs none. Batching
+// turns one file sync and one index commit per slice into one sync per
+// file and one commit per interval.
 func (c *Cache) flush() {
 	c.flushMu.Lock()
 	defer c.flushMu.Unlock()
+	cutoff := c.o.Now().Add(-c.o.syncAge)
 	for _, d := range c.disks {
-		c.flushDisk(d)
+		c.flushDisk(d, cutoff, false)
 	}
 }
 
-// flushDisk is flush of one disk (c.flushMu held).
-func (c *Cache) flushDisk(d *disk) {
+// flushAll is flush of every finished slice, however recent (Close).
+func (c *Cache) flushAll() {
+	c.flushMu.Lock()
+	defer c.flushMu.Unlock()
+	for _, d := range c.disks {
+		c.flushDisk(d, time.Time{}, true)
+	}
+}
+
+// flushDisk is flush of one disk's entries dirty since cutoff or before,
+// or of all of them (c.flushMu held).
+func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool) {
 	c.mu.Lock()
 	cat := d.cat
 	if cat == nil || len(d.dirty) == 0 && len(d.gone) == 0 {
@@ -618,16 +641,29 @@ func (c *Cache) flushDisk(d *disk) {
 	}
 	removed := d.gone
 	d.gone = nil
-	batch := make([]*entry, 0, len(d.dirty))
-	recs := make([]record, 0, len(d.dirty))
-	for e := range d.dirty {
+	var batch []*entry
+	var recs []record
+	n := 0
+	for _, e := range d.dirty {
+		if !all && !e.removed && e.dirtySince.After(cutoff) {
+			break // and so are all after it
+		}
+		n++
+		e.queued = false
 		if !e.removed {
 			batch = append(batch, e)
 			recs = append(recs, e.record())
 		}
 	}
-	clear(d.dirty)
+	clear(d.dirty[:n])
+	d.dirty = d.dirty[n:]
+	if len(d.dirty) == 0 {
+		d.dirty = nil
+	}
 	c.mu.Unlock()
+	if len(batch) == 0 && len(removed) == 0 {
+		return
+	}
 	if !c.o.NoSync {
 		for i, e := range batch {
 			err := c.diskFault(d, "sync")
@@ -782,9 +818,9 @@ func (c *Cache) Close() error {
 	c.mu.Unlock()
 	close(c.stop)
 	c.wg.Wait()
-	// Record what finished since the last flush, so that a slice a
+	// Record everything finished, however recent, so that a slice a
 	// client has just received is not fetched again after a restart.
-	c.flush()
+	c.flushAll()
 	var err error
 	for _, d := range c.disks {
 		c.mu.Lock()

@@ -53,8 +53,9 @@ type disk struct {
 	lru   *list.List // of *entry, most recently used at the front
 	bytes int64      // sum of the sizes of the entries
 	cat   *catalog   // nil while the disk is failed
-	// dirty holds the entries whose records the next flush writes.
-	dirty map[*entry]struct{}
+	// dirty holds the entries whose records a flush is to write, in the
+	// order they became dirty (entry.dirtySince).
+	dirty []*entry
 	// detachedPurges are purges made while the disk was failed, applied
 	// when it is attached again.
 	detachedPurges []purge
@@ -66,7 +67,7 @@ func newDisk(d Disk, sole bool) *disk {
 	return &disk{
 		dir: d.Dir, data: filepath.Join(d.Dir, "data"), maxBytes: d.MaxBytes,
 		weight: float64(d.MaxBytes), seed: fnv64(fnvOffset, filepath.Clean(d.Dir)),
-		mayCreate: sole, lru: list.New(), dirty: make(map[*entry]struct{}),
+		mayCreate: sole, lru: list.New(),
 	}
 }
 

@@ -63,7 +63,7 @@ type env struct {
 
 // newEnv starts an origin and a cache in front of it; mod adjusts the
 // options (whose defaults here are: 64 KiB slices, 64 MiB budget, NoSync,
-// a fake clock, 1 hour TTL).
+// a fake clock, 1 hour TTL, slices recorded at the next flush).
 func newEnv(t *testing.T, mod func(*Options)) *env {
 	t.Helper()
 	checkGoroutines(t)
@@ -80,6 +80,7 @@ func newEnv(t *testing.T, mod func(*Options)) *env {
 		Now:           e.clock.Now,
 		ProbeInterval: 10 * time.Millisecond,
 		syncInterval:  5 * time.Millisecond,
+		syncAge:       -1, // at the next flush: the fake clock stands still
 	}
 	if mod != nil {
 		mod(&e.opts)

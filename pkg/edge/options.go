@@ -87,6 +87,11 @@ type Options struct {
 	// syncInterval is how often finished slices are synced and recorded
 	// (see Cache.flush). Default 1 second.
 	syncInterval time.Duration
+	// syncAge is how long a finished slice waits before a flush syncs
+	// and records it, so that the kernel has written its pages out by
+	// then (see Cache.flush). Default writebackAge(); negative: at the
+	// next flush. Zero with NoSync, which has nothing to wait for.
+	syncAge time.Duration
 
 	// fault, when set (tests), is called before each write to the cache
 	// disk and fails it by returning an error.
@@ -142,6 +147,12 @@ func (o *Options) defaults() error {
 	}
 	if o.syncInterval <= 0 {
 		o.syncInterval = time.Second
+	}
+	switch {
+	case o.NoSync || o.syncAge < 0:
+		o.syncAge = 0
+	case o.syncAge == 0:
+		o.syncAge = writebackAge()
 	}
 	if o.ProbeInterval <= 0 {
 		o.ProbeInterval = 5 * time.Second

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -426,5 +427,98 @@ func removeSubdirectories(t *testing.T, dataDir string) {
 		if err := os.Remove(s); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestRecordWaitsForWriteback checks that a finished slice is synced and
+// recorded only once it is syncAge old, so that the kernel has written
+// its pages out by then and the sync only confirms it, and that Close
+// records every finished slice however recent.
+func TestRecordWaitsForWriteback(t *testing.T) {
+	var syncs atomic.Int64
+	e := newEnv(t, func(o *Options) {
+		o.NoSync = false
+		o.syncAge = time.Minute
+		o.fault = func(op string) error {
+			if op == "sync" {
+				syncs.Add(1)
+			}
+			return nil
+		}
+	})
+	old := randomBytes(90, 2*testSlice+3)
+	young := randomBytes(91, 1000)
+	e.origin.put("b/old", old)
+	e.origin.put("b/young", young)
+	c := e.c()
+	finished := func(ck string) func() bool {
+		return func() bool {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			en := c.entries[ck]
+			return en != nil && len(en.fills) == 0 && en.complete() && en.queued
+		}
+	}
+
+	e.mustGet("b/old", old, xMiss)
+	eventually(t, "b/old to be filled", finished("b/old"))
+	c.flush()
+	if got := e.recorded(); len(got) != 0 {
+		t.Errorf("recorded %v before syncAge passed, want none", got)
+	}
+	if n := syncs.Load(); n != 0 {
+		t.Errorf("%d syncs before syncAge passed, want 0", n)
+	}
+
+	e.clock.advance(time.Minute)
+	e.mustGet("b/young", young, xMiss)
+	eventually(t, "b/young to be filled", finished("b/young"))
+	c.flush()
+	if got, want := e.recorded(), []string{"b/old"}; !slices.Equal(got, want) {
+		t.Errorf("recorded %v once b/old is syncAge old, want %v", got, want)
+	}
+	if n := syncs.Load(); n != 1 {
+		t.Errorf("%d syncs, want 1 (b/old's file)", n)
+	}
+
+	// Close records b/young, a minute short of syncAge.
+	e.restart()
+	if got, want := e.recorded(), []string{"b/old", "b/young"}; !slices.Equal(got, want) {
+		t.Errorf("recorded %v after a restart, want %v", got, want)
+	}
+	before := e.origin.all()
+	e.mustGet("b/old", old, xHit)
+	e.mustGet("b/young", young, xHit)
+	if n := e.origin.all() - before; n != 0 {
+		t.Errorf("%d origin requests after the restart, want 0", n)
+	}
+}
+
+// TestWritebackAge checks the reading of the kernel's writeback delays.
+func TestWritebackAge(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		path string
+		want time.Duration
+	}{
+		{write("ok", "3000\n"), 30 * time.Second},
+		{write("zero", "0\n"), 0},
+		{write("junk", "lots\n"), 7 * time.Second},
+		{write("negative", "-5\n"), 7 * time.Second},
+		{filepath.Join(dir, "absent"), 7 * time.Second},
+	} {
+		if got := centisecs(tc.path, 700); got != tc.want {
+			t.Errorf("centisecs(%s) = %v, want %v", filepath.Base(tc.path), got, tc.want)
+		}
+	}
+	if got := writebackAge(); got <= 5*time.Second || got > maxSyncAge {
+		t.Errorf("writebackAge() = %v, want more than the 5 s margin and at most %v", got, maxSyncAge)
 	}
 }
