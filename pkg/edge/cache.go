@@ -30,8 +30,9 @@ type Cache struct {
 	entries map[string]*entry
 	opening map[string]*opening
 	closed  bool
-	// idleFiles counts the descriptors kept in the entries' idle lists.
-	idleFiles int
+	// idleFiles counts the descriptors kept in the entries' idle lists;
+	// syncFiles those kept for a flush's sync (entry.syncFile).
+	idleFiles, syncFiles int
 
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -62,10 +63,12 @@ type entry struct {
 	lastAccess   time.Time
 	elem         *list.Element
 	removed      bool
-	// queued is set while e waits in d.dirty for a flush to record it,
-	// as it has since dirtySince.
+	// queued is set while e waits in d.dirty (since dirtySince) or in
+	// d.due for a flush to record it; syncFile is a descriptor of its
+	// file kept open from a fill until that flush syncs it.
 	queued     bool
 	dirtySince time.Time
+	syncFile   *os.File
 	// hdr is the header block of every answer (hit.go); idle the file
 	// descriptors kept for the next hits, closed when e is dropped.
 	hdr  atomic.Pointer[headerBlock]
@@ -443,7 +446,7 @@ func (c *Cache) diskFailed(d *disk, op string, err error) {
 	}
 	d.lru.Init()
 	d.bytes = 0
-	d.dirty = nil
+	d.dirty, d.due, d.dropped = nil, nil, 0
 	c.mu.Unlock()
 	if cat != nil {
 		go cat.close() // waits for transactions in flight
@@ -542,6 +545,9 @@ func (c *Cache) dropLocked(e *entry) {
 		return
 	}
 	e.removed = true
+	if e.queued {
+		e.d.dropped++
+	}
 	c.closeIdleLocked(e)
 	if c.entries[e.ck] == e {
 		delete(c.entries, e.ck)
@@ -588,15 +594,52 @@ func (c *Cache) drop(e *entry) {
 	}
 }
 
-// persist schedules e's record for a flush, unless e was dropped.
-func (c *Cache) persist(e *entry) {
+// persist schedules e's record for a flush, unless e was dropped, and
+// takes f, a descriptor of e's file from the fill that just finished (or
+// nil): it is kept for the flush's sync, or closed.
+//
+// The record waits syncAge (see flush) only while such a descriptor is
+// kept: it holds e's inode in memory, so that an error of the kernel's
+// writeback of the file, kept with the inode, reaches that sync even if
+// nothing opened the file in between. An entry without one (more than
+// maxSyncFiles waiting, or a record changed by a revalidation alone) is
+// synced and recorded by the next flush.
+func (c *Cache) persist(e *entry, f *os.File) {
 	c.mu.Lock()
-	if e.d.cat != nil && !c.closed && !e.removed && !e.queued {
-		e.queued, e.dirtySince = true, c.o.Now()
-		e.d.dirty = append(e.d.dirty, e)
+	defer c.mu.Unlock()
+	if e.d.cat == nil || c.closed || e.removed {
+		if f != nil {
+			f.Close()
+		}
+		return
 	}
-	c.mu.Unlock()
+	if f != nil && e.syncFile == nil && c.o.syncAge > 0 && c.syncFiles < maxSyncFiles {
+		e.syncFile, f = f, nil
+		c.syncFiles++
+	}
+	if f != nil {
+		f.Close()
+	}
+	if e.queued {
+		return
+	}
+	e.queued = true
+	if e.syncFile != nil || c.o.syncAge == 0 {
+		e.dirtySince = c.o.Now()
+		e.d.dirty = append(e.d.dirty, e)
+	} else {
+		e.d.due = append(e.d.due, e)
+	}
 }
+
+// maxSyncFiles bounds the descriptors kept for syncs (entry.syncFile):
+// 16,384, or a quarter of the process's descriptor limit when that is
+// lower. About 40 s of fills: 400 a second.
+var maxSyncFiles = syncFileLimit()
+
+// flushChunk is how many entries Close syncs and records per transaction,
+// so that a shutdown cut short keeps what it recorded.
+const flushChunk = 512
 
 // flush makes the slices finished at least syncAge ago durable and
 // records them: each file with new slices is synced, then all their
@@ -606,10 +649,12 @@ func (c *Cache) persist(e *entry) {
 // last syncAge and a second (fetched again) and never records bytes that
 // were not written.
 //
-// Waiting syncAge (Options.syncAge: the kernel's writeback delay) lets
-// the kernel's flusher threads write the pages out as they do for any
-// file; the sync then only confirms it, which costs a fraction of a sync
-// that writes them, and a file evicted meanwhile costs none. Batching
+// An entry waits until its oldest unrecorded slice is syncAge old
+// (Options.syncAge: the kernel's writeback delay), as the kernel's
+// flusher waits until a file's oldest dirty page is that old: by then the
+// flusher has written the pages out, as it does for any file, and the
+// sync finds the data written, which costs the edge's process a fraction
+// of a sync that writes it; a file evicted meanwhile costs none. Batching
 // turns one file sync and one index commit per slice into one sync per
 // file and one commit per interval.
 func (c *Cache) flush() {
@@ -617,73 +662,133 @@ func (c *Cache) flush() {
 	defer c.flushMu.Unlock()
 	cutoff := c.o.Now().Add(-c.o.syncAge)
 	for _, d := range c.disks {
-		c.flushDisk(d, cutoff, false)
+		c.flushDisk(d, cutoff, false, 0)
 	}
 }
 
-// flushAll is flush of every finished slice, however recent (Close).
+// flushAll is flush of every finished slice, however recent (Close), in
+// transactions of flushChunk entries.
 func (c *Cache) flushAll() {
 	c.flushMu.Lock()
 	defer c.flushMu.Unlock()
 	for _, d := range c.disks {
-		c.flushDisk(d, time.Time{}, true)
+		for c.flushDisk(d, time.Time{}, true, flushChunk) > 0 {
+		}
 	}
 }
 
-// flushDisk is flush of one disk's entries dirty since cutoff or before,
-// or of all of them (c.flushMu held).
-func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool) {
+// flushDisk is flush of one disk's due entries and those dirty since
+// cutoff or before, or of all of them, at most limit (0: no limit) of
+// them (c.flushMu held). It returns how many entries it took.
+func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 	c.mu.Lock()
 	cat := d.cat
-	if cat == nil || len(d.dirty) == 0 && len(d.gone) == 0 {
+	if cat == nil || len(d.dirty) == 0 && len(d.due) == 0 && len(d.gone) == 0 {
 		c.mu.Unlock()
-		return
+		return 0
 	}
 	removed := d.gone
 	d.gone = nil
 	var batch []*entry
 	var recs []record
+	var files []*os.File
+	take := func(e *entry) {
+		e.queued = false
+		if e.removed {
+			d.dropped--
+			return
+		}
+		batch = append(batch, e)
+		recs = append(recs, e.record())
+		files = append(files, e.syncFile)
+		if e.syncFile != nil {
+			e.syncFile = nil
+			c.syncFiles--
+		}
+	}
+	full := func() bool { return limit > 0 && len(batch) >= limit }
 	n := 0
+	for _, e := range d.due {
+		if full() {
+			break
+		}
+		n++
+		take(e)
+	}
+	clear(d.due[:n])
+	d.due = d.due[n:]
+	taken := n
+	n = 0
 	for _, e := range d.dirty {
-		if !all && !e.removed && e.dirtySince.After(cutoff) {
+		if full() || !all && !e.removed && e.dirtySince.After(cutoff) {
 			break // and so are all after it
 		}
 		n++
-		e.queued = false
-		if !e.removed {
-			batch = append(batch, e)
-			recs = append(recs, e.record())
-		}
+		take(e)
 	}
 	clear(d.dirty[:n])
 	d.dirty = d.dirty[n:]
+	taken += n
+	// Dropped entries behind a young one would stay until it is old:
+	// they go once they are half of the queue.
+	if d.dropped > 0 && 2*d.dropped >= len(d.dirty) {
+		d.dirty = slices.DeleteFunc(d.dirty, func(e *entry) bool {
+			if e.removed {
+				e.queued = false
+			}
+			return e.removed
+		})
+		d.dropped = 0
+		for _, e := range d.due {
+			if e.removed {
+				d.dropped++
+			}
+		}
+	}
 	if len(d.dirty) == 0 {
 		d.dirty = nil
 	}
+	if len(d.due) == 0 {
+		d.due = nil
+	}
 	c.mu.Unlock()
 	if len(batch) == 0 && len(removed) == 0 {
-		return
+		return taken
 	}
 	if !c.o.NoSync {
 		for i, e := range batch {
+			f := files[i]
+			files[i] = nil
+			c.mu.Lock()
+			gone := e.removed
+			c.mu.Unlock()
 			err := c.diskFault(d, "sync")
-			var f *os.File
-			if err == nil {
+			if err == nil && f == nil && !gone {
 				f, err = os.Open(e.path())
 			}
-			if errors.Is(err, os.ErrNotExist) {
+			if gone || errors.Is(err, os.ErrNotExist) {
+				if f != nil {
+					f.Close()
+				}
 				batch[i] = nil // evicted meanwhile
 				continue
 			}
-			if err == nil {
-				err = f.Sync()
+			if f != nil {
+				if err == nil {
+					err = f.Sync()
+				}
 				f.Close()
 			}
 			if err != nil {
+				closeFiles(files)
 				c.diskFailed(d, "sync", err)
-				return
+				return taken
 			}
 		}
+	}
+	closeFiles(files)
+	if len(removed) == 0 && !slices.ContainsFunc(batch, func(e *entry) bool { return e != nil }) {
+		return taken
 	}
 	err := cat.db.Update(func(tx *bolt.Tx) error {
 		if err := c.diskFault(d, "catalogue"); err != nil {
@@ -724,6 +829,16 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool) {
 		// catalogue closed then; the disk may be healthy again by now.
 		if current {
 			c.diskFailed(d, "catalogue", err)
+		}
+	}
+	return taken
+}
+
+// closeFiles closes the descriptors of fs that are not nil.
+func closeFiles(fs []*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
 		}
 	}
 }

@@ -53,9 +53,12 @@ type disk struct {
 	lru   *list.List // of *entry, most recently used at the front
 	bytes int64      // sum of the sizes of the entries
 	cat   *catalog   // nil while the disk is failed
-	// dirty holds the entries whose records a flush is to write, in the
-	// order they became dirty (entry.dirtySince).
-	dirty []*entry
+	// dirty holds the entries whose records a flush writes once their
+	// oldest unrecorded slice is syncAge old, in the order they became
+	// dirty (entry.dirtySince); due those the next flush writes (see
+	// Cache.persist). dropped counts the removed entries in both.
+	dirty, due []*entry
+	dropped    int
 	// detachedPurges are purges made while the disk was failed, applied
 	// when it is attached again.
 	detachedPurges []purge

@@ -133,11 +133,14 @@ func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, bo
 			f = nil
 		}
 	}
-	if f != nil {
-		defer f.Close()
-	} else {
+	if f == nil {
 		fl.toMemory(0)
 	}
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+	}()
 
 	buf := getBuffer()
 	defer putBuffer(buf)
@@ -185,9 +188,11 @@ func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, bo
 		c.finish(fl, originDown(fmt.Errorf("reading slice %d from the origin: %w", fl.slice, err)))
 		return
 	}
-	// The slice is served from the page cache from now on; the next
-	// flush syncs it and records it (see Cache.flush).
-	c.complete(fl, f != nil)
+	// The slice is served from the page cache from now on; a flush
+	// syncs it and records it (see Cache.flush and Cache.persist), with
+	// f kept open for that sync or closed.
+	c.complete(fl, f)
+	f = nil
 }
 
 // toMemory switches a fill to keeping bytes from pos in memory.
@@ -207,10 +212,13 @@ func (fl *fill) keep(p []byte) error {
 	return nil
 }
 
-// complete records a finished fill: its slices are present when stored
-// (synced to the file), and the entry's record is written.
-func (c *Cache) complete(fl *fill, stored bool) {
+// complete records a finished fill: its slices are present when they
+// were written to the entry's file through f (nil: kept in memory only),
+// and the entry's record is scheduled. It takes f: persist keeps it for
+// the flush's sync, or it is closed.
+func (c *Cache) complete(fl *fill, f *os.File) {
 	e := fl.e
+	stored := f != nil
 	c.mu.Lock()
 	for i := fl.firstSlice; i <= fl.slice; i++ {
 		if stored {
@@ -227,7 +235,9 @@ func (c *Cache) complete(fl *fill, stored bool) {
 	fl.mu.Unlock()
 	fl.cond.Broadcast()
 	if stored && !removed {
-		c.persist(e)
+		c.persist(e, f)
+	} else if f != nil {
+		f.Close()
 	}
 }
 

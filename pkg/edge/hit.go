@@ -157,6 +157,11 @@ func (c *Cache) closeIdleLocked(e *entry) {
 	}
 	c.idleFiles -= len(e.idle)
 	e.idle = nil
+	if e.syncFile != nil {
+		e.syncFile.Close()
+		e.syncFile = nil
+		c.syncFiles--
+	}
 }
 
 // presentRun returns the end (an object offset, at most end) of the run

@@ -270,7 +270,7 @@ func (c *Cache) doRevalidate(e *entry, bucket, key string) (outcome, error) {
 		e.freshUntil = now.Add(pol.ttl)
 		e.staleIfError = pol.staleIfError
 		c.mu.Unlock()
-		c.persist(e)
+		c.persist(e, nil)
 		return fresh, nil
 	case resp.StatusCode >= 500:
 		c.stats.upstreamErrors.Add(1)

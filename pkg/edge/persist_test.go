@@ -436,16 +436,7 @@ func removeSubdirectories(t *testing.T, dataDir string) {
 // records every finished slice however recent.
 func TestRecordWaitsForWriteback(t *testing.T) {
 	var syncs atomic.Int64
-	e := newEnv(t, func(o *Options) {
-		o.NoSync = false
-		o.syncAge = time.Minute
-		o.fault = func(op string) error {
-			if op == "sync" {
-				syncs.Add(1)
-			}
-			return nil
-		}
-	})
+	e := lateSyncEnv(t, &syncs, nil)
 	old := randomBytes(90, 2*testSlice+3)
 	young := randomBytes(91, 1000)
 	e.origin.put("b/old", old)
@@ -481,10 +472,13 @@ func TestRecordWaitsForWriteback(t *testing.T) {
 		t.Errorf("%d syncs, want 1 (b/old's file)", n)
 	}
 
-	// Close records b/young, a minute short of syncAge.
+	// Close syncs and records b/young, a minute short of syncAge.
 	e.restart()
 	if got, want := e.recorded(), []string{"b/old", "b/young"}; !slices.Equal(got, want) {
 		t.Errorf("recorded %v after a restart, want %v", got, want)
+	}
+	if n := syncs.Load(); n != 2 {
+		t.Errorf("%d syncs after Close, want 2", n)
 	}
 	before := e.origin.all()
 	e.mustGet("b/old", old, xHit)
@@ -518,7 +512,196 @@ func TestWritebackAge(t *testing.T) {
 			t.Errorf("centisecs(%s) = %v, want %v", filepath.Base(tc.path), got, tc.want)
 		}
 	}
-	if got := writebackAge(); got <= 5*time.Second || got > maxSyncAge {
+	got := writebackAge()
+	if centisecs("/proc/sys/vm/dirty_writeback_centisecs", 500) == 0 {
+		if got != 0 {
+			t.Errorf("writebackAge() = %v with periodic writeback off, want 0", got)
+		}
+	} else if got <= 5*time.Second || got > maxSyncAge {
 		t.Errorf("writebackAge() = %v, want more than the 5 s margin and at most %v", got, maxSyncAge)
+	}
+}
+
+// lateSyncEnv is newEnv with syncAge a minute by the fake clock, syncs,
+// counted in *syncs.
+func lateSyncEnv(t *testing.T, syncs *atomic.Int64, mod func(*Options)) *env {
+	return newEnv(t, func(o *Options) {
+		o.NoSync = false
+		o.syncAge = time.Minute
+		o.fault = func(op string) error {
+			if op == "sync" {
+				syncs.Add(1)
+			}
+			return nil
+		}
+		if mod != nil {
+			mod(o)
+		}
+	})
+}
+
+// queued reports whether ck's entry has no fill running and waits for a
+// flush.
+func (e *env) queued(ck string) func() bool {
+	return func() bool {
+		c := e.c()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		en := c.entries[ck]
+		return en != nil && len(en.fills) == 0 && en.queued
+	}
+}
+
+// TestSyncFileKept checks that a fill's descriptor is kept for the
+// flush's sync while the record waits (so the inode, and any writeback
+// error with it, stays in memory), is closed when the entry is dropped,
+// and that beyond maxSyncFiles an entry does not wait: it is synced and
+// recorded by the next flush.
+func TestSyncFileKept(t *testing.T) {
+	defer func(n int) { maxSyncFiles = n }(maxSyncFiles)
+	maxSyncFiles = 1
+	var syncs atomic.Int64
+	e := lateSyncEnv(t, &syncs, nil)
+	a, b, x := randomBytes(92, 5000), randomBytes(93, 6000), randomBytes(94, 7000)
+	e.origin.put("b/a", a)
+	e.origin.put("b/b", b)
+	e.origin.put("b/x", x)
+	c := e.c()
+	kept := func() (int, *os.File, *os.File) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		var fa, fb *os.File
+		if en := c.entries["b/a"]; en != nil {
+			fa = en.syncFile
+		}
+		if en := c.entries["b/b"]; en != nil {
+			fb = en.syncFile
+		}
+		return c.syncFiles, fa, fb
+	}
+
+	e.mustGet("b/a", a, xMiss)
+	eventually(t, "b/a queued", e.queued("b/a"))
+	// b/b, past the limit, keeps no descriptor and does not wait: the
+	// flushes every 5 ms record it, with the fake clock standing still.
+	e.mustGet("b/b", b, xMiss)
+	eventually(t, "b/b to be recorded", func() bool { return slices.Contains(e.recorded(), "b/b") })
+	if n, fa, fb := kept(); n != 1 || fa == nil || fb != nil {
+		t.Fatalf("kept descriptors: %d, b/a's %v, b/b's %v; want 1, b/a's only", n, fa != nil, fb != nil)
+	}
+	c.flush()
+	if got, want := e.recorded(), []string{"b/b"}; !slices.Equal(got, want) {
+		t.Errorf("recorded %v, want %v", got, want)
+	}
+
+	// Dropping b/a closes its descriptor; b/x can then keep one.
+	e.c().Purge("b", "a", false)
+	if n, _, _ := kept(); n != 0 {
+		t.Errorf("%d kept descriptors after b/a was purged, want 0", n)
+	}
+	e.mustGet("b/x", x, xMiss)
+	eventually(t, "b/x queued", e.queued("b/x"))
+	if n, _, _ := kept(); n != 1 {
+		t.Errorf("%d kept descriptors after b/x's fill, want 1", n)
+	}
+	e.clock.advance(time.Minute)
+	c.flush()
+	if got, want := e.recorded(), []string{"b/b", "b/x"}; !slices.Equal(got, want) {
+		t.Errorf("recorded %v once b/x is syncAge old, want %v", got, want)
+	}
+	if n, _, _ := kept(); n != 0 {
+		t.Errorf("%d kept descriptors after the flush, want 0", n)
+	}
+	if n := syncs.Load(); n != 2 {
+		t.Errorf("%d syncs, want 2 (b/b, b/x; b/a was purged)", n)
+	}
+}
+
+// TestQueueDropsEvicted checks that entries evicted while queued behind a
+// young one do not stay in the queue until it is old.
+func TestQueueDropsEvicted(t *testing.T) {
+	const size = 200 << 10
+	var syncs atomic.Int64
+	e := lateSyncEnv(t, &syncs, func(o *Options) { o.MaxBytes = 2 * size })
+	// b/hot is hit after each miss: it stays cached, at the queue's
+	// head, young; the others are evicted behind it.
+	hot := randomBytes(99, size)
+	e.origin.put("b/hot", hot)
+	e.mustGet("b/hot", hot, xMiss)
+	const n = 40
+	for i := range n {
+		ck := fmt.Sprintf("b/o%d", i)
+		obj := randomBytes(uint64(100+i), size)
+		e.origin.put(ck, obj)
+		e.mustGet(ck, obj, xMiss)
+		e.mustGet("b/hot", hot, xHit)
+	}
+	eventually(t, "the last fill to be queued", e.queued(fmt.Sprintf("b/o%d", n-1)))
+	c := e.c()
+	c.flush()
+	c.mu.Lock()
+	queued, dropped := len(c.disks[0].dirty), 0
+	for _, en := range c.disks[0].dirty {
+		if en.removed {
+			dropped++
+		}
+	}
+	c.mu.Unlock()
+	if dropped > queued/2 {
+		t.Errorf("after a flush the queue holds %d entries, %d of them evicted", queued, dropped)
+	}
+	e.clock.advance(time.Minute)
+	c.flush()
+	c.mu.Lock()
+	left := len(c.disks[0].dirty) + len(c.disks[0].due)
+	files := c.syncFiles
+	c.mu.Unlock()
+	if left != 0 || files != 0 {
+		t.Errorf("after a flush a minute later: %d queued, %d kept descriptors; want none", left, files)
+	}
+}
+
+// TestQueueAfterReattach checks that entries queued when their disk
+// fails go with it, and that after the probe reattaches the disk new
+// fills are queued afresh and recorded once syncAge old.
+func TestQueueAfterReattach(t *testing.T) {
+	f := &faults{}
+	e := newEnv(t, func(o *Options) {
+		o.NoSync = false
+		o.syncAge = time.Minute
+		o.fault = f.fault
+	})
+	a := randomBytes(1, 3000)
+	x := randomBytes(2, 3000)
+	e.origin.put("b/a", a)
+	e.origin.put("b/x", x)
+	c := e.c()
+	e.mustGet("b/a", a, xMiss)
+	eventually(t, "b/a queued", e.queued("b/a"))
+	old := func() *entry { c.mu.Lock(); defer c.mu.Unlock(); return c.entries["b/a"] }()
+
+	f.set("create", "probe", "attach")
+	e.mustGet("b/x", x, xPass) // create fails: the disk is detached
+	eventually(t, "the disk to fail", func() bool { return !c.disks[0].healthy.Load() })
+	c.mu.Lock()
+	if n := len(c.disks[0].dirty) + len(c.disks[0].due); n != 0 || !old.removed || c.syncFiles != 0 {
+		t.Errorf("after the failure: %d queued, old entry removed %v, %d kept descriptors", n, old.removed, c.syncFiles)
+	}
+	c.mu.Unlock()
+	f.set()
+	eventually(t, "the disk to be reattached", func() bool { return c.disks[0].healthy.Load() })
+
+	e.mustGet("b/a", a, xMiss)
+	eventually(t, "b/a queued again", e.queued("b/a"))
+	e.clock.advance(time.Minute)
+	e.mustGet("b/x", x, xMiss)
+	eventually(t, "b/x queued", e.queued("b/x"))
+	c.flush()
+	if got, want := e.recorded(), []string{"b/a"}; !slices.Equal(got, want) {
+		t.Errorf("recorded %v, want %v", got, want)
+	}
+	e.restart()
+	if got, want := e.recorded(), []string{"b/a", "b/x"}; !slices.Equal(got, want) {
+		t.Errorf("recorded %v after Close, want %v", got, want)
 	}
 }

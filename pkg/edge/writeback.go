@@ -20,9 +20,16 @@ const maxSyncAge = 2 * time.Minute
 // 56 µs of CPU, against 36 µs once its data was written out; 1 MiB, 108
 // µs against 46 µs), and the writing is done by the kernel's threads,
 // outside the edge's process. Elsewhere (no /proc), the Linux defaults.
+//
+// Zero when the flusher's periodic writeback is off
+// (dirty_writeback_centisecs 0): the pages would then wait for the sync
+// anyway, and waiting only lengthens what a crash loses.
 func writebackAge() time.Duration {
 	expire := centisecs("/proc/sys/vm/dirty_expire_centisecs", 3000)
 	period := centisecs("/proc/sys/vm/dirty_writeback_centisecs", 500)
+	if period == 0 {
+		return 0
+	}
 	return min(expire+period+5*time.Second, maxSyncAge)
 }
 
