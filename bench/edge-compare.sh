@@ -23,6 +23,10 @@
 #   QUICK=1        small counts (--quick), for trying the script out
 #   RESTART_SIZES  size classes of the restart phase (default 1m)
 #   RESTART_REQUESTS  GETs per class in each restart-phase pass (default 2000)
+#   PAUSE          seconds to wait, the caches idle, between the main run and
+#                  the restart phase (default 0): long enough (75) for the
+#                  edge's delayed syncs of the main run's fills to happen
+#                  before the restart, e.g. inside a perf record of the edge
 #   DIRECT=1       also measure the origin itself as an endpoint (no cache)
 #   SKIP           caches not to start, comma-separated: og, varnish, nginx
 #   BASE_BIN       a second objectgateway binary (e.g. built from an older
@@ -392,6 +396,10 @@ bench() {
 bench edge --edge-sizes "$SIZES" --duration "$DURATION" --html "$OUT/edge.html"
 
 # --- restart phase ----------------------------------------------------------------
+if ((${PAUSE:-0} > 0)); then
+	log "pausing ${PAUSE}s before the restart phase (PAUSE)"
+	sleep "$PAUSE"
+fi
 # A warm pass and the same pass after a restart read exactly the same keys
 # (the sequence is fixed by the options), so a cache that kept its copies
 # misses none in the second.
