@@ -606,19 +606,24 @@ func (c *Cache) drop(e *entry) {
 // synced and recorded by the next flush.
 func (c *Cache) persist(e *entry, f *os.File) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.persistLocked(e, &f)
+	c.mu.Unlock()
+	if f != nil {
+		// Outside the lock: the close of a descriptor that wrote may
+		// write itself on some file systems (NFS).
+		f.Close()
+	}
+}
+
+// persistLocked is persist with c.mu held; it sets *f to nil when it
+// keeps the descriptor.
+func (c *Cache) persistLocked(e *entry, f **os.File) {
 	if e.d.cat == nil || c.closed || e.removed {
-		if f != nil {
-			f.Close()
-		}
 		return
 	}
-	if f != nil && e.syncFile == nil && c.o.syncAge > 0 && c.syncFiles < maxSyncFiles {
-		e.syncFile, f = f, nil
+	if *f != nil && e.syncFile == nil && c.o.syncAge > 0 && c.syncFiles < maxSyncFiles {
+		e.syncFile, *f = *f, nil
 		c.syncFiles++
-	}
-	if f != nil {
-		f.Close()
 	}
 	if e.queued {
 		return
@@ -632,9 +637,10 @@ func (c *Cache) persist(e *entry, f *os.File) {
 	}
 }
 
-// maxSyncFiles bounds the descriptors kept for syncs (entry.syncFile):
-// 16,384, or a quarter of the process's descriptor limit when that is
-// lower. About 40 s of fills: 400 a second.
+// maxSyncFiles bounds the descriptors kept for syncs (entry.syncFile,
+// one per file waiting): 16,384, or a quarter of the process's
+// descriptor limit when that is lower; about 40 s of fills at 400 a
+// second.
 var maxSyncFiles = syncFileLimit()
 
 // flushChunk is how many entries Close syncs and records per transaction,
@@ -762,7 +768,10 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 			c.mu.Lock()
 			gone := e.removed
 			c.mu.Unlock()
-			err := c.diskFault(d, "sync")
+			var err error
+			if !gone {
+				err = c.diskFault(d, "sync")
+			}
 			if err == nil && f == nil && !gone {
 				f, err = os.Open(e.path())
 			}
@@ -771,6 +780,16 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 					f.Close()
 				}
 				batch[i] = nil // evicted meanwhile
+				continue
+			}
+			if outOfFiles(err) {
+				// Not the disk's fault: the entry waits for the next
+				// flush, unrecorded.
+				c.mu.Lock()
+				var none *os.File
+				c.persistLocked(e, &none)
+				c.mu.Unlock()
+				batch[i] = nil
 				continue
 			}
 			if f != nil {

@@ -127,7 +127,9 @@ func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, bo
 			f, err = os.OpenFile(fl.e.path(), os.O_WRONLY, 0)
 		}
 		if err != nil {
-			if !errors.Is(err, os.ErrNotExist) {
+			// Out of descriptors, the fill goes through memory; the disk
+			// is not at fault.
+			if !errors.Is(err, os.ErrNotExist) && !outOfFiles(err) {
 				c.diskFailed(d, "open", err)
 			}
 			f = nil

@@ -38,7 +38,8 @@ const maxIdlePerEntry = 4
 
 // maxIdleFiles bounds the descriptors kept open over all entries: 2,048,
 // or a quarter of the process's descriptor limit when that is lower, so
-// that kept descriptors never starve connections and fills.
+// that kept descriptors never starve connections and fills (with those
+// kept for syncs, maxSyncFiles, at most half of the limit).
 var maxIdleFiles = idleFileLimit()
 
 // headerBlock is what every answer from one cached version carries.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -558,7 +559,8 @@ func (e *env) queued(ck string) func() bool {
 // and that beyond maxSyncFiles an entry does not wait: it is synced and
 // recorded by the next flush.
 func TestSyncFileKept(t *testing.T) {
-	defer func(n int) { maxSyncFiles = n }(maxSyncFiles)
+	restore := maxSyncFiles
+	t.Cleanup(func() { maxSyncFiles = restore })
 	maxSyncFiles = 1
 	var syncs atomic.Int64
 	e := lateSyncEnv(t, &syncs, nil)
@@ -703,5 +705,61 @@ func TestQueueAfterReattach(t *testing.T) {
 	e.restart()
 	if got, want := e.recorded(), []string{"b/a", "b/x"}; !slices.Equal(got, want) {
 		t.Errorf("recorded %v after Close, want %v", got, want)
+	}
+}
+
+// TestOutOfFilesIsNotADiskFailure checks that running out of file
+// descriptors (EMFILE) when a fill opens its file, or when a flush opens
+// one to sync it, leaves the disk healthy: the fill goes through memory,
+// the flush's entry waits for the next flush.
+func TestOutOfFilesIsNotADiskFailure(t *testing.T) {
+	for _, op := range []string{"write", "sync"} {
+		t.Run(op, func(t *testing.T) {
+			var out atomic.Bool
+			restore := maxSyncFiles
+			t.Cleanup(func() { maxSyncFiles = restore })
+			maxSyncFiles = 0 // every fill is due at the next flush: the flush opens its file
+			e := newEnv(t, func(o *Options) {
+				o.NoSync = false
+				o.syncAge = time.Minute
+				o.fault = func(o string) error {
+					if o == op && out.Load() {
+						return syscall.EMFILE
+					}
+					return nil
+				}
+			})
+			data := randomBytes(95, 5000)
+			e.origin.put("b/obj", data)
+			c := e.c()
+			if op == "sync" {
+				c.flushMu.Lock() // the fill is queued before a flush sees it
+			}
+			out.Store(true)
+			e.mustGet("b/obj", data, xMiss)
+			if op == "sync" {
+				eventually(t, "b/obj queued", e.queued("b/obj"))
+				c.flushMu.Unlock()
+				c.flush()
+				c.flushMu.Lock() // no flush half-way
+				queued := e.queued("b/obj")()
+				c.flushMu.Unlock()
+				if !queued {
+					t.Error("b/obj left the queue although its sync could not open the file")
+				}
+			}
+			if !c.disks[0].healthy.Load() {
+				t.Fatalf("the disk failed on EMFILE in %s", op)
+			}
+			if got := e.recorded(); len(got) != 0 {
+				t.Errorf("recorded %v while out of descriptors, want none", got)
+			}
+			out.Store(false)
+			if op == "write" {
+				e.mustGet("b/obj", data, xMiss) // the memory-only fill stored nothing
+			}
+			eventually(t, "b/obj to be recorded", func() bool { return slices.Equal(e.recorded(), []string{"b/obj"}) })
+			e.mustGet("b/obj", data, xHit)
+		})
 	}
 }

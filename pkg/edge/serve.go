@@ -196,7 +196,7 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		// the origin. Running out of file descriptors is neither's fault:
 		// the entry stays.
 		switch {
-		case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		case outOfFiles(err):
 		case errors.Is(err, os.ErrNotExist):
 			c.drop(e)
 		default:
@@ -430,4 +430,10 @@ func (s stallReader) Read(p []byte) (int, error) {
 		s.stall.Reset(stallTimeout)
 	}
 	return n, err
+}
+
+// outOfFiles reports whether err is the process or the system running out
+// of file descriptors: no fault of a disk nor of a file.
+func outOfFiles(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
 }
