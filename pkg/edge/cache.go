@@ -784,11 +784,13 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 			}
 			if outOfFiles(err) {
 				// Not the disk's fault: the entry waits for the next
-				// flush, unrecorded.
+				// flush, unrecorded, with its descriptor if it had one.
 				c.mu.Lock()
-				var none *os.File
-				c.persistLocked(e, &none)
+				c.persistLocked(e, &f)
 				c.mu.Unlock()
+				if f != nil {
+					f.Close()
+				}
 				batch[i] = nil
 				continue
 			}

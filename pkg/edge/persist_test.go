@@ -513,13 +513,18 @@ func TestWritebackAge(t *testing.T) {
 			t.Errorf("centisecs(%s) = %v, want %v", filepath.Base(tc.path), got, tc.want)
 		}
 	}
-	got := writebackAge()
-	if centisecs("/proc/sys/vm/dirty_writeback_centisecs", 500) == 0 {
-		if got != 0 {
-			t.Errorf("writebackAge() = %v with periodic writeback off, want 0", got)
+	for _, tc := range []struct {
+		expire, period string
+		want           time.Duration
+	}{
+		{write("e1", "3000\n"), write("p1", "500\n"), 40 * time.Second}, // Linux's defaults
+		{write("e2", "3000\n"), write("p2", "0\n"), 0},                  // periodic writeback off
+		{write("e3", "360000\n"), write("p3", "500\n"), maxSyncAge},     // an hour: capped
+		{filepath.Join(dir, "absent"), filepath.Join(dir, "absent"), 40 * time.Second},
+	} {
+		if got := writebackAgeOf(tc.expire, tc.period); got != tc.want {
+			t.Errorf("writebackAgeOf(%s, %s) = %v, want %v", filepath.Base(tc.expire), filepath.Base(tc.period), got, tc.want)
 		}
-	} else if got <= 5*time.Second || got > maxSyncAge {
-		t.Errorf("writebackAge() = %v, want more than the 5 s margin and at most %v", got, maxSyncAge)
 	}
 }
 

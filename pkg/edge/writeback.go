@@ -25,8 +25,13 @@ const maxSyncAge = 2 * time.Minute
 // (dirty_writeback_centisecs 0): the pages would then wait for the sync
 // anyway, and waiting only lengthens what a crash loses.
 func writebackAge() time.Duration {
-	expire := centisecs("/proc/sys/vm/dirty_expire_centisecs", 3000)
-	period := centisecs("/proc/sys/vm/dirty_writeback_centisecs", 500)
+	return writebackAgeOf("/proc/sys/vm/dirty_expire_centisecs", "/proc/sys/vm/dirty_writeback_centisecs")
+}
+
+// writebackAgeOf is writebackAge from the files holding the two settings.
+func writebackAgeOf(expirePath, periodPath string) time.Duration {
+	expire := centisecs(expirePath, 3000)
+	period := centisecs(periodPath, 500)
 	if period == 0 {
 		return 0
 	}
