@@ -3,10 +3,13 @@ package bench
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -400,6 +403,70 @@ func TestReadMachineCPU(t *testing.T) {
 	}
 	if d, err := selfCPU(); err != nil || d < c {
 		t.Errorf("selfCPU went from %v to %v (%v)", c, d, err)
+	}
+}
+
+func TestReadSchedstat(t *testing.T) {
+	if ns, err := readSchedstat([]byte("1234567890 5000 42\n")); err != nil || ns != 1234567890 {
+		t.Errorf("readSchedstat = %d, %v; want 1234567890", ns, err)
+	}
+	for _, bad := range []string{"", "12 3\n", "x 1 2\n", "-5 1 2\n"} {
+		if _, err := readSchedstat([]byte(bad)); err == nil {
+			t.Errorf("readSchedstat(%q) parsed", bad)
+		}
+	}
+}
+
+// TestSampleProcsThreads samples a made-up /proc: a server (pid 10) with
+// two threads and a child (pid 11) whose kernel gives no schedstat.
+// Threads count to the nanosecond, the child by its clock ticks; a
+// thread that exits between two samples loses only its own time.
+func TestSampleProcsThreads(t *testing.T) {
+	proc := t.TempDir()
+	write := func(rel, data string) {
+		t.Helper()
+		p := filepath.Join(proc, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stat := func(pid, ppid, utime, stime int) string {
+		return fmt.Sprintf("%d (srv) S %d 1 1 0 -1 0 0 0 0 0 %d %d 0 0 20 0 1 0 1 0 0\n", pid, ppid, utime, stime)
+	}
+	write("10/stat", stat(10, 1, 7, 3))
+	write("10/status", "VmRSS:\t1000 kB\n")
+	write("10/task/10/schedstat", "1000000 0 1\n")
+	write("10/task/12/schedstat", "2500000 0 1\n")
+	write("11/stat", stat(11, 10, 2, 1))
+	write("11/status", "VmRSS:\t500 kB\n")
+	before, err := sampleProcs(proc, []int{10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.rss != 1500<<10 {
+		t.Errorf("rss %d, want %d", before.rss, 1500<<10)
+	}
+	want := map[int]int64{10: 1000000, 12: 2500000, 11: 3 * int64(time.Second/clockTicks)}
+	if !maps.Equal(before.cpu, want) {
+		t.Errorf("cpu %v, want %v", before.cpu, want)
+	}
+	// Thread 12 exits, thread 13 starts, the leader runs 0.25 ms and the
+	// child one tick.
+	if err := os.RemoveAll(filepath.Join(proc, "10/task/12")); err != nil {
+		t.Fatal(err)
+	}
+	write("10/task/10/schedstat", "1250000 0 2\n")
+	write("10/task/13/schedstat", "400000 0 1\n")
+	write("11/stat", stat(11, 10, 3, 1))
+	after, err := sampleProcs(proc, []int{10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := after.cpuSince(before), 250*time.Microsecond+400*time.Microsecond+time.Second/clockTicks; got != want {
+		t.Errorf("cpuSince = %v, want %v", got, want)
 	}
 }
 
