@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -132,4 +134,43 @@ func TestDiskFailureMidFill(t *testing.T) {
 	eventually(t, "the disk to be attached again", func() bool { return e.c().Stats().Healthy })
 	e.mustGet("b/obj", data, "")
 	e.mustGet("b/obj", data, xHit)
+}
+
+// TestCreatedFileHandedToFill checks the descriptor create opens for a
+// new entry's file: the fill writes through it, and when the disk fails
+// between the create and the fill's first write it is closed, not left
+// open on a failed disk.
+func TestCreatedFileHandedToFill(t *testing.T) {
+	f := &faults{}
+	e := newEnv(t, func(o *Options) { o.fault = f.fault })
+	data := randomBytes(82, testSlice/2)
+	e.origin.put("b/ok", data)
+	e.origin.put("b/obj", data)
+	e.mustGet("b/ok", data, xMiss)
+	e.settle()
+	e.mustGet("b/ok", data, xHit)
+
+	f.set("write", "probe", "attach")
+	r := e.get("b/obj")
+	checkBody(t, "GET whose fill meets the failure", r, http.StatusOK, data)
+	eventually(t, "the failure to be noticed", func() bool { return !e.c().Stats().Healthy })
+	if open := openUnder(t, e.opts.Dir); len(open) != 0 {
+		t.Errorf("descriptors left open under the failed disk: %v", open)
+	}
+}
+
+// openUnder lists the files under dir that this process holds open.
+func openUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	var open []string
+	for _, fd := range fds {
+		if p, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.HasPrefix(p, dir+"/") {
+			open = append(open, p)
+		}
+	}
+	return open
 }

@@ -67,3 +67,44 @@ func BenchmarkHit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMiss measures Serve of objects that are not cached: each GET
+// fetches its object from the origin (an httptest server in the same
+// process), creates its file and streams it to the client while the
+// fill writes it. Without syncs (NoSync): BenchmarkSliceSync measures
+// those.
+func BenchmarkMiss(b *testing.B) {
+	for _, size := range []int{100 << 10, 1 << 20} {
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			o := &origin{objects: make(map[string]*object)}
+			o.srv = httptest.NewServer(http.HandlerFunc(o.serve))
+			defer o.srv.Close()
+			data := randomBytes(1, size)
+			u, _ := url.Parse(o.srv.URL)
+			c, err := Open(Options{Upstream: u, Dir: b.TempDir(), MaxBytes: 64 << 30, SliceSize: 4 << 20,
+				DefaultTTL: time.Hour, NoSync: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				key := fmt.Sprintf("obj%d", i)
+				i++
+				o.put("b/"+key, data)
+				r := httptest.NewRequest(http.MethodGet, "/b/"+key, nil)
+				b.StartTimer()
+				if err := c.Serve(&discardWriter{h: http.Header{}}, r, "b", key); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			if s := c.Stats(); s.Hits != 0 || s.Misses < uint64(i) {
+				b.Fatalf("%d hits and %d misses for %d requests", s.Hits, s.Misses, i)
+			}
+		})
+	}
+}

@@ -101,12 +101,14 @@ func (c *Cache) fetchSlice(fl *fill, bucket, key string) {
 		c.finish(fl, originDown(fmt.Errorf("origin answered %s (%q) for slice %d", resp.Status, resp.Header.Get("Content-Range"), fl.slice)))
 		return
 	}
-	c.run(ctx, cancel, fl, resp.Body)
+	c.run(ctx, cancel, fl, resp.Body, nil)
 }
 
 // run copies an origin body into the entry's file (or into memory, if
-// the disk fails) and then records the fill's slices.
-func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, body io.ReadCloser) {
+// the disk fails) and then records the fill's slices. f, when not nil, is
+// the file open for writing (the entry's first fill, which created it);
+// run takes it.
+func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, body io.ReadCloser, f *os.File) {
 	// run owns the fill's context: cancelling it when done ends the
 	// goroutine below, which otherwise waits for ever on a fill that did
 	// not stall.
@@ -119,14 +121,19 @@ func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, bo
 		body.Close() // unblocks a Read of a stalled origin
 	}()
 
-	var f *os.File
 	d := fl.e.d
-	if d.healthy.Load() {
-		var err error
-		if err = c.diskFault(d, "write"); err == nil {
+	if !d.healthy.Load() && f != nil {
+		f.Close()
+		f = nil
+	} else if d.healthy.Load() {
+		err := c.diskFault(d, "write")
+		if err == nil && f == nil {
 			f, err = os.OpenFile(fl.e.path(), os.O_WRONLY, 0)
 		}
 		if err != nil {
+			if f != nil {
+				f.Close()
+			}
 			// Out of descriptors, the fill goes through memory; the disk
 			// is not at fault.
 			if !errors.Is(err, os.ErrNotExist) && !outOfFiles(err) {

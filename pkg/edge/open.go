@@ -128,13 +128,15 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	e.present = make([]byte, (e.slices()+7)/8)
 	// A disk failing at create is dropped from placement: the next in
 	// the hash order is tried, each disk once at most.
+	var f *os.File
 	for tries := 0; ; tries++ {
 		if e.d = c.place(e.ck, size); e.d == nil || tries == len(c.disks) {
 			resp.Body.Close()
 			cancel()
 			return nil, true, nil
 		}
-		if c.create(e) == nil {
+		var err error
+		if f, err = c.create(e); err == nil {
 			break
 		}
 	}
@@ -147,6 +149,7 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 		c.mu.Unlock()
 		resp.Body.Close()
 		cancel()
+		f.Close()
 		os.Remove(e.path())
 		return nil, true, nil
 	}
@@ -163,12 +166,13 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	e.d.bytes += size
 	c.evictLocked(e.d, e)
 	c.mu.Unlock()
-	go c.run(ctx, cancel, fl, resp.Body)
+	go c.run(ctx, cancel, fl, resp.Body, f)
 	return e, false, nil
 }
 
-// create makes an entry's file on its disk, sparse at the object's size.
-func (c *Cache) create(e *entry) error {
+// create makes an entry's file on its disk, sparse at the object's size,
+// and returns it open for writing: the first fill writes through it.
+func (c *Cache) create(e *entry) (*os.File, error) {
 	err := c.diskFault(e.d, "create")
 	var f *os.File
 	if err == nil {
@@ -184,18 +188,16 @@ func (c *Cache) create(e *entry) error {
 		}
 	}
 	if err == nil {
-		err = f.Truncate(e.size)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err = f.Truncate(e.size); err != nil {
+			f.Close()
 			os.Remove(e.path())
 		}
 	}
 	if err != nil {
 		c.diskFailed(e.d, "create", err)
+		return nil, err
 	}
-	return err
+	return f, nil
 }
 
 // revalidation is one conditional request for a stale entry, shared by
