@@ -773,7 +773,7 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 				err = c.diskFault(d, "sync")
 			}
 			if err == nil && f == nil && !gone {
-				f, err = os.Open(e.path())
+				f, err = openPath(e.path(), os.O_RDONLY, 0)
 			}
 			if gone || errors.Is(err, os.ErrNotExist) {
 				if f != nil {

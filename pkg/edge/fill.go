@@ -128,7 +128,7 @@ func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, bo
 	} else if d.healthy.Load() {
 		err := c.diskFault(d, "write")
 		if err == nil && f == nil {
-			f, err = os.OpenFile(fl.e.path(), os.O_WRONLY, 0)
+			f, err = openPath(fl.e.path(), os.O_WRONLY, 0)
 		}
 		if err != nil {
 			if f != nil {

@@ -132,7 +132,7 @@ func (c *Cache) openFile(e *entry) (*os.File, error) {
 		return f, nil
 	}
 	c.mu.Unlock()
-	return os.Open(e.path())
+	return openPath(e.path(), os.O_RDONLY, 0)
 }
 
 // releaseFile keeps f for e's next hit, or closes it when e was dropped

@@ -177,13 +177,13 @@ func (c *Cache) create(e *entry) (*os.File, error) {
 	var f *os.File
 	if err == nil {
 		p := e.path()
-		f, err = os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		f, err = openPath(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
 			// Its subdirectory was removed behind the cache's back. Only
 			// that is made again: a data directory gone with its disk
 			// (unmounted) stays a failed disk.
 			if err = os.Mkdir(filepath.Dir(p), 0o700); err == nil || errors.Is(err, os.ErrExist) {
-				f, err = os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+				f, err = openPath(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 			}
 		}
 	}

@@ -406,7 +406,7 @@ func (c *Cache) readWhole(e *entry) ([]byte, bool) {
 	if c.diskFault(e.d, "read") != nil {
 		return nil, false
 	}
-	f, err := os.Open(e.path())
+	f, err := openPath(e.path(), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, false
 	}
