@@ -34,6 +34,11 @@
 #                  own cache directory with the same flags: before/after in
 #                  one interleaved run
 #   EXTRA          more flags for both bench runs
+#   WORK_IN        directory in which the temporary directory is made
+#                  (default /tmp): e.g. the mount point of a freshly made
+#                  ext4 with a journal, as a cache disk is, so that the
+#                  figures do not depend on the history of a shared file
+#                  system (docs/performance.md, "Where a miss's create goes")
 #   PROFILE=1      after the restart phase, a pass of 100 KiB GETs over the
 #                  objects the main run cached (all hits), during which a
 #                  CPU profile of each ObjectGateway edge is taken through
@@ -77,7 +82,7 @@ GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
 # --- scratch space and cleanup ------------------------------------------------
 # The directory is world-readable: varnishd drops privileges when started
 # as root and must reach its working directory and VCL.
-WORK=$(mktemp -d /tmp/edge-compare.XXXXXX)
+WORK=$(mktemp -d "${WORK_IN:-/tmp}/edge-compare.XXXXXX")
 chmod 755 "$WORK"
 declare -A PID=()
 stop() { # stop NAME: TERM the process, wait up to 10 s, then KILL it.
