@@ -122,10 +122,12 @@ func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, bo
 	}()
 
 	d := fl.e.d
-	if !d.healthy.Load() && f != nil {
-		f.Close()
-		f = nil
-	} else if d.healthy.Load() {
+	if !d.healthy.Load() {
+		if f != nil {
+			f.Close()
+			f = nil
+		}
+	} else {
 		err := c.diskFault(d, "write")
 		if err == nil && f == nil {
 			f, err = openPath(fl.e.path(), os.O_WRONLY, 0)

@@ -139,6 +139,13 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 		if f, err = c.create(e); err == nil {
 			break
 		}
+		if outOfFiles(err) {
+			// No descriptor to spare: the answer is relayed, not
+			// stored, and no disk is at fault.
+			resp.Body.Close()
+			cancel()
+			return nil, true, nil
+		}
 	}
 	fl := newFill(e, first, last-first+1)
 	if size == 0 {
@@ -194,7 +201,9 @@ func (c *Cache) create(e *entry) (*os.File, error) {
 		}
 	}
 	if err != nil {
-		c.diskFailed(e.d, "create", err)
+		if !outOfFiles(err) {
+			c.diskFailed(e.d, "create", err)
+		}
 		return nil, err
 	}
 	return f, nil

@@ -714,11 +714,12 @@ func TestQueueAfterReattach(t *testing.T) {
 }
 
 // TestOutOfFilesIsNotADiskFailure checks that running out of file
-// descriptors (EMFILE) when a fill opens its file, or when a flush opens
-// one to sync it, leaves the disk healthy: the fill goes through memory,
-// the flush's entry waits for the next flush.
+// descriptors (EMFILE) when a miss creates its file, a fill opens one, or
+// a flush opens one to sync it, leaves the disk healthy: the miss is
+// relayed without being stored, the fill goes through memory, the
+// flush's entry waits for the next flush.
 func TestOutOfFilesIsNotADiskFailure(t *testing.T) {
-	for _, op := range []string{"write", "sync"} {
+	for _, op := range []string{"create", "write", "sync"} {
 		t.Run(op, func(t *testing.T) {
 			var out atomic.Bool
 			restore := maxSyncFiles
@@ -741,7 +742,11 @@ func TestOutOfFilesIsNotADiskFailure(t *testing.T) {
 				c.flushMu.Lock() // the fill is queued before a flush sees it
 			}
 			out.Store(true)
-			e.mustGet("b/obj", data, xMiss)
+			if op == "create" {
+				e.mustGet("b/obj", data, xPass) // relayed, not stored
+			} else {
+				e.mustGet("b/obj", data, xMiss)
+			}
 			if op == "sync" {
 				eventually(t, "b/obj queued", e.queued("b/obj"))
 				c.flushMu.Unlock()
@@ -760,8 +765,8 @@ func TestOutOfFilesIsNotADiskFailure(t *testing.T) {
 				t.Errorf("recorded %v while out of descriptors, want none", got)
 			}
 			out.Store(false)
-			if op == "write" {
-				e.mustGet("b/obj", data, xMiss) // the memory-only fill stored nothing
+			if op != "sync" {
+				e.mustGet("b/obj", data, xMiss) // nothing was stored
 			}
 			eventually(t, "b/obj to be recorded", func() bool { return slices.Equal(e.recorded(), []string{"b/obj"}) })
 			e.mustGet("b/obj", data, xHit)
