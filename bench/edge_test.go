@@ -417,56 +417,112 @@ func TestReadSchedstat(t *testing.T) {
 	}
 }
 
+// fakeProc is a made-up /proc for the sampler's tests.
+type fakeProc struct {
+	t    *testing.T
+	root string
+}
+
+func newFakeProc(t *testing.T) *fakeProc { return &fakeProc{t: t, root: t.TempDir()} }
+
+func (p *fakeProc) write(rel, data string) {
+	p.t.Helper()
+	f := filepath.Join(p.root, rel)
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// stat writes /proc/PID/stat with utime and stime in clock ticks.
+func (p *fakeProc) stat(pid, ppid, utime, stime int) {
+	p.write(fmt.Sprintf("%d/stat", pid), fmt.Sprintf("%d (srv) S %d 1 1 0 -1 0 0 0 0 0 %d %d 0 0 20 0 1 0 1 0 0\n", pid, ppid, utime, stime))
+}
+
+func (p *fakeProc) remove(rel string) {
+	p.t.Helper()
+	if err := os.RemoveAll(filepath.Join(p.root, rel)); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *fakeProc) sample(pids ...int) procSample {
+	p.t.Helper()
+	s, err := sampleProcs(p.root, pids)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return s
+}
+
+const tick = int64(time.Second / clockTicks)
+
 // TestSampleProcsThreads samples a made-up /proc: a server (pid 10) with
 // two threads and a child (pid 11) whose kernel gives no schedstat.
 // Threads count to the nanosecond, the child by its clock ticks; a
 // thread that exits between two samples loses only its own time.
 func TestSampleProcsThreads(t *testing.T) {
-	proc := t.TempDir()
-	write := func(rel, data string) {
-		t.Helper()
-		p := filepath.Join(proc, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stat := func(pid, ppid, utime, stime int) string {
-		return fmt.Sprintf("%d (srv) S %d 1 1 0 -1 0 0 0 0 0 %d %d 0 0 20 0 1 0 1 0 0\n", pid, ppid, utime, stime)
-	}
-	write("10/stat", stat(10, 1, 7, 3))
-	write("10/status", "VmRSS:\t1000 kB\n")
-	write("10/task/10/schedstat", "1000000 0 1\n")
-	write("10/task/12/schedstat", "2500000 0 1\n")
-	write("11/stat", stat(11, 10, 2, 1))
-	write("11/status", "VmRSS:\t500 kB\n")
-	before, err := sampleProcs(proc, []int{10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newFakeProc(t)
+	p.stat(10, 1, 7, 3)
+	p.write("10/status", "VmRSS:\t1000 kB\n")
+	p.write("10/task/10/schedstat", "1000000 0 1\n")
+	p.write("10/task/12/schedstat", "2500000 0 1\n")
+	p.stat(11, 10, 2, 1)
+	p.write("11/status", "VmRSS:\t500 kB\n")
+	before := p.sample(10)
 	if before.rss != 1500<<10 {
 		t.Errorf("rss %d, want %d", before.rss, 1500<<10)
 	}
-	want := map[int]int64{10: 1000000, 12: 2500000, 11: 3 * int64(time.Second/clockTicks)}
-	if !maps.Equal(before.cpu, want) {
-		t.Errorf("cpu %v, want %v", before.cpu, want)
+	if got := before.cpu[10]; got.ticks != 10*tick || !maps.Equal(got.threads, map[int]int64{10: 1000000, 12: 2500000}) {
+		t.Errorf("process 10: %+v", got)
+	}
+	if got := before.cpu[11]; got.ticks != 3*tick || got.threads != nil {
+		t.Errorf("process 11: %+v, want 3 ticks and no threads", got)
 	}
 	// Thread 12 exits, thread 13 starts, the leader runs 0.25 ms and the
 	// child one tick.
-	if err := os.RemoveAll(filepath.Join(proc, "10/task/12")); err != nil {
-		t.Fatal(err)
-	}
-	write("10/task/10/schedstat", "1250000 0 2\n")
-	write("10/task/13/schedstat", "400000 0 1\n")
-	write("11/stat", stat(11, 10, 3, 1))
-	after, err := sampleProcs(proc, []int{10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p.remove("10/task/12")
+	p.write("10/task/10/schedstat", "1250000 0 2\n")
+	p.write("10/task/13/schedstat", "400000 0 1\n")
+	p.stat(11, 10, 3, 1)
+	after := p.sample(10)
 	if got, want := after.cpuSince(before), 250*time.Microsecond+400*time.Microsecond+time.Second/clockTicks; got != want {
 		t.Errorf("cpuSince = %v, want %v", got, want)
+	}
+}
+
+// TestSampleProcsFallBack checks that a process whose thread times are
+// missing from one of two samples is counted by its ticks in both, and
+// that a thread time that does not parse, or a kernel that prints zeros,
+// makes the process count by its ticks rather than by the threads read
+// before it.
+func TestSampleProcsFallBack(t *testing.T) {
+	p := newFakeProc(t)
+	p.stat(10, 1, 300, 0)
+	p.write("10/task/10/schedstat", "500000000 0 1\n")
+	p.write("10/task/11/schedstat", "2500000000 0 1\n")
+	before := p.sample(10)
+	// The task directory cannot be read at the second sample; the
+	// process used one tick.
+	p.remove("10/task")
+	p.stat(10, 1, 301, 0)
+	if got := p.sample(10).cpuSince(before); got != time.Duration(tick) {
+		t.Errorf("threads, then ticks: cpuSince = %v, want %v", got, time.Duration(tick))
+	}
+	// A schedstat that does not parse: the ticks, not the threads read
+	// before it as well.
+	p.write("10/task/10/schedstat", "500000000 0 1\n")
+	p.write("10/task/11/schedstat", "garbage\n")
+	if got := p.sample(10).cpu[10]; got.threads != nil || got.ticks != 301*tick {
+		t.Errorf("with a bad schedstat: %+v, want 301 ticks and no threads", got)
+	}
+	// Zeros while the ticks grow: a kernel that keeps no schedstat.
+	p.write("10/task/10/schedstat", "0 0 0\n")
+	p.write("10/task/11/schedstat", "0 0 0\n")
+	if got := p.sample(10).cpu[10]; got.threads != nil {
+		t.Errorf("with zero schedstats: %+v, want no threads", got)
 	}
 }
 

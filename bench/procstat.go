@@ -17,19 +17,25 @@ const clockTicks = 100
 // procSample is the CPU time of a set of processes (the given ones and
 // their live descendants) at one instant, and their summed resident set.
 type procSample struct {
-	// cpu is the CPU time of each thread, in nanoseconds, keyed by
-	// thread id: the run time the scheduler keeps for it
-	// (/proc/PID/task/TID/schedstat). utime+stime in /proc/PID/stat is
-	// the same time counted in clock ticks, 10 ms: a round of a
-	// benchmark uses a few hundred milliseconds, so each sample's
-	// truncation alone would move a ratio by several per cent. Where
-	// schedstat is missing (a kernel without CONFIG_SCHED_INFO) the
-	// key is the process id and the time that of /proc/PID/stat.
-	cpu map[int]int64
+	// cpu is the CPU time of each process, by process id.
+	cpu map[int]procCPU
 	// rss is the sum of VmRSS, in bytes. Pages shared between the
 	// processes (nginx's shared memory zones) are counted once per
 	// process, as VmRSS counts them.
 	rss int64
+}
+
+// procCPU is one process's CPU time, in nanoseconds, two ways.
+type procCPU struct {
+	// ticks is utime+stime from /proc/PID/stat, counted in clock ticks
+	// (10 ms), threads that exited included. A round of a benchmark
+	// uses a few hundred milliseconds, so each sample's truncation alone
+	// would move a ratio by several per cent.
+	ticks int64
+	// threads is the run time the scheduler keeps for each live thread
+	// (/proc/PID/task/TID/schedstat), by thread id, to the nanosecond;
+	// nil when it could not be read whole (a kernel without schedstat).
+	threads map[int]int64
 }
 
 // procStat is the part of /proc/PID/stat the sampler reads.
@@ -76,7 +82,7 @@ func readVmRSS(data []byte) int64 {
 // descendants from proc (normally "/proc"). It fails when one of pids does
 // not exist: the server under test has died.
 func sampleProcs(proc string, pids []int) (procSample, error) {
-	s := procSample{cpu: map[int]int64{}}
+	s := procSample{cpu: map[int]procCPU{}}
 	ents, err := os.ReadDir(proc)
 	if err != nil {
 		return s, err
@@ -112,9 +118,9 @@ func sampleProcs(proc string, pids []int) (procSample, error) {
 		if _, seen := s.cpu[pid]; seen {
 			continue
 		}
-		if err := readThreadCPU(proc, pid, s.cpu); err != nil {
-			s.cpu[pid] = all[pid].cpu * int64(time.Second/clockTicks)
-		}
+		pc := procCPU{ticks: all[pid].cpu * int64(time.Second/clockTicks)}
+		pc.threads, _ = readThreadCPU(proc, pid, pc.ticks)
+		s.cpu[pid] = pc
 		if data, err := os.ReadFile(proc + "/" + strconv.Itoa(pid) + "/status"); err == nil {
 			s.rss += readVmRSS(data)
 		}
@@ -123,17 +129,19 @@ func sampleProcs(proc string, pids []int) (procSample, error) {
 	return s, nil
 }
 
-// readThreadCPU adds the run time of each thread of pid, in
-// nanoseconds, to cpu (keyed by thread id). It fails when pid has no
-// task directory or a thread's schedstat cannot be read at all; threads
-// that exit while it reads are skipped.
-func readThreadCPU(proc string, pid int, cpu map[int]int64) error {
+// readThreadCPU reads the run time of each thread of pid, in
+// nanoseconds, by thread id. It fails when pid has no task directory, a
+// thread's schedstat does not parse, or every thread reads zero while
+// the process's ticks (in nanoseconds) do not: a kernel that keeps no
+// schedstat prints zeros. Threads that exit while it reads are skipped.
+func readThreadCPU(proc string, pid int, ticks int64) (map[int]int64, error) {
 	dir := proc + "/" + strconv.Itoa(pid) + "/task"
 	tasks, err := os.ReadDir(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	n := 0
+	threads := make(map[int]int64, len(tasks))
+	var sum int64
 	for _, t := range tasks {
 		tid, err := strconv.Atoi(t.Name())
 		if err != nil {
@@ -145,15 +153,18 @@ func readThreadCPU(proc string, pid int, cpu map[int]int64) error {
 		}
 		ns, err := readSchedstat(data)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		cpu[tid] = ns
-		n++
+		threads[tid] = ns
+		sum += ns
 	}
-	if n == 0 {
-		return fmt.Errorf("%s: no thread's schedstat", dir)
+	if len(threads) == 0 {
+		return nil, fmt.Errorf("%s: no thread's schedstat", dir)
 	}
-	return nil
+	if sum == 0 && ticks > 0 {
+		return nil, fmt.Errorf("%s: schedstat reads zero", dir)
+	}
+	return threads, nil
 }
 
 // readSchedstat parses /proc/PID/task/TID/schedstat: the thread's run
@@ -170,14 +181,31 @@ func readSchedstat(data []byte) (int64, error) {
 	return ns, nil
 }
 
-// cpuSince is the CPU time the processes of s used since before: the
-// growth of each thread seen in both, plus all of the time of threads
-// started since. Threads that exited in between are lost (Go's runtime
-// and nginx's workers keep theirs).
+// cpuSince is the CPU time the processes of s used since before: for a
+// process seen in both, the growth of each of its threads seen in both
+// plus all of the time of its threads started since, or, when either
+// sample has no thread times for it, the growth of its ticks; all of
+// the time of processes started since. Threads and processes that
+// exited in between are lost (Go's runtime and nginx's workers keep
+// their threads).
 func (s procSample) cpuSince(before procSample) time.Duration {
 	var ns int64
-	for id, t := range s.cpu {
-		ns += t - before.cpu[id]
+	for pid, a := range s.cpu {
+		b, seen := before.cpu[pid]
+		switch {
+		case !seen && a.threads != nil:
+			for _, t := range a.threads {
+				ns += t
+			}
+		case !seen:
+			ns += a.ticks
+		case a.threads != nil && b.threads != nil:
+			for tid, t := range a.threads {
+				ns += t - b.threads[tid]
+			}
+		default:
+			ns += a.ticks - b.ticks
+		}
 	}
 	return time.Duration(ns)
 }
