@@ -38,7 +38,8 @@
 #                  (default /tmp): e.g. the mount point of a freshly made
 #                  ext4 with a journal, as a cache disk is, so that the
 #                  figures do not depend on the history of a shared file
-#                  system (docs/performance.md, "Where a miss's create goes")
+#                  system (docs/performance.md, "CPU to the nanosecond, and a
+#                  cache disk of its own")
 #   PROFILE=1      after the restart phase, a pass of 100 KiB GETs over the
 #                  objects the main run cached (all hits), during which a
 #                  CPU profile of each ObjectGateway edge is taken through
