@@ -5,7 +5,9 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync/atomic"
 	"syscall"
+	"unsafe"
 )
 
 // sendHit writes head, then n bytes of f from offset off, on w. On a TCP
@@ -15,6 +17,9 @@ import (
 // explicit offset, so the descriptor's own offset is neither read nor
 // moved (no lseek per hit). Elsewhere it writes the head and copies the
 // body (sendRange).
+//
+// Both calls are made without telling the Go scheduler (see sendNoPark
+// and sendfileNoPark) when they cannot wait on a disk.
 func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
 	tc := tcpConnOf(w)
 	if tc == nil || n == 0 {
@@ -35,7 +40,7 @@ func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
 	sent := 0
 	err = out.Write(func(fd uintptr) bool {
 		for sent < len(head) {
-			m, e := syscall.SendmsgN(int(fd), head[sent:], nil, nil, syscall.MSG_MORE|syscall.MSG_NOSIGNAL)
+			m, e := sendNoPark(int(fd), head[sent:], syscall.MSG_MORE|syscall.MSG_NOSIGNAL)
 			switch {
 			case e == syscall.EINTR:
 				continue
@@ -57,7 +62,7 @@ func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
 	cerr := in.Control(func(infd uintptr) {
 		err = out.Write(func(fd uintptr) bool {
 			for off < end {
-				m, e := syscall.Sendfile(int(fd), int(infd), &off, int(min(end-off, 1<<30)))
+				m, e := sendfileNoPark(pageCache, int(fd), int(infd), &off, int(min(end-off, 1<<30)))
 				switch {
 				case e == syscall.EINTR:
 					continue
@@ -117,4 +122,79 @@ func tcpConnOf(w io.Writer) *net.TCPConn {
 		}
 	}
 	return nil
+}
+
+// A system call made through syscall.Syscall tells the Go scheduler that
+// the thread may block: when it lasts longer than one tick of the
+// runtime's monitor (20 µs and up), the monitor hands the thread's P to
+// another thread, waking it with a futex, and the monitor keeps ticking
+// at its shortest period while it finds such calls. A hit's sendfile of
+// 100 KiB to 1 MiB lasts that long, so every hit paid for a hand-off and
+// the wake-ups around it (docs/performance.md, "Hits without the
+// scheduler"). A call that cannot block — a send on a non-blocking
+// socket, a sendfile whose pages are all in the page cache — is made with
+// RawSyscall instead, as nginx makes every call on its one thread.
+
+// sendNoPark is send(2) with flags on a non-blocking socket, which
+// returns EAGAIN rather than waiting.
+func sendNoPark(fd int, b []byte, flags int) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))),
+		uintptr(len(b)), uintptr(flags), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+// sendfileNoPark is sendfile(2) from a regular file to a non-blocking
+// socket: a raw call when every page of the range is in the page cache
+// (the socket side returns EAGAIN rather than waiting), else one through
+// the scheduler, as a read from the disk may take any time — on a failing
+// disk, seconds — and must not hold a P meanwhile.
+func sendfileNoPark(pc *cachestat, out, in int, off *int64, n int) (int, error) {
+	if !pc.resident(in, *off, int64(n)) {
+		return syscall.Sendfile(out, in, off, n)
+	}
+	m, _, e := syscall.RawSyscall6(syscall.SYS_SENDFILE, uintptr(out), uintptr(in), uintptr(unsafe.Pointer(off)), uintptr(n), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(m), nil
+}
+
+// cachestat asks the kernel which pages of a file are in the page cache.
+type cachestat struct {
+	nr uintptr // the system call's number
+	// missing is set once the call is found missing (a kernel before
+	// 6.5) or refused (a seccomp filter that predates it); resident is
+	// then false without asking.
+	missing atomic.Bool
+}
+
+// pageCache is cachestat(2), the same number on every architecture.
+var pageCache = &cachestat{nr: 451}
+
+var pageSize = int64(os.Getpagesize())
+
+// resident reports whether bytes [off, off+n) of the file fd are all in
+// the page cache. cachestat reads the cache's index and never waits for a
+// disk. False when it cannot tell.
+func (pc *cachestat) resident(fd int, off, n int64) bool {
+	if n <= 0 || off < 0 || pc.missing.Load() {
+		return false
+	}
+	rng := struct{ off, len uint64 }{uint64(off), uint64(n)}
+	var st struct{ cache, dirty, writeback, evicted, recentlyEvicted uint64 }
+	_, _, e := syscall.RawSyscall6(pc.nr, uintptr(fd), uintptr(unsafe.Pointer(&rng)), uintptr(unsafe.Pointer(&st)), 0, 0, 0)
+	if e != 0 {
+		if e == syscall.ENOSYS || e == syscall.EPERM {
+			pc.missing.Store(true)
+		}
+		return false
+	}
+	pages := (off+n+pageSize-1)/pageSize - off/pageSize
+	return st.cache >= uint64(pages)
 }

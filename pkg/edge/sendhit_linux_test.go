@@ -1,0 +1,198 @@
+package edge
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// writeTestFile writes n pseudo-random bytes to a new file and returns it
+// open for reading, with its content.
+func writeTestFile(t *testing.T, n int) (*os.File, []byte) {
+	t.Helper()
+	data := make([]byte, n)
+	rand.NewChaCha8([32]byte{1}).Read(data)
+	name := filepath.Join(t.TempDir(), "obj")
+	if err := os.WriteFile(name, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f, data
+}
+
+// tcpPair returns both ends of a loopback TCP connection.
+func tcpPair(t *testing.T) (server *net.TCPConn, client net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ln.Accept()
+	if err != nil {
+		client.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(); client.Close() })
+	return c.(*net.TCPConn), client
+}
+
+func TestCachestatResident(t *testing.T) {
+	size := 3*int(pageSize) + 100
+	f, _ := writeTestFile(t, size)
+	fd := int(f.Fd())
+	pc := &cachestat{nr: pageCache.nr}
+	if !pc.resident(fd, 0, int64(size)) {
+		if pc.missing.Load() {
+			t.Skip("cachestat(2) is missing or refused here: every sendfile goes through the scheduler")
+		}
+		t.Fatal("the pages of a file just written are not reported in the page cache")
+	}
+	if !pc.resident(fd, pageSize+1, 10) {
+		t.Error("a range inside the file is not reported in the page cache")
+	}
+	if pc.resident(fd, 0, int64(size)+4*pageSize) {
+		t.Error("a range running past the end of the file is reported in the page cache")
+	}
+	if pc.resident(fd, 0, 0) || pc.resident(fd, -1, 10) {
+		t.Error("an empty or negative range is reported in the page cache")
+	}
+	if pc.missing.Load() {
+		t.Error("a working cachestat was marked missing")
+	}
+
+	t.Run("evicted", func(t *testing.T) {
+		if err := f.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
+			t.Fatal(err)
+		}
+		if pc.resident(fd, 0, int64(size)) {
+			// tmpfs and some others keep the pages of a file for its life.
+			t.Skip("this file system kept the pages after POSIX_FADV_DONTNEED")
+		}
+		// The slow path serves it all the same.
+		server, client := tcpPair(t)
+		go func() {
+			sendHit(server, []byte("head\n"), f, 0, int64(size))
+			server.CloseWrite()
+		}()
+		got, err := io.ReadAll(client)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := os.ReadFile(f.Name())
+		if !bytes.Equal(got, append([]byte("head\n"), want...)) {
+			t.Fatalf("got %d bytes, not the head and the %d bytes of the file", len(got), size)
+		}
+	})
+}
+
+func TestCachestatMissing(t *testing.T) {
+	f, data := writeTestFile(t, 200<<10)
+	// No system call has this number: the kernel answers ENOSYS, as one
+	// before 6.5 does to cachestat.
+	pc := &cachestat{nr: 1 << 20}
+	if pc.resident(int(f.Fd()), 0, int64(len(data))) {
+		t.Fatal("resident without cachestat")
+	}
+	if !pc.missing.Load() {
+		t.Fatal("ENOSYS did not mark cachestat missing")
+	}
+	// sendfile then goes through the scheduler, and sends the same bytes.
+	server, client := tcpPair(t)
+	raw, err := server.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		off, end := int64(1000), int64(len(data))
+		var serr error
+		werr := raw.Write(func(fd uintptr) bool {
+			for off < end {
+				_, e := sendfileNoPark(pc, int(fd), int(f.Fd()), &off, int(end-off))
+				if e == unix.EAGAIN {
+					return false
+				}
+				if e != nil {
+					serr = e
+					return true
+				}
+			}
+			return true
+		})
+		server.CloseWrite()
+		done <- errors.Join(werr, serr)
+	}()
+	got, err := io.ReadAll(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, data[1000:]) {
+		t.Fatalf("got %d bytes, want the %d from offset 1000", len(got), len(data)-1000)
+	}
+}
+
+// TestSendHitFillsTheSocket sends a body far larger than the socket's
+// buffers to a reader that takes it in small pieces, so that the raw
+// sendfile returns EAGAIN many times and the hit waits for the socket
+// through the poller between them.
+func TestSendHitFillsTheSocket(t *testing.T) {
+	f, data := writeTestFile(t, 8<<20)
+	if !pageCache.resident(int(f.Fd()), 0, int64(len(data))) && !pageCache.missing.Load() {
+		t.Fatal("the pages of a file just written are not reported in the page cache")
+	}
+	server, client := tcpPair(t)
+	if err := server.SetWriteBuffer(64 << 10); err != nil {
+		t.Fatal(err)
+	}
+	head := []byte("HTTP/1.1 200 OK\r\nContent-Length: 8388595\r\n\r\n")
+	const off = 13
+	done := make(chan error, 1)
+	go func() {
+		err := sendHit(server, head, f, off, int64(len(data)-off))
+		server.CloseWrite()
+		done <- err
+	}()
+	var got bytes.Buffer
+	buf := make([]byte, 4<<10)
+	for {
+		client.SetReadDeadline(time.Now().Add(time.Minute))
+		n, err := client.Read(buf)
+		got.Write(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]byte(nil), head...), data[off:]...)
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Fatalf("got %d bytes, want %d: the head and the file from offset %d", got.Len(), len(want), off)
+	}
+}
