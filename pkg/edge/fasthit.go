@@ -175,7 +175,7 @@ func (c *Cache) ServeHit(w io.Writer, r *HitRequest) (answered bool, written int
 		// The head with the body's first bytes, the body by sendfile.
 		err = sendHit(w, b, rf, 0, e.size)
 	} else {
-		_, err = w.Write(b)
+		err = sendBytes(w, b)
 	}
 	*bp = b[:0]
 	hitBufPool.Put(bp)

@@ -22,7 +22,7 @@ import (
 // and sendfileNoPark) when they cannot wait on a disk.
 func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
 	tc := tcpConnOf(w)
-	if tc == nil || n == 0 {
+	if tc == nil {
 		if _, err := w.Write(head); err != nil {
 			return err
 		}
@@ -32,31 +32,17 @@ func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
 	if err != nil {
 		return err
 	}
+	if n == 0 {
+		return sendAll(out, head, syscall.MSG_NOSIGNAL)
+	}
 	in, err := f.SyscallConn()
 	if err != nil {
 		return err
 	}
-	var werr error
-	sent := 0
-	err = out.Write(func(fd uintptr) bool {
-		for sent < len(head) {
-			m, e := sendNoPark(int(fd), head[sent:], syscall.MSG_MORE|syscall.MSG_NOSIGNAL)
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return false
-			case e != nil:
-				werr = e
-				return true
-			}
-			sent += m
-		}
-		return true
-	})
-	if err = errors.Join(err, werr); err != nil {
-		return wrapOp("write", err)
+	if err := sendAll(out, head, syscall.MSG_MORE|syscall.MSG_NOSIGNAL); err != nil {
+		return err
 	}
+	var werr error
 	start, end := off, off+n
 	unsupported := false
 	cerr := in.Control(func(infd uintptr) {
@@ -94,6 +80,49 @@ func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
 			err = io.ErrUnexpectedEOF
 		}
 		return err
+	}
+	return nil
+}
+
+// sendBytes writes b on w: on a TCP connection (reached through NetConn
+// wrappers) with sendNoPark, elsewhere with w.Write. A memory-tier hit,
+// head and body, goes out this way.
+func sendBytes(w io.Writer, b []byte) error {
+	tc := tcpConnOf(w)
+	if tc == nil {
+		_, err := w.Write(b)
+		return err
+	}
+	out, err := tc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	return sendAll(out, b, syscall.MSG_NOSIGNAL)
+}
+
+// sendAll sends all of b on the socket out with flags, waiting in the
+// network poller (under the write deadline) while the socket is full.
+func sendAll(out syscall.RawConn, b []byte, flags int) error {
+	var werr error
+	sent := 0
+	err := out.Write(func(fd uintptr) bool {
+		for sent < len(b) {
+			m, e := sendNoPark(int(fd), b[sent:], flags)
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return false
+			case e != nil:
+				werr = e
+				return true
+			}
+			sent += m
+		}
+		return true
+	})
+	if err = errors.Join(err, werr); err != nil {
+		return wrapOp("write", err)
 	}
 	return nil
 }

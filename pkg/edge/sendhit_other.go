@@ -14,3 +14,9 @@ func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
 	}
 	return sendRange(w, f, off, n)
 }
+
+// sendBytes writes b on w.
+func sendBytes(w io.Writer, b []byte) error {
+	_, err := w.Write(b)
+	return err
+}
