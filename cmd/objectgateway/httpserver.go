@@ -5,7 +5,9 @@ import (
 	"net/http"
 
 	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/expect"
 	"github.com/objectgateway/objectgateway/pkg/httpintercept"
+	"github.com/objectgateway/objectgateway/pkg/rawread"
 )
 
 // maxHeaderBytes bounds the request line and headers. S3 allows 8 KiB of
@@ -28,6 +30,25 @@ func newHTTPServer(cfg config, h http.Handler) *http.Server {
 		IdleTimeout:       cfg.idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 	}
+}
+
+// plainListener is what serve reads plaintext requests through when
+// the S3 listener is not TLS: pkg/expect's listener, which lets requests
+// with an Expect header other than 100-continue reach the handler, which
+// serves them as S3 does, instead of net/http's 417 (it reads the
+// plaintext of a connection, so it cannot sit under TLS, and above it
+// net/http would no longer see a *tls.Conn: over TLS such requests keep
+// net/http's 417); under it, when the edge answers hits on the
+// connection, pkg/rawread's, whose raw reads with the hits' raw sends
+// leave a hit no system call the scheduler must watch.
+func plainListener(ln net.Listener, plaintext, fastHits bool) net.Listener {
+	if !plaintext {
+		return ln
+	}
+	if fastHits {
+		ln = rawread.Listener(ln)
+	}
+	return expect.Listener(ln)
 }
 
 // fastHitListener wraps ln, a plain-HTTP listener of an edge, so that

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -223,5 +224,51 @@ func TestServeExpectOtherThanContinue(t *testing.T) {
 	out.Body.Close()
 	if string(got) != body {
 		t.Fatalf("stored %q", got)
+	}
+}
+
+// TestPlainListenerChain: a plaintext connection is read through
+// pkg/expect, and, when the edge answers hits on the connection, through
+// pkg/rawread under it; over TLS the listener is left alone.
+func TestPlainListenerChain(t *testing.T) {
+	chain := func(ln net.Listener) []string {
+		t.Helper()
+		d, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		c, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var names []string
+		for {
+			names = append(names, fmt.Sprintf("%T", c))
+			nc, ok := c.(interface{ NetConn() net.Conn })
+			if !ok {
+				return names
+			}
+			c = nc.NetConn()
+		}
+	}
+	for _, tc := range []struct {
+		plaintext, fastHits bool
+		want                string
+	}{
+		{true, true, "*expect.conn > *rawread.Conn > *net.TCPConn"},
+		{true, false, "*expect.conn > *net.TCPConn"},
+		{false, true, "*net.TCPConn"},
+	} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(chain(plainListener(ln, tc.plaintext, tc.fastHits)), " > ")
+		ln.Close()
+		if got != tc.want {
+			t.Errorf("plaintext %v, fast hits %v: %s, want %s", tc.plaintext, tc.fastHits, got, tc.want)
+		}
 	}
 }

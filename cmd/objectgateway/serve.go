@@ -14,7 +14,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/objectgateway/objectgateway/api"
-	"github.com/objectgateway/objectgateway/pkg/expect"
 	lcworker "github.com/objectgateway/objectgateway/pkg/expire"
 	"github.com/objectgateway/objectgateway/pkg/hotcache"
 	"github.com/objectgateway/objectgateway/pkg/httpintercept"
@@ -225,20 +224,12 @@ func serve(ctx context.Context, args []string, e env) error {
 	defer func() { <-tlsDone }()
 
 	errc := make(chan error, 1)
-	// expect.Listener lets requests with an Expect header other than
-	// 100-continue reach the handler, which serves them as S3 does,
-	// instead of net/http's 417. It reads the plaintext of a connection,
-	// so it cannot sit under TLS, and above it net/http would no longer
-	// see a *tls.Conn (no r.TLS, no clean answer to plain HTTP): over TLS
-	// such requests keep net/http's 417.
-	serveLn := ln
-	if s3TLS == nil {
-		serveLn = expect.Listener(ln)
-	}
-	var fastLn *httpintercept.Listener
 	// httpintercept needs a server without ReadTimeout (its doc), which
 	// newHTTPServer never sets.
-	if cfg.edgeFastHits && edgeOpts != nil && cfg.edgePublic && s3TLS == nil && srv.ReadTimeout == 0 {
+	fastHits := cfg.edgeFastHits && edgeOpts != nil && cfg.edgePublic && s3TLS == nil && srv.ReadTimeout == 0
+	serveLn := plainListener(ln, s3TLS == nil, fastHits)
+	var fastLn *httpintercept.Listener
+	if fastHits {
 		fastLn = fastHitListener(serveLn, srv, handler)
 		serveLn = fastLn
 		log.Info().Msg("edge mode: anonymous plain GET and HEAD hits answered on the connection, outside net/http (--edge-fast-hits)")

@@ -1,0 +1,5 @@
+//go:build !race
+
+package rawread
+
+const raceEnabled = false
