@@ -182,17 +182,29 @@ func sendNoPark(fd int, b []byte, flags int) (int, error) {
 // socket: a raw call when every page of the range is in the page cache
 // (the socket side returns EAGAIN rather than waiting), else one through
 // the scheduler, as a read from the disk may take any time — on a failing
-// disk, seconds — and must not hold a P meanwhile.
+// disk, seconds — and must not hold a P meanwhile. (A page another reader
+// is reading in at that moment is in the cache and not yet filled: the
+// raw call waits for that one read.)
+//
+// A raw call sends at most rawSendfileMax bytes, so that the pages
+// cachestat looks at are about those one call can move: no more than a
+// socket's send buffer takes at once. The caller calls again for the
+// rest.
 func sendfileNoPark(pc *cachestat, out, in int, off *int64, n int) (int, error) {
-	if !pc.resident(in, *off, int64(n)) {
+	n1 := min(n, rawSendfileMax)
+	if !pc.resident(in, *off, int64(n1)) {
 		return syscall.Sendfile(out, in, off, n)
 	}
-	m, _, e := syscall.RawSyscall6(syscall.SYS_SENDFILE, uintptr(out), uintptr(in), uintptr(unsafe.Pointer(off)), uintptr(n), 0, 0)
+	m, _, e := syscall.RawSyscall6(syscall.SYS_SENDFILE, uintptr(out), uintptr(in), uintptr(unsafe.Pointer(off)), uintptr(n1), 0, 0)
 	if e != 0 {
 		return 0, e
 	}
 	return int(m), nil
 }
+
+// rawSendfileMax is the most a raw sendfile sends: the largest send
+// buffer Linux gives a TCP socket by default (net.ipv4.tcp_wmem).
+const rawSendfileMax = 4 << 20
 
 // cachestat asks the kernel which pages of a file are in the page cache.
 type cachestat struct {
