@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -194,5 +195,28 @@ func TestSendHitFillsTheSocket(t *testing.T) {
 	want := append(append([]byte(nil), head...), data[off:]...)
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Fatalf("got %d bytes, want %d: the head and the file from offset %d", got.Len(), len(want), off)
+	}
+}
+
+// BenchmarkCachestat is the price of asking before a raw sendfile.
+func BenchmarkCachestat(b *testing.B) {
+	for _, n := range []int{100 << 10, 1 << 20, 4 << 20} {
+		data := make([]byte, n)
+		name := filepath.Join(b.TempDir(), "obj")
+		if err := os.WriteFile(name, data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(strconv.Itoa(n>>10)+"KiB", func(b *testing.B) {
+			for range b.N {
+				if !pageCache.resident(int(f.Fd()), 0, int64(n)) {
+					b.Fatal("not in the page cache")
+				}
+			}
+		})
+		f.Close()
 	}
 }
