@@ -289,6 +289,7 @@ func (c *Cache) attach(d *disk, verify bool) error {
 	if len(purged) > 0 {
 		go c.removeFiles(purged)
 	}
+	d.rawSendfile.Store(pageCacheFS(d.data))
 	d.healthy.Store(true)
 	c.evictLocked(d, nil)
 	return nil

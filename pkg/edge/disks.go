@@ -49,6 +49,12 @@ type disk struct {
 
 	healthy                atomic.Bool
 	hits, misses, failures atomic.Uint64
+	// rawSendfile is set at attach when the disk's file system lets a
+	// hit's sendfile of cached pages be a raw call (pageCacheFS);
+	// slowSends counts the hits' sendfiles from it under way through the
+	// scheduler (sendfileNoPark).
+	rawSendfile atomic.Bool
+	slowSends   atomic.Int32
 
 	lru   *list.List // of *entry, most recently used at the front
 	bytes int64      // sum of the sizes of the entries

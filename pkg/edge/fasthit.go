@@ -173,7 +173,7 @@ func (c *Cache) ServeHit(w io.Writer, r *HitRequest) (answered bool, written int
 	}
 	if rf != nil {
 		// The head with the body's first bytes, the body by sendfile.
-		err = sendHit(w, b, rf, 0, e.size)
+		err = sendHit(w, b, rf, 0, e.size, e.d)
 	} else {
 		err = sendBytes(w, b)
 	}

@@ -1,16 +1,17 @@
 package edge
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
 	"os"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
 )
 
-// sendHit writes head, then n bytes of f from offset off, on w. On a TCP
+// sendHit writes head, then n bytes of f, a file on disk d (nil: not a
+// cache disk), from offset off, on w. On a TCP
 // connection (reached through NetConn wrappers) the head goes out with
 // MSG_MORE, so that it shares its packet with the body's first bytes
 // instead of being a packet of its own, and the body with sendfile at an
@@ -20,7 +21,7 @@ import (
 //
 // Both calls are made without telling the Go scheduler (see sendNoPark
 // and sendfileNoPark) when they cannot wait on a disk.
-func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
+func sendHit(w io.Writer, head []byte, f *os.File, off, n int64, d *disk) error {
 	tc := tcpConnOf(w)
 	if tc == nil {
 		if _, err := w.Write(head); err != nil {
@@ -48,7 +49,7 @@ func sendHit(w io.Writer, head []byte, f *os.File, off, n int64) error {
 	cerr := in.Control(func(infd uintptr) {
 		err = out.Write(func(fd uintptr) bool {
 			for off < end {
-				m, e := sendfileNoPark(pageCache, int(fd), int(infd), &off, int(min(end-off, 1<<30)))
+				m, e := sendfileNoPark(d, int(fd), int(infd), &off, int(min(end-off, 1<<30)))
 				switch {
 				case e == syscall.EINTR:
 					continue
@@ -144,6 +145,9 @@ func tcpConnOf(w io.Writer) *net.TCPConn {
 		switch c := w.(type) {
 		case *net.TCPConn:
 			return c
+		case *tls.Conn:
+			// Its bytes must go through it, encrypted.
+			return nil
 		case interface{ NetConn() net.Conn }:
 			w = c.NetConn()
 		default:
@@ -154,88 +158,74 @@ func tcpConnOf(w io.Writer) *net.TCPConn {
 }
 
 // A system call made through syscall.Syscall tells the Go scheduler that
-// the thread may block: when it lasts longer than one tick of the
-// runtime's monitor (20 µs and up), the monitor hands the thread's P to
-// another thread, waking it with a futex, and the monitor keeps ticking
-// at its shortest period while it finds such calls. A hit's sendfile of
-// 100 KiB to 1 MiB lasts that long, so every hit paid for a hand-off and
-// the wake-ups around it (docs/performance.md, "Hits without the
-// scheduler"). A call that cannot block — a send on a non-blocking
-// socket, a sendfile whose pages are all in the page cache — is made with
-// RawSyscall instead, as nginx makes every call on its one thread.
+// the thread may block: while it lasts, the runtime's monitor (sysmon)
+// ticks at its shortest period, and one that outlasts a tick (20 µs and
+// up) has its P handed to another thread, with a futex wake-up. A hit's
+// sendfile of 100 KiB to 1 MiB lasts that long (docs/performance.md,
+// "Hits without the scheduler"). The calls of a hit that do not wait are
+// therefore made with RawSyscall, as nginx makes every call on its one
+// thread: sends on the socket (with MSG_DONTWAIT) and, on a disk where it
+// can be known, a sendfile whose pages are all in the page cache. The
+// connection's reads are raw too (pkg/rawread).
 
-// sendNoPark is send(2) with flags on a non-blocking socket, which
-// returns EAGAIN rather than waiting.
-func sendNoPark(fd int, b []byte, flags int) (int, error) {
-	if len(b) == 0 {
-		return 0, nil
-	}
-	n, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))),
-		uintptr(len(b)), uintptr(flags), 0, 0)
-	if e != 0 {
-		return 0, e
-	}
-	return int(n), nil
-}
-
-// sendfileNoPark is sendfile(2) from a regular file to a non-blocking
-// socket: a raw call when every page of the range is in the page cache
-// (the socket side returns EAGAIN rather than waiting), else one through
-// the scheduler, as a read from the disk may take any time — on a failing
-// disk, seconds — and must not hold a P meanwhile. (A page another reader
-// is reading in at that moment is in the cache and not yet filled: the
-// raw call waits for that one read.)
+// sendfileNoPark is sendfile(2) from the file in, on disk d, to the
+// non-blocking socket out: a raw call of at most rawSendfileMax bytes when
+// d allows it (a local file system, see pageCacheFS), no send from d is
+// waiting for its disk, and cachestat finds every page of the range in the
+// page cache; otherwise one through the scheduler, because a read from the
+// disk may take any time — on a failing disk, seconds — and a raw call
+// would hold its P, and every stop of the world, meanwhile.
 //
-// A raw call sends at most rawSendfileMax bytes, so that the pages
-// cachestat looks at are about those one call can move: no more than a
-// socket's send buffer takes at once. The caller calls again for the
-// rest.
-func sendfileNoPark(pc *cachestat, out, in int, off *int64, n int) (int, error) {
+// cachestat counts a page another reader is reading in at that moment;
+// a raw call waits for that read. The sends that go through the scheduler
+// are counted on d (slowSends), and while one is under way, which is when
+// such reads are, no send from d is raw.
+func sendfileNoPark(d *disk, out, in int, off *int64, n int) (int, error) {
 	n1 := min(n, rawSendfileMax)
-	if !pc.resident(in, *off, int64(n1)) {
-		return syscall.Sendfile(out, in, off, n)
+	if d != nil && d.rawSendfile.Load() && d.slowSends.Load() == 0 && pageCache.resident(in, *off, int64(n1)) {
+		return sendfileRaw(out, in, off, n1)
 	}
-	m, _, e := syscall.RawSyscall6(syscall.SYS_SENDFILE, uintptr(out), uintptr(in), uintptr(unsafe.Pointer(off)), uintptr(n1), 0, 0)
-	if e != 0 {
-		return 0, e
+	if d != nil {
+		d.slowSends.Add(1)
+		defer d.slowSends.Add(-1)
 	}
-	return int(m), nil
+	return syscall.Sendfile(out, in, off, n)
 }
 
-// rawSendfileMax is the most a raw sendfile sends: the largest send
+// rawSendfileMax is the most a raw sendfile sends, so that the pages
+// cachestat looks at are about those one call moves: the largest send
 // buffer Linux gives a TCP socket by default (net.ipv4.tcp_wmem).
 const rawSendfileMax = 4 << 20
 
 // cachestat asks the kernel which pages of a file are in the page cache.
 type cachestat struct {
-	nr uintptr // the system call's number
-	// missing is set once the call is found missing (a kernel before
-	// 6.5) or refused (a seccomp filter that predates it); resident is
-	// then false without asking.
+	// missing is set once the call is found missing (ENOSYS: a kernel
+	// before 6.5, or a seccomp profile that answers so for calls it does
+	// not know); resident is then false without asking.
 	missing atomic.Bool
+	// call is cachestatRaw; tests replace it.
+	call func(fd int, off, n int64) (uint64, syscall.Errno)
 }
 
-// pageCache is cachestat(2), the same number on every architecture.
-var pageCache = &cachestat{nr: 451}
+var pageCache = &cachestat{call: cachestatRaw}
 
 var pageSize = int64(os.Getpagesize())
 
 // resident reports whether bytes [off, off+n) of the file fd are all in
-// the page cache. cachestat reads the cache's index and never waits for a
-// disk. False when it cannot tell.
+// the page cache. False when it cannot tell: another error (EPERM for a
+// file the process may not write, on kernels that ask) says nothing of
+// the next file.
 func (pc *cachestat) resident(fd int, off, n int64) bool {
 	if n <= 0 || off < 0 || pc.missing.Load() {
 		return false
 	}
-	rng := struct{ off, len uint64 }{uint64(off), uint64(n)}
-	var st struct{ cache, dirty, writeback, evicted, recentlyEvicted uint64 }
-	_, _, e := syscall.RawSyscall6(pc.nr, uintptr(fd), uintptr(unsafe.Pointer(&rng)), uintptr(unsafe.Pointer(&st)), 0, 0, 0)
+	cached, e := pc.call(fd, off, n)
 	if e != 0 {
-		if e == syscall.ENOSYS || e == syscall.EPERM {
+		if e == syscall.ENOSYS {
 			pc.missing.Store(true)
 		}
 		return false
 	}
 	pages := (off+n+pageSize-1)/pageSize - off/pageSize
-	return st.cache >= uint64(pages)
+	return cached >= uint64(pages)
 }
