@@ -8,7 +8,8 @@
 // call twice is handed to another thread, with a futex wake-up. A read
 // of a non-blocking socket never waits: it returns the bytes there are or
 // EAGAIN, and the goroutine then parks in the network poller as it does
-// now. Listener's connections make that read with syscall.RawSyscall.
+// now. Listener's connections make that read with syscall.RawSyscall6
+// (recvfrom with MSG_DONTWAIT).
 //
 // On its own this changes nothing measurable; it pays off on a
 // connection whose other calls are raw as well — the edge's fast hits

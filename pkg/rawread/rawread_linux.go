@@ -1,3 +1,5 @@
+//go:build linux && (amd64 || arm64 || riscv64 || loong64 || ppc64le || s390x)
+
 package rawread
 
 import (
@@ -31,7 +33,7 @@ func (l listener) Accept() (net.Conn, error) {
 	return &Conn{TCPConn: tc, rc: rc}, nil
 }
 
-// Conn is a TCP connection whose Read is a raw read(2). Everything else
+// Conn is a TCP connection whose Read is a raw recvfrom(2). Everything else
 // is the *net.TCPConn's, including ReadFrom (sendfile, splice) and
 // WriteTo.
 type Conn struct {
@@ -52,7 +54,7 @@ const maxRead = 1 << 30
 // call's error).
 func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
-		return 0, nil
+		return c.TCPConn.Read(p)
 	}
 	if len(p) > maxRead {
 		p = p[:maxRead]
@@ -61,7 +63,10 @@ func (c *Conn) Read(p []byte) (int, error) {
 	var errno syscall.Errno
 	err := c.rc.Read(func(fd uintptr) bool {
 		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			// recvfrom with MSG_DONTWAIT returns EAGAIN rather than
+			// waiting even if something cleared the socket's O_NONBLOCK.
+			r, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)),
+				syscall.MSG_DONTWAIT, 0, 0)
 			switch e {
 			case syscall.EINTR:
 				continue

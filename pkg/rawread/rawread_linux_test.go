@@ -1,3 +1,5 @@
+//go:build linux && (amd64 || arm64 || riscv64 || loong64 || ppc64le || s390x)
+
 package rawread
 
 import (
@@ -90,7 +92,7 @@ func TestReadWaitsInThePoller(t *testing.T) {
 }
 
 func TestReadDeadline(t *testing.T) {
-	c, _ := pair(t)
+	c, peer := pair(t)
 	c.SetReadDeadline(time.Now().Add(-time.Second))
 	n, err := c.Read(make([]byte, 10))
 	var ne net.Error
@@ -103,6 +105,46 @@ func TestReadDeadline(t *testing.T) {
 	}
 	// A deadline in the future lets the read through.
 	c.SetReadDeadline(time.Now().Add(time.Hour))
+	if _, err := peer.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Read(make([]byte, 10)); n != 1 || err != nil {
+		t.Fatalf("read under a later deadline: %d, %v", n, err)
+	}
+}
+
+// TestDeadlineFromAnotherGoroutine: net/http ends a read waiting in the
+// poller by setting a deadline in the past from another goroutine.
+func TestDeadlineFromAnotherGoroutine(t *testing.T) {
+	c, _ := pair(t)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 10))
+		errc <- err
+	}()
+	c.SetReadDeadline(time.Unix(1, 0))
+	if err := <-errc; !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read across SetReadDeadline in the past: %v; want os.ErrDeadlineExceeded", err)
+	}
+}
+
+// TestReadOrdersMemory: what the peer's goroutine wrote before sending is
+// seen after the raw read, for the race detector as for the program
+// (under -race this fails if the read does not tell the detector, as
+// syscall.Read does).
+func TestReadOrdersMemory(t *testing.T) {
+	c, peer := pair(t)
+	var x int
+	go func() {
+		x = 1
+		peer.Write([]byte("ping"))
+	}()
+	if _, err := io.ReadFull(c, make([]byte, 4)); err != nil {
+		t.Fatal(err)
+	}
+	if x != 1 {
+		t.Fatal("the write before the send is not seen after the read")
+	}
 }
 
 func TestReadClosed(t *testing.T) {
