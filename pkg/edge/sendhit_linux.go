@@ -182,7 +182,7 @@ func tcpConnOf(w io.Writer) *net.TCPConn {
 // such reads are, no send from d is raw.
 func sendfileNoPark(d *disk, out, in int, off *int64, n int) (int, error) {
 	n1 := min(n, rawSendfileMax)
-	if d != nil && d.rawSendfile.Load() && d.slowSends.Load() == 0 && pageCache.resident(in, *off, int64(n1)) {
+	if d.rawSendOK(in, *off, int64(n1)) {
 		return sendfileRaw(out, in, off, n1)
 	}
 	if d != nil {
@@ -190,6 +190,13 @@ func sendfileNoPark(d *disk, out, in int, off *int64, n int) (int, error) {
 		defer d.slowSends.Add(-1)
 	}
 	return syscall.Sendfile(out, in, off, n)
+}
+
+// rawSendOK reports whether a sendfile of [off, off+n) of the file in,
+// on d, may be a raw call (see sendfileNoPark). d may be nil (not a cache
+// disk: never).
+func (d *disk) rawSendOK(in int, off, n int64) bool {
+	return d != nil && d.rawSendfile.Load() && d.slowSends.Load() == 0 && pageCache.resident(in, off, n)
 }
 
 // rawSendfileMax is the most a raw sendfile sends, so that the pages

@@ -57,7 +57,7 @@ func tcpPair(t *testing.T) (server *net.TCPConn, client net.Conn) {
 
 func TestCachestatResident(t *testing.T) {
 	size := 3*int(pageSize) + 100
-	f, _ := writeTestFile(t, size)
+	f, data := writeTestFile(t, size)
 	fd := int(f.Fd())
 	pc := &cachestat{call: cachestatRaw}
 	if !pc.resident(fd, 0, int64(size)) {
@@ -82,6 +82,22 @@ func TestCachestatResident(t *testing.T) {
 		t.Error("a working cachestat was marked missing")
 	}
 
+	// What a disk allows: raw only from a file system that allows it,
+	// while no send from the disk goes through the scheduler.
+	d := &disk{}
+	if d.rawSendOK(fd, 0, int64(size)) {
+		t.Error("raw send allowed from a disk whose file system was not checked")
+	}
+	d.rawSendfile.Store(true)
+	if !d.rawSendOK(fd, 0, int64(size)) {
+		t.Error("raw send refused for cached pages")
+	}
+	d.slowSends.Add(1)
+	if d.rawSendOK(fd, 0, int64(size)) {
+		t.Error("raw send allowed while a send from the disk goes through the scheduler")
+	}
+	d.slowSends.Add(-1)
+
 	t.Run("evicted", func(t *testing.T) {
 		if err := f.Sync(); err != nil {
 			t.Fatal(err)
@@ -93,19 +109,24 @@ func TestCachestatResident(t *testing.T) {
 			// tmpfs and some others keep the pages of a file for its life.
 			t.Skip("this file system kept the pages after POSIX_FADV_DONTNEED")
 		}
+		if d.rawSendOK(fd, 0, int64(size)) {
+			t.Fatal("raw send allowed for pages not in the page cache")
+		}
 		// The slow path serves it all the same.
 		server, client := tcpPair(t)
 		go func() {
-			sendHit(server, []byte("head\n"), f, 0, int64(size), nil)
+			sendHit(server, []byte("head\n"), f, 0, int64(size), d)
 			server.CloseWrite()
 		}()
 		got, err := io.ReadAll(client)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := os.ReadFile(f.Name())
-		if !bytes.Equal(got, append([]byte("head\n"), want...)) {
+		if !bytes.Equal(got, append([]byte("head\n"), data...)) {
 			t.Fatalf("got %d bytes, not the head and the %d bytes of the file", len(got), size)
+		}
+		if n := d.slowSends.Load(); n != 0 {
+			t.Fatalf("%d sends still counted as under way", n)
 		}
 	})
 }
