@@ -109,17 +109,13 @@ func (c *Cache) fetchSlice(fl *fill, bucket, key string) {
 // the file open for writing (the entry's first fill, which created it);
 // run takes it.
 func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, body io.ReadCloser, f *os.File) {
-	// run owns the fill's context: cancelling it when done ends the
-	// goroutine below, which otherwise waits for ever on a fill that did
-	// not stall.
 	defer cancel()
 	defer body.Close()
 	stall := time.AfterFunc(stallTimeout, cancel)
 	defer stall.Stop()
-	go func() {
-		<-ctx.Done()
-		body.Close() // unblocks a Read of a stalled origin
-	}()
+	// Closing the body unblocks a Read of a stalled origin.
+	stop := context.AfterFunc(ctx, func() { body.Close() })
+	defer stop()
 
 	d := fl.e.d
 	if !d.healthy.Load() {
