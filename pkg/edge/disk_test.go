@@ -173,7 +173,7 @@ func TestCreatedFileClosedOnFailedDisk(t *testing.T) {
 	e := newEnv(t, nil)
 	c := e.c()
 	ent := &entry{ck: "b/obj", id: newID(), size: 100, d: c.disks[0], sliceSize: testSlice}
-	f, err := c.create(ent)
+	f, err := c.create(ent, ent.size)
 	if err != nil {
 		t.Fatal(err)
 	}

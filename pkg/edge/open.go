@@ -136,7 +136,7 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 			return nil, true, nil
 		}
 		var err error
-		if f, err = c.create(e); err == nil {
+		if f, err = c.create(e, last-first+1); err == nil {
 			break
 		}
 		if outOfFiles(err) {
@@ -177,9 +177,13 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	return e, false, nil
 }
 
-// create makes an entry's file on its disk, sparse at the object's size,
-// and returns it open for writing: the first fill writes through it.
-func (c *Cache) create(e *entry) (*os.File, error) {
+// create makes an entry's file on its disk and returns it open for
+// writing: the first fill, of firstFill bytes, writes through it. When
+// that fill is not the whole object, the file is made sparse at the
+// object's size, which a recorded entry's file has (attach checks it);
+// a whole object's fill gives the file its size as it writes, and the
+// entry is recorded only when it has.
+func (c *Cache) create(e *entry, firstFill int64) (*os.File, error) {
 	err := c.diskFault(e.d, "create")
 	var f *os.File
 	if err == nil {
@@ -194,7 +198,7 @@ func (c *Cache) create(e *entry) (*os.File, error) {
 			}
 		}
 	}
-	if err == nil {
+	if err == nil && firstFill < e.size {
 		if err = f.Truncate(e.size); err != nil {
 			f.Close()
 			os.Remove(e.path())

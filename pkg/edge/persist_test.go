@@ -773,3 +773,41 @@ func TestOutOfFilesIsNotADiskFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestDataFileSizes: a recorded entry's file has its object's size (attach
+// checks it when a disk comes back). An object fetched whole gets it from
+// its fill's writes, with no truncate at create; one whose first fill is
+// one slice of several is made sparse at that size when created.
+func TestDataFileSizes(t *testing.T) {
+	e := newEnv(t, nil)
+	small := randomBytes(7, 1000)
+	big := randomBytes(8, 3*testSlice+17)
+	e.origin.put("b/small", small)
+	e.origin.put("b/big", big)
+	e.mustGet("b/small", small, xMiss)
+	r := e.get("b/big", "Range", fmt.Sprintf("bytes=%d-%d", testSlice+10, testSlice+19))
+	checkBody(t, "a range in the second slice", r, http.StatusPartialContent, big[testSlice+10:testSlice+20])
+	e.settle()
+	for ck, want := range map[string]int{"b/small": len(small), "b/big": len(big)} {
+		c := e.c()
+		c.mu.Lock()
+		en := c.entries[ck]
+		c.mu.Unlock()
+		if en == nil {
+			t.Fatalf("%s not cached", ck)
+		}
+		if fi, err := os.Stat(en.path()); err != nil || fi.Size() != int64(want) {
+			t.Errorf("%s: data file %v, err %v; want %d bytes", ck, fi, err, want)
+		}
+	}
+	if got := e.recorded(); len(got) != 2 {
+		t.Fatalf("recorded %v, want both", got)
+	}
+	e.restart()
+	e.mustGet("b/small", small, xHit)
+	r = e.get("b/big", "Range", fmt.Sprintf("bytes=%d-%d", testSlice+10, testSlice+19))
+	checkBody(t, "the range after a restart", r, http.StatusPartialContent, big[testSlice+10:testSlice+20])
+	if r.xcache() != xHit {
+		t.Errorf("the range after a restart: X-Cache %q, want %q", r.xcache(), xHit)
+	}
+}
