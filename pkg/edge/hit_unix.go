@@ -15,5 +15,6 @@ func fileLimit(n uint64) int {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
 		return 256
 	}
-	return int(min(n, rl.Cur/4))
+	// Cur is an int64 on some systems (FreeBSD).
+	return int(min(n, uint64(rl.Cur)/4))
 }
