@@ -51,18 +51,6 @@ func cachestatRaw(fd int, off, n int64) (uint64, syscall.Errno) {
 	return st.Cache, e
 }
 
-// congestionRaw returns the congestion control of the TCP socket fd
-// (getsockopt TCP_CONGESTION); its name is empty when it cannot be read.
-func congestionRaw(fd int) (cc congestion) {
-	l := uint32(len(cc.name))
-	_, _, e := syscall.RawSyscall6(syscall.SYS_GETSOCKOPT, uintptr(fd), syscall.IPPROTO_TCP, unix.TCP_CONGESTION,
-		uintptr(unsafe.Pointer(&cc.name[0])), uintptr(unsafe.Pointer(&l)), 0)
-	if e != 0 {
-		return congestion{}
-	}
-	return cc
-}
-
 // raceReleaseIO tells the race detector, in race builds, what
 // syscall.Write and syscall.Sendfile tell it and a raw call does not:
 // that what this goroutine did before the send happens before what the

@@ -2,11 +2,7 @@
 
 package edge
 
-import (
-	"syscall"
-
-	"golang.org/x/sys/unix"
-)
+import "syscall"
 
 // On this architecture a fast hit's calls go through the scheduler (see
 // nopark_linux64.go).
@@ -22,11 +18,3 @@ func sendfileRaw(out, in int, off *int64, n int) (int, error) {
 func cachestatRaw(fd int, off, n int64) (uint64, syscall.Errno) { return 0, syscall.ENOSYS }
 
 func pageCacheFS(dir string) bool { return false }
-
-func congestionRaw(fd int) congestion {
-	name, err := unix.GetsockoptString(fd, syscall.IPPROTO_TCP, unix.TCP_CONGESTION)
-	if err != nil {
-		return congestion{}
-	}
-	return congestionOf(name)
-}

@@ -11,12 +11,13 @@ import (
 )
 
 // sendHit writes head, then n bytes of f, a file on disk d (nil: not a
-// cache disk), from offset off, on w. On a TCP connection (reached
-// through NetConn wrappers) the head goes out first (with MSG_MORE when
-// headFlags says so, to share its packet with the body's first bytes),
-// and the body with sendfile at an explicit offset, so the descriptor's
-// own offset is neither read nor moved (no lseek per hit). Elsewhere it
-// writes the head and copies the body (sendRange).
+// cache disk), from offset off, on w. On a TCP
+// connection (reached through NetConn wrappers) the head goes out with
+// MSG_MORE, so that it shares its packet with the body's first bytes
+// instead of being a packet of its own, and the body with sendfile at an
+// explicit offset, so the descriptor's own offset is neither read nor
+// moved (no lseek per hit). Elsewhere it writes the head and copies the
+// body (sendRange).
 //
 // Both calls are made without telling the Go scheduler (see sendNoPark
 // and sendfileNoPark) when they cannot wait on a disk.
@@ -39,15 +40,7 @@ func sendHit(w io.Writer, head []byte, f *os.File, off, n int64, d *disk) error 
 	if err != nil {
 		return err
 	}
-	flags := syscall.MSG_NOSIGNAL
-	if n <= moreMax {
-		// The connection's congestion control decides (headFlags), at
-		// the cost of a getsockopt.
-		if err := out.Control(func(fd uintptr) { flags = headFlags(congestionRaw(int(fd)), n) }); err != nil {
-			return err
-		}
-	}
-	if err := sendAll(out, head, flags); err != nil {
+	if err := sendAll(out, head, syscall.MSG_MORE|syscall.MSG_NOSIGNAL); err != nil {
 		return err
 	}
 	var werr error
@@ -90,56 +83,6 @@ func sendHit(w io.Writer, head []byte, f *os.File, off, n int64, d *disk) error 
 		return err
 	}
 	return nil
-}
-
-// moreMax is the largest body whose head is sent with MSG_MORE on a
-// connection that is not paced. Measured with bench/hit-ab.sh (cubic,
-// one hot object, docs/performance.md "The head's own packet"): the head
-// in the body's first packet costs 7–11 % less CPU per hit at 100 and
-// 200 KiB; in a packet of its own 5 % less at 400 KiB and 15 % less at
-// 1 MiB.
-const moreMax = 256 << 10
-
-// headFlags are the send flags of the head of a hit whose body of n bytes
-// follows by sendfile, on a TCP connection with congestion control cc.
-//
-// MSG_MORE holds the head back to go out with the body's first bytes.
-// Under BBR the connection is paced by TCP itself when the queueing
-// discipline does not pace (fq does): the held head makes the response
-// leave as one burst, which arms the connection's pacing timer at every
-// hit, and a hit then costs about half as much again (100 KiB, loopback,
-// pfifo_fast). The head goes alone there, as nginx sends it.
-func headFlags(cc congestion, n int64) int {
-	if n > moreMax || cc.paced() {
-		return syscall.MSG_NOSIGNAL
-	}
-	return syscall.MSG_MORE | syscall.MSG_NOSIGNAL
-}
-
-// congestion is the name of a connection's congestion control, as
-// TCP_CONGESTION gives it: NUL-padded, in a fixed array so that reading
-// it for a hit allocates nothing.
-type congestion struct {
-	name [16]byte
-}
-
-func congestionOf(s string) (cc congestion) {
-	copy(cc.name[:len(cc.name)-1], s)
-	return cc
-}
-
-func (cc congestion) String() string {
-	n := 0
-	for n < len(cc.name) && cc.name[n] != 0 {
-		n++
-	}
-	return string(cc.name[:n])
-}
-
-// paced reports whether the congestion control paces its sends (BBR, in
-// all its versions).
-func (cc congestion) paced() bool {
-	return string(cc.name[:3]) == "bbr"
 }
 
 // sendBytes writes b on w: on a TCP connection (reached through NetConn

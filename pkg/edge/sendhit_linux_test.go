@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -294,118 +293,5 @@ func BenchmarkCachestat(b *testing.B) {
 			}
 		})
 		f.Close()
-	}
-}
-
-func TestHeadFlags(t *testing.T) {
-	more := syscall.MSG_MORE | syscall.MSG_NOSIGNAL
-	alone := syscall.MSG_NOSIGNAL
-	for _, c := range []struct {
-		cc   string
-		n    int64
-		want int
-	}{
-		{"cubic", 100 << 10, more},
-		{"cubic", moreMax, more},
-		{"cubic", moreMax + 1, alone},
-		{"reno", 1, more},
-		{"", 100 << 10, more}, // unknown: as an unpaced connection
-		{"bbr", 1, alone},
-		{"bbr", 100 << 10, alone},
-		{"bbr2", 100 << 10, alone},
-		{"bbr", 1 << 20, alone},
-	} {
-		if got := headFlags(congestionOf(c.cc), c.n); got != c.want {
-			t.Errorf("headFlags(%q, %d) = %#x, want %#x", c.cc, c.n, got, c.want)
-		}
-	}
-}
-
-// availableCongestion lists the congestion controls this kernel offers.
-func availableCongestion(t *testing.T) []string {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_available_congestion_control")
-	if err != nil {
-		t.Skipf("no list of congestion controls: %v", err)
-	}
-	return strings.Fields(string(b))
-}
-
-func setCongestion(t *testing.T, c *net.TCPConn, cc string) {
-	t.Helper()
-	rc, err := c.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = unix.SetsockoptString(int(fd), syscall.IPPROTO_TCP, unix.TCP_CONGESTION, cc) }); err != nil {
-		t.Fatal(err)
-	}
-	if errors.Is(serr, syscall.EPERM) {
-		// Not in tcp_allowed_congestion_control, and no CAP_NET_ADMIN.
-		t.Skipf("TCP_CONGESTION %s: %v", cc, serr)
-	}
-	if serr != nil {
-		t.Fatalf("TCP_CONGESTION %s: %v", cc, serr)
-	}
-}
-
-// TestHitUnderEachCongestionControl: congestionRaw reads the connection's
-// congestion control, and a hit's head and body arrive whole whether the
-// head was held for the body (MSG_MORE) or sent alone, for each size
-// class side of moreMax.
-func TestHitUnderEachCongestionControl(t *testing.T) {
-	avail := availableCongestion(t)
-	f, data := writeTestFile(t, 1<<20)
-	d := &disk{}
-	d.rawSendfile.Store(pageCacheFS(filepath.Dir(f.Name())))
-	for _, cc := range avail {
-		for _, n := range []int64{100 << 10, 1 << 20} {
-			t.Run(cc+"/"+strconv.FormatInt(n, 10), func(t *testing.T) {
-				server, client := tcpPair(t)
-				setCongestion(t, server, cc)
-				rc, _ := server.SyscallConn()
-				var got string
-				rc.Control(func(fd uintptr) { got = congestionRaw(int(fd)).String() })
-				if got != cc {
-					t.Fatalf("congestionRaw = %q, want %q", got, cc)
-				}
-				head := []byte("HTTP/1.1 200 OK\r\nContent-Length: " + strconv.FormatInt(n, 10) + "\r\n\r\n")
-				done := make(chan error, 1)
-				go func() {
-					err := sendHit(server, head, f, 0, n, d)
-					server.CloseWrite()
-					done <- err
-				}()
-				client.SetReadDeadline(time.Now().Add(time.Minute))
-				b, err := io.ReadAll(client)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := <-done; err != nil {
-					t.Fatal(err)
-				}
-				if want := append(append([]byte(nil), head...), data[:n]...); !bytes.Equal(b, want) {
-					t.Fatalf("got %d bytes, want the head and %d bytes of the file", len(b), n)
-				}
-			})
-		}
-	}
-}
-
-func BenchmarkHeadFlags(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer client.Close()
-	rc, _ := client.(*net.TCPConn).SyscallConn()
-	b.ReportAllocs()
-	for b.Loop() {
-		rc.Control(func(fd uintptr) { _ = headFlags(congestionRaw(int(fd)), 100<<10) })
 	}
 }
