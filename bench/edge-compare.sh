@@ -395,6 +395,9 @@ bench() {
 	echo "edge-compare.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 	echo "varnish: $(/usr/sbin/varnishd -V 2>&1 | head -1)"
 	echo "nginx: $(/usr/sbin/nginx -v 2>&1)"
+	# Loopback TCP's costs depend on these (docs/performance.md, "What a
+	# miss costs, and the head's packet").
+	echo "kernel: $(uname -r), TCP congestion control $(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null), lo qdisc $(tc qdisc show dev lo 2>/dev/null | awk '{print $2; exit}')"
 	echo "objectgateway: $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet || echo ' (modified)')"
 	if ((HAVE_BASE)); then echo "og-base: $BASE_BIN"; fi
 } | tee "$OUT/machine.txt"
