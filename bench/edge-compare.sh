@@ -52,6 +52,8 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 REPO=$PWD
+# shellcheck source=bench/nginx-cache.sh
+source bench/nginx-cache.sh
 OUT=${OUT:-$REPO/edge-results-$(date -u +%Y%m%d-%H%M)}
 SIZES=${SIZES:-100k,500k,1m,10m,16m,50m}
 DURATION=${DURATION:-20s}
@@ -234,78 +236,7 @@ if [[ $SKIP == *,nginx,* ]]; then
 	log "nginx: skipped (SKIP)"
 elif [[ -x /usr/sbin/nginx ]]; then
 	mkdir -p "$WORK/nginx/cache"
-	NUSER=""
-	# Workers would otherwise run as nobody, who cannot write the cache
-	# under this private directory tree.
-	if [[ $(id -u) == 0 ]]; then NUSER="user root;"; fi
-	cat >"$WORK/nginx/nginx.conf" <<EOF
-$NUSER
-worker_processes auto;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $WORK/nginx/client_body;
-    proxy_temp_path $WORK/nginx/proxy;
-    fastcgi_temp_path $WORK/nginx/fastcgi;
-    uwsgi_temp_path $WORK/nginx/uwsgi;
-    scgi_temp_path $WORK/nginx/scgi;
-
-    sendfile on;
-    # tcp_nopush (TCP_CORK) stays off: with it, cache hits of 100 KiB
-    # objects waited ~40 ms each for their last packet here (TTFB p50
-    # 3.2 ms, TTLB p50 44.8 ms, 1,962 requests/s at a quarter of a CPU;
-    # off: 17.1 ms and 3,584 requests/s). tcp_nodelay: no Nagle delay on
-    # the last packet of a keep-alive response.
-    tcp_nopush off;
-    tcp_nodelay on;
-    keepalive_timeout 120s;
-    keepalive_requests 1000000;
-
-    proxy_cache_path $WORK/nginx/cache levels=1:2 keys_zone=edge:64m
-                     max_size=${CACHE_SIZE}g inactive=7d use_temp_path=off;
-
-    upstream origin {
-        server 127.0.0.1:$OPORT;
-        keepalive 128;
-    }
-
-    server {
-        listen 127.0.0.1:$NPORT backlog=4096;
-        proxy_http_version 1.1;
-        proxy_set_header Connection "";
-        proxy_set_header Host \$http_host;
-        proxy_buffering on;
-        proxy_buffer_size 64k;
-        proxy_buffers 32 64k;
-        add_header X-Cache \$upstream_cache_status always;
-
-        location / {
-            proxy_pass http://origin;
-            proxy_cache edge;
-            proxy_cache_key \$uri;
-            proxy_cache_valid 200 1h;
-            proxy_cache_lock on;
-            proxy_cache_lock_timeout 60s;
-            proxy_cache_use_stale error timeout updating;
-        }
-
-        # Large objects in 1 MiB slices, as in docs/cdn.md.
-        location ~ ^/[^/]+/edge/(10m|16m|50m)/ {
-            slice 1m;
-            proxy_pass http://origin;
-            proxy_set_header Range \$slice_range;
-            proxy_cache edge;
-            proxy_cache_key \$uri\$slice_range;
-            proxy_cache_valid 200 206 1h;
-            proxy_cache_lock on;
-            proxy_cache_lock_timeout 60s;
-            proxy_cache_use_stale error timeout updating;
-        }
-    }
-}
-EOF
+	nginx_cache_conf "$WORK/nginx" "$OPORT" "$NPORT" "$CACHE_SIZE" >"$WORK/nginx/nginx.conf"
 	start_nginx
 	HAVE_NGINX=1
 	log "nginx on 127.0.0.1:$NPORT (pid ${PID[nginx]}, cache max_size ${CACHE_SIZE}g)"

@@ -5,8 +5,8 @@
 # Starts on 127.0.0.1 free ports, everything in one temporary directory
 # (removed on exit): an origin ObjectGateway with ROUNDS × PER objects of
 # SIZE bytes (put with curl's SigV4, public-read, Cache-Control max-age),
-# nginx proxy_cache configured as bench/edge-compare.sh configures it, and
-# the edge (serve --upstream … --edge-public). Each round GETs PER keys no
+# nginx proxy_cache as bench/edge-compare.sh runs it (bench/nginx-cache.sh),
+# and the edge (serve --upstream … --edge-public). Each round GETs PER keys no
 # cache has seen through each cache in turn, the order rotating from
 # round to round, CONNS at a time over keep-alive connections (curl
 # --parallel): every GET is a miss. For each round and cache it prints the
@@ -28,6 +28,8 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/nginx-cache.sh
+source bench/nginx-cache.sh
 SIZE=${SIZE:-102400}
 ROUNDS=${ROUNDS:-10}
 PER=${PER:-500}
@@ -102,52 +104,7 @@ curl -sf -Z --parallel-max 8 "${sign[@]}" -H "x-amz-acl: public-read" \
 # --- caches ----------------------------------------------------------------------
 NPORT=$(free_port)
 mkdir -p "$WORK/nginx/cache"
-NUSER=""
-if [[ $(id -u) == 0 ]]; then NUSER="user root;"; fi
-cat >"$WORK/nginx/nginx.conf" <<EOF
-$NUSER
-worker_processes auto;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $WORK/nginx/client_body;
-    proxy_temp_path $WORK/nginx/proxy;
-    fastcgi_temp_path $WORK/nginx/fastcgi;
-    uwsgi_temp_path $WORK/nginx/uwsgi;
-    scgi_temp_path $WORK/nginx/scgi;
-    sendfile on;
-    tcp_nopush off;
-    tcp_nodelay on;
-    keepalive_timeout 120s;
-    keepalive_requests 1000000;
-    proxy_cache_path $WORK/nginx/cache levels=1:2 keys_zone=edge:64m
-                     max_size=16g inactive=7d use_temp_path=off;
-    upstream origin {
-        server 127.0.0.1:$OPORT;
-        keepalive 128;
-    }
-    server {
-        listen 127.0.0.1:$NPORT backlog=4096;
-        proxy_http_version 1.1;
-        proxy_set_header Connection "";
-        proxy_set_header Host \$http_host;
-        proxy_buffering on;
-        proxy_buffer_size 64k;
-        proxy_buffers 32 64k;
-        add_header X-Cache \$upstream_cache_status always;
-        location / {
-            proxy_pass http://origin;
-            proxy_cache edge;
-            proxy_cache_key \$uri;
-            proxy_cache_valid 200 1h;
-            proxy_cache_lock on;
-            proxy_cache_lock_timeout 60s;
-        }
-    }
-}
-EOF
+nginx_cache_conf "$WORK/nginx" "$OPORT" "$NPORT" 16 >"$WORK/nginx/nginx.conf"
 /usr/sbin/nginx -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" -g 'daemon off;' >"$WORK/nginx.log" 2>&1 &
 PID[nginx]=$!
 wait_http nginx "http://127.0.0.1:$NPORT/"
