@@ -40,6 +40,8 @@ AWS=/usr/bin/aws
 GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
 
 log() { printf '%s cpu-per-get: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 need=()
 command -v wrk >/dev/null || need+=(wrk)
@@ -65,18 +67,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-wait_http() { # wait_http URL: up to 20 s for any HTTP answer
-	for _ in $(seq 200); do
-		[[ $(curl -s -o /dev/null -w '%{http_code}' "$1" || true) != 000 ]] && return 0
-		sleep 0.1
-	done
-	log "no answer from $1"
-	return 1
-}
 
 export OBJECTGATEWAY_ACCESS_KEY=cpubench
 OBJECTGATEWAY_SECRET_KEY=$(head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n')

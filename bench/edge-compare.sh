@@ -67,6 +67,8 @@ QUICKFLAG=()
 if [[ ${QUICK:-0} == 1 ]]; then QUICKFLAG=(--quick); fi
 
 log() { printf '[edge-compare %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 # --- tools ------------------------------------------------------------------
 need_pkgs=()
@@ -115,23 +117,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
-# wait_http NAME URL LOG: wait up to 20 s for any HTTP answer.
-wait_http() {
-	local name=$1 url=$2 logf=$3
-	for _ in $(seq 200); do
-		if [[ $(curl -s -o /dev/null -w '%{http_code}' "$url" || true) != 000 ]]; then return 0; fi
-		if ! kill -0 "${PID[$name]}" 2>/dev/null; then break; fi
-		sleep 0.1
-	done
-	log "$name did not start; the end of its log:"
-	tail -20 "$logf" >&2 || true
-	return 1
-}
-
 # --- build --------------------------------------------------------------------
 BIN=$WORK/objectgateway
 log "building $BIN"
@@ -147,7 +132,7 @@ ORIGIN=http://127.0.0.1:$OPORT
 start_origin() {
 	"$BIN" serve --root "$WORK/origin" --listen "127.0.0.1:$OPORT" >"$WORK/origin.log" 2>&1 &
 	PID[origin]=$!
-	wait_http origin "$ORIGIN/" "$WORK/origin.log"
+	wait_http "$ORIGIN/" "${PID[origin]}" "$WORK/origin.log"
 }
 start_origin
 log "origin ObjectGateway on $ORIGIN (pid ${PID[origin]})"
@@ -163,7 +148,7 @@ start_varnish() {
 	/usr/sbin/varnishd -F -a "127.0.0.1:$VPORT" -f "$WORK/edge.vcl" -s "malloc,${CACHE_SIZE}G" \
 		-p nuke_limit=2000 -n "$WORK/varnish" >"$WORK/varnish.log" 2>&1 &
 	PID[varnish]=$!
-	wait_http varnish "http://127.0.0.1:$VPORT/" "$WORK/varnish.log"
+	wait_http "http://127.0.0.1:$VPORT/" "${PID[varnish]}" "$WORK/varnish.log"
 }
 if [[ $SKIP == *,varnish,* ]]; then
 	log "Varnish: skipped (SKIP)"
@@ -230,7 +215,7 @@ start_nginx() {
 	/usr/sbin/nginx -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" -g 'daemon off;' \
 		>"$WORK/nginx.log" 2>&1 &
 	PID[nginx]=$!
-	wait_http nginx "http://127.0.0.1:$NPORT/" "$WORK/nginx/error.log"
+	wait_http "http://127.0.0.1:$NPORT/" "${PID[nginx]}" "$WORK/nginx/error.log"
 }
 if [[ $SKIP == *,nginx,* ]]; then
 	log "nginx: skipped (SKIP)"
@@ -259,7 +244,7 @@ start_og() {
 		--cache-size "${CACHE_SIZE}GiB" --cache-memory 256MiB --edge-public $(admin_flags "$EADMIN") \
 		--log-level warn >"$WORK/og-edge.log" 2>&1 &
 	PID[og]=$!
-	wait_http og "http://127.0.0.1:$EPORT/" "$WORK/og-edge.log"
+	wait_http "http://127.0.0.1:$EPORT/" "${PID[og]}" "$WORK/og-edge.log"
 }
 SERVE_HELP=$("$BIN" serve --help 2>&1 || true)
 if [[ $SKIP == *,og,* ]]; then
@@ -282,7 +267,7 @@ start_base() {
 		--cache-size "${CACHE_SIZE}GiB" --cache-memory 256MiB --edge-public $(admin_flags "$BADMIN") \
 		--log-level warn >"$WORK/og-base.log" 2>&1 &
 	PID[base]=$!
-	wait_http base "http://127.0.0.1:$BPORT/" "$WORK/og-base.log"
+	wait_http "http://127.0.0.1:$BPORT/" "${PID[base]}" "$WORK/og-base.log"
 }
 if [[ -n ${BASE_BIN:-} ]]; then
 	start_base

@@ -52,17 +52,8 @@ cleanup() {
 trap cleanup EXIT
 [[ -n ${KEEP:-} ]] && trap - EXIT
 log() { printf '%s hit-floor: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-wait_http() {
-	for _ in $(seq 200); do
-		[[ $(curl -s -o /dev/null -w '%{http_code}' "$1" || true) != 000 ]] && return 0
-		sleep 0.1
-	done
-	log "no answer from $1"
-	return 1
-}
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 bytes_of() { # 100k → 102400, 1m → 1048576
 	local n=${1%[km]}
 	case $1 in *k) echo $((n << 10)) ;; *m) echo $((n << 20)) ;; *) echo "$1" ;; esac

@@ -42,6 +42,8 @@ OBJECTS=${OBJECTS:-10000}
 GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
 
 log() { printf '%s index-compare: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 if [[ -z $PGBIN ]]; then
@@ -63,18 +65,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-wait_http() { # wait_http URL: up to 20 s for any HTTP answer
-	for _ in $(seq 200); do
-		[[ $(curl -s -o /dev/null -w '%{http_code}' "$1" || true) != 000 ]] && return 0
-		sleep 0.1
-	done
-	log "no answer from $1"
-	return 1
-}
 
 # PostgreSQL, as nobody when root (initdb refuses root).
 as_pg() { if [[ $(id -u) == 0 ]]; then su nobody -s /bin/sh -c "$*"; else sh -c "$*"; fi; }

@@ -36,6 +36,8 @@ PER=${PER:-500}
 CONNS=${CONNS:-20}
 
 log() { printf '[miss-compare %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 if [[ ! -x /usr/sbin/nginx ]]; then
 	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
@@ -61,19 +63,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-wait_http() { # wait_http NAME URL: up to 20 s for any HTTP answer
-	for _ in $(seq 200); do
-		[[ $(curl -s -o /dev/null -w '%{http_code}' "$2" || true) != 000 ]] && return 0
-		kill -0 "${PID[$1]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	log "$1 did not start"
-	return 1
-}
-
 BIN=$WORK/objectgateway
 log "building $BIN"
 "$GO" build -o "$BIN" ./cmd/objectgateway
@@ -85,7 +74,7 @@ export OBJECTGATEWAY_SECRET_KEY
 OPORT=$(free_port)
 "$BIN" serve --root "$WORK/origin" --listen "127.0.0.1:$OPORT" --log-level warn >"$WORK/origin.log" 2>&1 &
 PID[origin]=$!
-wait_http origin "http://127.0.0.1:$OPORT/"
+wait_http "http://127.0.0.1:$OPORT/" "${PID[origin]}"
 ORIGIN=http://127.0.0.1:$OPORT
 sign=(--aws-sigv4 "aws:amz:us-east-1:s3" --user "$OBJECTGATEWAY_ACCESS_KEY:$OBJECTGATEWAY_SECRET_KEY"
 	-H "x-amz-content-sha256: UNSIGNED-PAYLOAD")
@@ -107,7 +96,7 @@ mkdir -p "$WORK/nginx/cache"
 nginx_cache_conf "$WORK/nginx" "$OPORT" "$NPORT" 16 >"$WORK/nginx/nginx.conf"
 /usr/sbin/nginx -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" -g 'daemon off;' >"$WORK/nginx.log" 2>&1 &
 PID[nginx]=$!
-wait_http nginx "http://127.0.0.1:$NPORT/"
+wait_http "http://127.0.0.1:$NPORT/" "${PID[nginx]}"
 
 declare -A PORT=([nginx]=$NPORT)
 start_edge() { # start_edge NAME BINARY
@@ -117,7 +106,7 @@ start_edge() { # start_edge NAME BINARY
 		--cache-size 16GiB --cache-memory 256MiB --edge-public --log-level warn >"$WORK/$1.log" 2>&1 &
 	PID[$1]=$!
 	PORT[$1]=$port
-	wait_http "$1" "http://127.0.0.1:$port/"
+	wait_http "http://127.0.0.1:$port/" "${PID[$1]}"
 }
 start_edge og "$BIN"
 NAMES=(nginx og)
