@@ -184,6 +184,11 @@ func (c *Cache) attach(d *disk, verify bool) error {
 	if err != nil {
 		return err
 	}
+	if !c.o.NoSync {
+		// Before any fill of this attach writes: its syncfs reports
+		// their writeback errors.
+		cat.syncDir = openSyncDir(d.dir)
+	}
 	entries := make(map[string]*entry)
 	var bad []string
 	err = cat.load(func(ck string, r record, ok bool) {
@@ -763,6 +768,9 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 		return taken
 	}
 	if !c.o.NoSync {
+		// With a syncfs descriptor, the files are synced together after
+		// the loop, and each is closed only then.
+		together := cat.syncDir != nil && !cat.perFileSync.Load()
 		for i, e := range batch {
 			f := files[i]
 			files[i] = nil
@@ -796,12 +804,24 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 				continue
 			}
 			if f != nil {
-				if err == nil {
-					err = f.Sync()
+				switch {
+				case err == nil && together:
+					files[i] = f
+				case err == nil:
+					err = syncFile(f)
+					f.Close()
+				default:
+					f.Close()
 				}
-				f.Close()
 			}
 			if err != nil {
+				closeFiles(files)
+				c.diskFailed(d, "sync", err)
+				return taken
+			}
+		}
+		if together {
+			if err := cat.syncBatch(files); err != nil {
 				closeFiles(files)
 				c.diskFailed(d, "sync", err)
 				return taken
@@ -855,6 +875,37 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 	}
 	return taken
 }
+
+// syncBatch makes the files of a flush's batch (nil ones skipped)
+// durable with one syncfs of the file system of cat.syncDir. When syncfs
+// reports an error, which may be any file's of that file system and which
+// it reports only once, each file is synced, the first that fails giving
+// the error, and so are the files of every later flush of this attach
+// (perFileSync): a cache file whose writeback failed may not be due yet,
+// and a later syncfs would not report its error again.
+func (cat *catalog) syncBatch(files []*os.File) error {
+	if !slices.ContainsFunc(files, func(f *os.File) bool { return f != nil }) {
+		return nil
+	}
+	if !cat.perFileSync.Load() {
+		if syncFS(cat.syncDir) == nil {
+			return nil
+		}
+		cat.perFileSync.Store(true)
+	}
+	for _, f := range files {
+		if f == nil {
+			continue
+		}
+		if err := syncFile(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncFile is fsync(2) of one cache file. Tests replace it.
+var syncFile = (*os.File).Sync
 
 // closeFiles closes the descriptors of fs that are not nil.
 func closeFiles(fs []*os.File) {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -38,6 +40,12 @@ type record struct {
 
 type catalog struct {
 	db *bolt.DB
+	// syncDir is the disk's data directory, opened at attach for the
+	// flushes' syncfs (openSyncDir); nil: each file is synced.
+	syncDir *os.File
+	// perFileSync is set once a syncfs failed: from then on each file
+	// is synced (see syncBatch).
+	perFileSync atomic.Bool
 }
 
 func openCatalog(path string, noSync bool) (*catalog, error) {
@@ -55,7 +63,12 @@ func openCatalog(path string, noSync bool) (*catalog, error) {
 	return &catalog{db: db}, nil
 }
 
-func (c *catalog) close() error { return c.db.Close() }
+func (c *catalog) close() error {
+	if c.syncDir != nil {
+		c.syncDir.Close()
+	}
+	return c.db.Close()
+}
 
 // load calls fn with every record; a record that does not decode is
 // passed with ok=false so that its file can be removed.

@@ -68,14 +68,4 @@ func raceReleaseIO(fd int) {
 // the server whether they are still valid, FUSE may ask its daemon, and
 // an overlay's cachestat counts nothing: those are sent through the
 // scheduler.
-func pageCacheFS(dir string) bool {
-	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err != nil {
-		return false
-	}
-	switch uint32(st.Type) {
-	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC, unix.TMPFS_MAGIC:
-		return true
-	}
-	return false
-}
+func pageCacheFS(dir string) bool { return localFS(dir) }
