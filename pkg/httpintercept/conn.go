@@ -305,6 +305,7 @@ type Conn struct {
 	deliver  int    // bytes of a head still to hand to net/http, at buf[off:]
 	pass     bool   // pass-through for good
 	eof      bool   // the Handler closed the connection: Read returns io.EOF
+	lingered bool   // linger ran
 	sticky   error  // a read error to return after the buffered bytes, in pass-through
 	answered bool   // the Handler answered since net/http's last Read began
 	// headTimed: the ReadHeaderTimeout deadline is set for the head
@@ -493,6 +494,7 @@ func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 					if c.offer() {
 						c.consume(end)
 						if c.eof {
+							c.linger()
 							return 0, io.EOF
 						}
 						c.answered = true
@@ -514,6 +516,7 @@ func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 		if !empty {
 			c.timeHead(st)
 		} else if !c.setPhase(phaseWaiting) {
+			c.linger()
 			return 0, io.EOF
 		}
 		n, err := c.fill(c.opts.MaxHeadBytes)
@@ -529,6 +532,7 @@ func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 		if err != nil {
 			if empty && c.closing.Load() {
 				// Woken by Shutdown.
+				c.linger()
 				return 0, io.EOF
 			}
 			if c.off < c.end {
@@ -586,6 +590,7 @@ func (c *Conn) answer() (answered, closeConn bool) {
 		if later {
 			// net/http closed the connection during the answer (see
 			// Close).
+			c.linger()
 			c.closeRaw()
 			c.eof = true
 		}
@@ -593,6 +598,45 @@ func (c *Conn) answer() (answered, closeConn bool) {
 	}()
 	c.req.closing = c.closing.Load()
 	return c.opts.Handler(c.Conn, &c.req)
+}
+
+// lingerTime bounds how long linger waits for the client to close, as
+// net/http waits after its CloseWrite (rstAvoidanceDelay); lingerBytes
+// how much it reads and drops meanwhile.
+const (
+	lingerTime  = 500 * time.Millisecond
+	lingerBytes = 1 << 20
+)
+
+// linger prepares the close of a connection the Conn ends itself (after
+// an answer that closes it, or at Shutdown): it half-closes the
+// connection, so that the client gets the whole answer and then the end
+// of the stream, and reads and drops what the client sends until it
+// closes its side, for at most lingerTime and lingerBytes. A close with
+// unread bytes in the kernel (a request the client pipelined during the
+// answer) would make Linux send a reset and drop the answer's bytes still
+// queued to go out (RFC 9112 §9.6). Once per connection; nothing when it
+// was closed already.
+func (c *Conn) linger() {
+	if c.lingered {
+		return
+	}
+	c.lingered = true
+	c.closeMu.Lock()
+	closed := c.closed
+	c.closeMu.Unlock()
+	if closed || c.CloseWrite() != nil {
+		return
+	}
+	c.Conn.SetReadDeadline(time.Now().Add(lingerTime))
+	var scratch [16 << 10]byte
+	for n := 0; n < lingerBytes; {
+		m, err := c.Conn.Read(scratch[:])
+		n += m
+		if err != nil {
+			return
+		}
+	}
 }
 
 // setPhase sets c's phase under closeMu (see shutdown). Entering

@@ -146,6 +146,20 @@ func (f *fixture) hit(w net.Conn, req *Request) (answered, closeConn bool) {
 	if req.Method == "GET" {
 		head += body
 	}
+	if string(req.Target) == "/hit/large" {
+		// bigBody bytes, more than the sockets' buffers hold.
+		head := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " + strconv.Itoa(bigBody) + "\r\n"
+		if closeConn {
+			head += "Connection: close\r\n"
+		}
+		if _, err := io.WriteString(w, head+"\r\n"); err != nil {
+			return true, true
+		}
+		if _, err := w.Write(make([]byte, bigBody)); err != nil {
+			return true, true
+		}
+		return true, closeConn
+	}
 	if string(req.Target) == "/hit/block" && req.Method == "GET" {
 		half := len(head) - len(body)/2
 		if _, err := io.WriteString(w, head[:half]); err != nil {
@@ -519,6 +533,55 @@ func TestShutdown(t *testing.T) {
 	}
 	a.expectEOF()
 	b.expectEOF()
+}
+
+// bigBody is the length of the Handler's answer to /hit/large.
+const bigBody = 8 << 20
+
+// TestCloseAfterAnswerKeepsItWhole checks that a connection the Conn ends
+// after an answer (the answer closes it, or Shutdown came during it)
+// delivers the whole answer and then the end of the stream, even when
+// the client pipelined a request the Conn never read: closing with unread
+// bytes would make Linux reset the connection and drop the answer's
+// queued bytes.
+func TestCloseAfterAnswerKeepsItWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		request  string
+		shutdown bool
+	}{
+		{"Connection: close", get("/hit/large", "Connection: close\r\n"), false},
+		{"Shutdown", get("/hit/large"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, intercepted, nil)
+			c := f.dial()
+			if tcp, ok := c.c.(*net.TCPConn); ok {
+				// Keep most of the answer queued at the server.
+				tcp.SetReadBuffer(64 << 10)
+			}
+			c.send(tc.request)
+			// The answer has begun: its head was read from the
+			// connection, and the next request arrives unread.
+			if _, err := c.br.Peek(1); err != nil {
+				t.Fatal(err)
+			}
+			c.send(get("/hit/a"))
+			if tc.shutdown {
+				f.ln.Shutdown()
+			}
+			res, err := http.ReadResponse(c.br, &http.Request{Method: "GET"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := io.Copy(io.Discard, res.Body)
+			if err != nil || n != bigBody {
+				t.Fatalf("body: %d of %d bytes, error %v", n, bigBody, err)
+			}
+			c.expectEOF()
+			f.counts(1, 0)
+		})
+	}
 }
 
 // Without the ConnState hook a Conn answers nothing itself.

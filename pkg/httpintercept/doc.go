@@ -35,8 +35,12 @@
 //     Upgrade; one Host; an origin-form target) is offered to the Handler.
 //     If the Handler answers it, Read loops for the next head, with the
 //     read deadline refreshed from Options.IdleTimeout; if the Handler
-//     wants the connection closed, Read returns io.EOF, on which net/http
-//     closes it without writing. A head the Handler declines, or a
+//     wants the connection closed, Read half-closes it, reads and drops
+//     what the client still sends for up to half a second (a close with
+//     unread bytes would make the kernel reset the connection and drop
+//     the answer's queued bytes) and returns io.EOF, on which net/http
+//     closes it without writing. The same goes for a connection ended at
+//     Shutdown. A head the Handler declines, or a
 //     complete well-formed body-less HTTP/1.1 head of another method, is
 //     handed to net/http: exactly that head, and nothing after it, which
 //     stays in the Conn's buffer.
