@@ -52,7 +52,7 @@ type entry struct {
 	id           string // file name, under d.data/id[:2] (dataPath)
 	size         int64
 	etag         string
-	header       http.Header
+	header       http.Header // replaced, never changed (setHeader)
 	fetched      time.Time
 	freshUntil   time.Time
 	staleIfError time.Duration // -1: Options.StaleIfError
@@ -196,16 +196,18 @@ func (c *Cache) attach(d *disk, verify bool) error {
 			bad = append(bad, ck)
 			return
 		}
-		e := &entry{ck: ck, d: d, id: r.ID, size: r.Size, etag: r.ETag, header: http.Header(r.Header),
+		e := &entry{ck: ck, d: d, id: r.ID, size: r.Size, etag: r.ETag,
 			fetched: r.Fetched, freshUntil: r.FreshUntil, staleIfError: r.StaleIfError,
 			sliceSize: r.SliceSize, present: r.Slices, lastAccess: r.LastAccess}
 		if int64(len(e.present)) != (e.slices()+7)/8 {
 			bad = append(bad, ck)
 			return
 		}
-		if e.header == nil {
-			e.header = http.Header{}
+		h := http.Header(r.Header)
+		if h == nil {
+			h = http.Header{}
 		}
+		e.setHeader(h)
 		entries[ck] = e
 	})
 	var names []string

@@ -44,6 +44,7 @@ type HitRequest struct {
 // Content-Length of the whole object), sorted by name.
 type hitLines struct {
 	lines []hitLine
+	src   *headerBlock // the entry's header block they were made of
 }
 
 type hitLine struct {
@@ -54,15 +55,15 @@ type hitLine struct {
 // headerCleaner is what net/http does to header values on the wire.
 var headerCleaner = strings.NewReplacer("\n", " ", "\r", " ")
 
-// hitLines renders e's hit headers once. ok is false when a hit of e is
-// not answered fast: without a Content-Type net/http would sniff one from
-// the body.
+// hitLines renders e's hit headers once for each header block of e. ok
+// is false when a hit of e is not answered fast: without a Content-Type
+// net/http would sniff one from the body.
 func (e *entry) hitLines() (*hitLines, bool) {
-	if hl := e.hit.Load(); hl != nil {
+	hb := e.headers()
+	if hl := e.hit.Load(); hl != nil && hl.src == hb {
 		return hl, len(hl.lines) > 0
 	}
-	hb := e.headers()
-	hl := &hitLines{}
+	hl := &hitLines{src: hb}
 	hasType := false
 	add := func(k string, vs []string) {
 		var b []byte
@@ -90,8 +91,9 @@ func (e *entry) hitLines() (*hitLines, bool) {
 	if !hasType {
 		hl.lines = nil
 	}
-	e.hit.CompareAndSwap(nil, hl)
-	hl = e.hit.Load()
+	// Whoever made lines of an older block may store them after these:
+	// the next hit sees their src and makes them again.
+	e.hit.Store(hl)
 	return hl, len(hl.lines) > 0
 }
 

@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"bufio"
+	"bytes"
 	"net/http"
 	"testing"
 	"time"
@@ -82,6 +84,66 @@ func TestRevalidation(t *testing.T) {
 	e.mustGet("b/obj", data, xHit)
 	if s := e.c().Stats(); s.Revalidations != 1 || s.NotModified != 1 {
 		t.Errorf("stats %+v, want one revalidation, not modified", s)
+	}
+}
+
+// TestRevalidationUpdatesHeaders checks that a revalidation whose answer
+// carries other headers for the same bytes (an object copied onto itself
+// with new metadata) updates what hits answer, through net/http and on
+// the fast path, and what a restart loads; and that one saying no-store
+// ends the caching: the object is passed through from then on.
+func TestRevalidationUpdatesHeaders(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(50, 3000)
+	e.origin.put("b/obj", data, func(o *object) {
+		o.cacheControl = "max-age=60"
+		o.contentType = "text/plain"
+		o.meta = map[string]string{"Color": "red"}
+	})
+	e.mustGet("b/obj", data, xMiss)
+	e.mustGet("b/obj", data, xHit)
+	e.origin.update("b/obj", func(o *object) {
+		o.cacheControl = "max-age=120"
+		o.meta = map[string]string{"Color": "blue"}
+	})
+	e.clock.advance(61 * time.Second)
+	gets := e.origin.total(http.MethodGet, "b/obj")
+	check := func(what string, r response) {
+		t.Helper()
+		if cc, color := r.header.Get("Cache-Control"), r.header.Get("X-Amz-Meta-Color"); cc != "max-age=120" || color != "blue" {
+			t.Errorf("%s: Cache-Control %q, X-Amz-Meta-Color %q; want the origin's new max-age=120, blue", what, cc, color)
+		}
+	}
+	check("revalidated", e.mustGet("b/obj", data, xRevalidated))
+	if n := e.origin.total(http.MethodGet, "b/obj"); n != gets {
+		t.Errorf("%d GETs after the revalidation, want %d (no download)", n, gets)
+	}
+	// Fresh for the new max-age, not the old one.
+	e.clock.advance(100 * time.Second)
+	check("hit", e.mustGet("b/obj", data, xHit))
+	e.settle()
+	var buf bytes.Buffer
+	answered, _, err := e.c().ServeHit(&buf, &HitRequest{Bucket: "b", Key: "obj"})
+	if !answered || err != nil {
+		t.Fatalf("ServeHit: answered %v, err %v", answered, err)
+	}
+	fast, err := http.ReadResponse(bufio.NewReader(&buf), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("fast hit", response{status: fast.StatusCode, header: fast.Header})
+	e.restart()
+	check("hit after a restart", e.mustGet("b/obj", data, xHit))
+
+	e.origin.update("b/obj", func(o *object) { o.cacheControl = "no-store" })
+	e.clock.advance(121 * time.Second)
+	for range 2 {
+		if r := e.mustGet("b/obj", data, xPass); r.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("passed through with Cache-Control %q, want no-store", r.header.Get("Cache-Control"))
+		}
+	}
+	if e.fileOf("b/obj") != "" {
+		t.Error("an object the origin now forbids to store is still cached")
 	}
 }
 

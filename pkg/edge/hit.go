@@ -62,29 +62,45 @@ var xCacheValues = map[string][]string{
 
 var acceptRangesBytes = []string{"bytes"}
 
-// headers returns e's header block, computing it on first use. An
-// entry's size, ETag and headers never change (a new version of the
-// object is a new entry), so the block holds for the entry's life.
+// headers returns e's header block. An entry's size and ETag never
+// change (a new version of the object is a new entry); its stored
+// headers may, at a revalidation whose answer carries others
+// (setHeader), which replaces the block. The entry's makers set the block
+// before anyone else sees the entry (setHeader); it is made here for one
+// made otherwise.
 func (e *entry) headers() *headerBlock {
 	if hb := e.hdr.Load(); hb != nil {
 		return hb
 	}
+	e.hdr.CompareAndSwap(nil, newHeaderBlock(e.size, e.etag, e.header))
+	return e.hdr.Load()
+}
+
+// setHeader sets e's stored headers and the header block made of them.
+// Once e is seen by others, only with Cache.mu held.
+func (e *entry) setHeader(h http.Header) {
+	e.header = h
+	e.hdr.Store(newHeaderBlock(e.size, e.etag, h))
+}
+
+// newHeaderBlock makes the header block of an entry of size bytes, ETag
+// etag and stored headers h.
+func newHeaderBlock(size int64, etag string, h http.Header) *headerBlock {
 	hb := &headerBlock{
-		length: []string{strconv.FormatInt(e.size, 10)},
-		etag:   strings.Trim(e.etag, `"`),
+		length: []string{strconv.FormatInt(size, 10)},
+		etag:   strings.Trim(etag, `"`),
 	}
-	hb.lastMod, _ = http.ParseTime(e.header.Get("Last-Modified"))
-	for k, v := range e.header {
+	hb.lastMod, _ = http.ParseTime(h.Get("Last-Modified"))
+	for k, v := range h {
 		// A copy, full to capacity: an append by whoever writes the
 		// response makes its own.
 		hb.kv = append(hb.kv, headerKV{k, append([]string(nil), v...)[:len(v):len(v)]})
 	}
-	if e.etag != "" {
-		hb.kv = append(hb.kv, headerKV{"Etag", []string{e.etag}})
+	if etag != "" {
+		hb.kv = append(hb.kv, headerKV{"Etag", []string{etag}})
 	}
 	hb.kv = append(hb.kv, headerKV{"Accept-Ranges", acceptRangesBytes})
-	e.hdr.CompareAndSwap(nil, hb)
-	return e.hdr.Load()
+	return hb
 }
 
 // set puts the block's headers and X-Cache into h.

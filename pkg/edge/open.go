@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -122,9 +123,10 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	}
 	e := &entry{
 		ck: bucket + "/" + key, id: newID(), size: size, etag: etag,
-		header: storedHeader(resp.Header), fetched: now, freshUntil: now.Add(pol.ttl),
+		fetched: now, freshUntil: now.Add(pol.ttl),
 		staleIfError: pol.staleIfError, sliceSize: s, lastAccess: now,
 	}
+	e.setHeader(storedHeader(resp.Header))
 	e.present = make([]byte, (e.slices()+7)/8)
 	// A disk failing at create is dropped from placement: the next in
 	// the hash order is tried, each disk once at most.
@@ -273,15 +275,31 @@ func (c *Cache) doRevalidate(e *entry, bucket, key string) (outcome, error) {
 		resp.StatusCode == http.StatusOK && e.etag != "" && resp.Header.Get("ETag") == e.etag &&
 			resp.ContentLength == e.size:
 		c.stats.notModified.Add(1)
-		// A 304 may carry new caching headers; without them the stored
-		// ones still hold.
-		ph := resp.Header
-		if ph.Get("Cache-Control") == "" && ph.Get("Expires") == "" {
-			ph = e.header
+		// The stored headers, updated with those the answer carries
+		// (RFC 9111 §4.3.4): a 304 carries those that may have changed,
+		// a 200 all of them.
+		nh := storedHeader(resp.Header)
+		if resp.StatusCode == http.StatusNotModified {
+			merged := e.header.Clone()
+			for k, v := range nh {
+				merged[k] = v
+			}
+			nh = merged
 		}
 		now := c.o.Now()
-		pol := cachePolicy(ph, now, c.o.DefaultTTL)
+		pol := cachePolicy(nh, now, c.o.DefaultTTL)
+		if !pol.store {
+			// The same bytes, no longer to be stored (no-store,
+			// private): the entry goes, and the request passes the
+			// object through.
+			c.drop(e)
+			return changed, nil
+		}
 		c.mu.Lock()
+		if !sameHeader(nh, e.header) {
+			// Answers from now on carry them, and so does the record.
+			e.setHeader(nh)
+		}
 		e.freshUntil = now.Add(pol.ttl)
 		e.staleIfError = pol.staleIfError
 		c.mu.Unlock()
@@ -312,3 +330,17 @@ func (c *Cache) staleUsable(e *entry, now time.Time) bool {
 }
 
 var errRetry = errors.New("edge: cached file gone; retry")
+
+// sameHeader reports whether a and b hold the same fields with the same
+// values, in the same order.
+func sameHeader(a, b http.Header) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, av := range a {
+		if !slices.Equal(av, b[k]) {
+			return false
+		}
+	}
+	return true
+}

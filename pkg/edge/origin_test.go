@@ -129,6 +129,14 @@ func (o *origin) openGates() {
 	}
 }
 
+// update changes an object's headers in place: the same bytes and ETag,
+// as an S3 copy of an object onto itself with new metadata.
+func (o *origin) update(ck string, set func(*object)) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	set(o.objects[ck])
+}
+
 // put stores an object (replacing any) with a new ETag.
 func (o *origin) put(ck string, data []byte, opts ...func(*object)) *object {
 	o.mu.Lock()

@@ -42,11 +42,6 @@ func (c *Cache) Serve(w http.ResponseWriter, r *http.Request, bucket, key string
 			return c.pass(w, r, bucket, key)
 		}
 		err = c.serveEntry(w, r, e, state, bucket, key)
-		if errors.Is(err, errRetry) {
-			// Nothing was sent: drop every header the entry set, so
-			// that the next answer carries none of the old version's.
-			e.headers().unset(w.Header())
-		}
 		if errors.Is(err, errRetry) && attempt == 0 {
 			continue
 		}
@@ -202,9 +197,10 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		default:
 			c.diskFailed(e.d, "read", err)
 		}
+		// Nothing was sent: drop every header the entry set, so that
+		// the next answer carries none of the old version's.
+		hb.unset(h)
 		clearEntityHeaders(h)
-		delete(h, "Content-Range")
-		delete(h, "Content-Length")
 		return errRetry
 	}
 	sent := false
