@@ -47,13 +47,16 @@ type Cache struct {
 // entry is one cached object (one version of it). Its fields are guarded
 // by Cache.mu; the file's bytes by the slices bitmap.
 type entry struct {
-	ck           string // bucket + "/" + key
-	d            *disk  // the disk holding the file
-	id           string // file name, under d.data/id[:2] (dataPath)
-	size         int64
-	etag         string
-	header       http.Header // replaced, never changed (setHeader)
-	fetched      time.Time
+	ck      string // bucket + "/" + key
+	d       *disk  // the disk holding the file
+	id      string // file name, under d.data/id[:2] (dataPath)
+	size    int64
+	etag    string
+	header  http.Header // replaced, never changed (setHeader)
+	fetched time.Time   // fetched or last validated at the origin
+	// validated is fetched in Unix seconds, for the Age of answers
+	// (setFetched), read without Cache.mu.
+	validated    atomic.Int64
 	freshUntil   time.Time
 	staleIfError time.Duration // -1: Options.StaleIfError
 	sliceSize    int64
@@ -95,6 +98,20 @@ func (e *entry) complete() bool {
 		}
 	}
 	return true
+}
+
+// setFetched records when e's object was fetched or last validated at
+// the origin. Once e is seen by others, only with Cache.mu held.
+func (e *entry) setFetched(t time.Time) {
+	e.fetched = t
+	e.validated.Store(t.Unix())
+}
+
+// age is the value of the Age header of an answer from e at now (RFC 9111
+// §5.1): the whole seconds since its object was fetched or last
+// validated.
+func (e *entry) age(now time.Time) int64 {
+	return max(0, now.Unix()-e.validated.Load())
 }
 
 func (e *entry) record() record {
@@ -197,7 +214,7 @@ func (c *Cache) attach(d *disk, verify bool) error {
 			return
 		}
 		e := &entry{ck: ck, d: d, id: r.ID, size: r.Size, etag: r.ETag,
-			fetched: r.Fetched, freshUntil: r.FreshUntil, staleIfError: r.StaleIfError,
+			freshUntil: r.FreshUntil, staleIfError: r.StaleIfError,
 			sliceSize: r.SliceSize, present: r.Slices, lastAccess: r.LastAccess}
 		if int64(len(e.present)) != (e.slices()+7)/8 {
 			bad = append(bad, ck)
@@ -208,6 +225,7 @@ func (c *Cache) attach(d *disk, verify bool) error {
 			h = http.Header{}
 		}
 		e.setHeader(h)
+		e.setFetched(r.Fetched)
 		entries[ck] = e
 	})
 	var names []string

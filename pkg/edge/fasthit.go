@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,18 +149,33 @@ func (c *Cache) ServeHit(w io.Writer, r *HitRequest) (answered bool, written int
 
 	bp := hitBufPool.Get().(*[]byte)
 	b := append((*bp)[:0], "HTTP/1.1 200 OK\r\n"...)
+	// Three sorted sources: the entry's lines, the caller's fields and
+	// Age, which neither holds.
 	f := r.Fields
+	age, aged := e.age(now), false
 	for _, l := range hl.lines {
 		for len(f) > 0 && f[0].Name <= l.name {
+			if !aged && ageName < f[0].Name {
+				b, aged = appendAge(b, age), true
+			}
 			if f[0].Name != l.name {
 				b = appendField(b, f[0])
 			}
 			f = f[1:]
 		}
+		if !aged && ageName < l.name {
+			b, aged = appendAge(b, age), true
+		}
 		b = append(b, l.line...)
 	}
 	for _, fl := range f {
+		if !aged && ageName < fl.Name {
+			b, aged = appendAge(b, age), true
+		}
 		b = appendField(b, fl)
+	}
+	if !aged {
+		b = appendAge(b, age)
 	}
 	b = append(b, "Date: "...)
 	b = appendDate(b, time.Now())
@@ -213,6 +229,16 @@ func appendDate(b []byte, now time.Time) []byte {
 		lastDate.Store(d)
 	}
 	return append(b, d.text...)
+}
+
+// ageName is the Age header's name, which a fast hit adds (see
+// entry.age).
+const ageName = "Age"
+
+func appendAge(b []byte, age int64) []byte {
+	b = append(b, ageName+": "...)
+	b = strconv.AppendInt(b, age, 10)
+	return append(b, "\r\n"...)
 }
 
 func appendField(b []byte, f HeaderField) []byte {

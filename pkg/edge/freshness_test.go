@@ -147,6 +147,49 @@ func TestRevalidationUpdatesHeaders(t *testing.T) {
 	}
 }
 
+// TestAge checks the Age of answers from the cache (RFC 9111 §5.1): the
+// seconds since the object was fetched or last validated, through
+// net/http and on the fast path, kept across a restart.
+func TestAge(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(51, 3000)
+	e.origin.put("b/obj", data, func(o *object) { o.cacheControl = "max-age=100"; o.contentType = "text/plain" })
+	age := func(what string, r response, want string) {
+		t.Helper()
+		if got := r.header.Get("Age"); got != want {
+			t.Errorf("%s: Age %q, want %q", what, got, want)
+		}
+	}
+	age("miss", e.mustGet("b/obj", data, xMiss), "0")
+	e.clock.advance(30 * time.Second)
+	age("hit", e.mustGet("b/obj", data, xHit), "30")
+	e.settle()
+	fastAge := func() string {
+		var buf bytes.Buffer
+		answered, _, err := e.c().ServeHit(&buf, &HitRequest{Bucket: "b", Key: "obj"})
+		if !answered || err != nil {
+			t.Fatalf("ServeHit: answered %v, err %v", answered, err)
+		}
+		r, err := http.ReadResponse(bufio.NewReader(&buf), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Header.Get("Age")
+	}
+	if got := fastAge(); got != "30" {
+		t.Errorf("fast hit: Age %q, want 30", got)
+	}
+	e.restart()
+	e.clock.advance(10 * time.Second)
+	age("hit after a restart", e.mustGet("b/obj", data, xHit), "40")
+	e.clock.advance(61 * time.Second)
+	age("revalidated", e.mustGet("b/obj", data, xRevalidated), "0")
+	e.clock.advance(5 * time.Second)
+	if got := fastAge(); got != "5" {
+		t.Errorf("fast hit after the revalidation: Age %q, want 5", got)
+	}
+}
+
 // TestCacheControl checks the freshness an origin's headers give, served.
 func TestCacheControl(t *testing.T) {
 	data := randomBytes(31, 3000)

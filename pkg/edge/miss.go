@@ -237,10 +237,11 @@ func (c *Cache) originHead(ctx context.Context, bucket, key string) (*entry, str
 	pol := cachePolicy(resp.Header, now, c.o.DefaultTTL)
 	e := &entry{
 		ck: ck, size: resp.ContentLength, etag: resp.Header.Get("ETag"),
-		fetched: now, freshUntil: now.Add(pol.ttl),
+		freshUntil:   now.Add(pol.ttl),
 		staleIfError: pol.staleIfError, sliceSize: c.o.SliceSize, lastAccess: now,
 	}
 	e.setHeader(storedHeader(resp.Header))
+	e.setFetched(now)
 	if e.size < 0 {
 		return nil, "", originDown(errors.New("the origin answered a HEAD without Content-Length"))
 	}

@@ -123,10 +123,11 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	}
 	e := &entry{
 		ck: bucket + "/" + key, id: newID(), size: size, etag: etag,
-		fetched: now, freshUntil: now.Add(pol.ttl),
+		freshUntil:   now.Add(pol.ttl),
 		staleIfError: pol.staleIfError, sliceSize: s, lastAccess: now,
 	}
 	e.setHeader(storedHeader(resp.Header))
+	e.setFetched(now)
 	e.present = make([]byte, (e.slices()+7)/8)
 	// A disk failing at create is dropped from placement: the next in
 	// the hash order is tried, each disk once at most.
@@ -302,6 +303,7 @@ func (c *Cache) doRevalidate(e *entry, bucket, key string) (outcome, error) {
 		}
 		e.freshUntil = now.Add(pol.ttl)
 		e.staleIfError = pol.staleIfError
+		e.setFetched(now)
 		c.mu.Unlock()
 		c.persist(e, nil)
 		return fresh, nil

@@ -138,6 +138,7 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 	etag, lastMod := hb.etag, hb.lastMod
 	h := w.Header()
 	hb.set(h, state)
+	h["Age"] = []string{strconv.FormatInt(e.age(c.o.Now()), 10)}
 	if err := precondition.Check(precondition.Headers{
 		IfMatch: r.Header.Get("If-Match"), IfNoneMatch: r.Header.Get("If-None-Match"),
 		IfModifiedSince: r.Header.Get("If-Modified-Since"), IfUnmodifiedSince: r.Header.Get("If-Unmodified-Since"),
