@@ -162,6 +162,12 @@ func (w *trackingWriter) Write(p []byte) (int, error) {
 	return w.ResponseWriter.Write(p)
 }
 
+// Flush is the server's, as the api's writer offers it.
+func (w *trackingWriter) Flush() {
+	w.started = true
+	w.ResponseWriter.(http.Flusher).Flush()
+}
+
 func (w *trackingWriter) ReadFrom(r io.Reader) (int64, error) {
 	w.started = true
 	n, err := w.ResponseWriter.(io.ReaderFrom).ReadFrom(r)

@@ -269,8 +269,21 @@ func (c *Cache) finish(fl *fill, err error) {
 func (fl *fill) stream(w io.Writer, rf *os.File, from, n int64) error {
 	pos := from - fl.off
 	end := pos + n
+	flushed := false
 	for pos < end {
 		fl.mu.Lock()
+		if fl.written <= pos && fl.err == nil && !fl.done && !flushed {
+			// About to wait for the origin: what the response holds
+			// so far (its head, at first) goes out now, so that a
+			// client of a slow or stalled origin gets the answer
+			// begun, and later cut if it stalls, rather than nothing.
+			flushed = true
+			if f, ok := w.(http.Flusher); ok {
+				fl.mu.Unlock()
+				f.Flush()
+				fl.mu.Lock()
+			}
+		}
 		for fl.written <= pos && fl.err == nil && !fl.done {
 			fl.cond.Wait()
 		}

@@ -1,7 +1,9 @@
 package edge
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -264,5 +266,45 @@ func TestHeadMissCoalesced(t *testing.T) {
 	}
 	if s := e.c().Stats(); s.Hits+s.Misses != n {
 		t.Errorf("stats: %d hits + %d misses, want %d", s.Hits, s.Misses, n)
+	}
+}
+
+// TestStalledOriginHeadSent checks that a client whose miss follows a
+// fill waiting for the origin gets the answer's head (and the bytes
+// there are) at once, not when the origin goes on: a stalled origin is
+// then a cut answer, not a silent one.
+func TestStalledOriginHeadSent(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(52, 3000)
+	e.origin.put("b/obj", data, func(o *object) { o.contentType = "text/plain" })
+	g := e.origin.pause("b/obj", 1)
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/b/obj", nil)
+		resp, err := e.client.Do(req)
+		got <- result{resp, err}
+	}()
+	g.wait(t)
+	var r result
+	select {
+	case r = <-got:
+	case <-time.After(waitLimit):
+		t.Fatal("no answer's head while the origin holds the body")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	defer r.resp.Body.Close()
+	if r.resp.StatusCode != http.StatusOK || r.resp.Header.Get("X-Cache") != xMiss {
+		t.Fatalf("status %d, X-Cache %q", r.resp.StatusCode, r.resp.Header.Get("X-Cache"))
+	}
+	g.open()
+	body, err := io.ReadAll(r.resp.Body)
+	if err != nil || !bytes.Equal(body, data) {
+		t.Fatalf("body: %d bytes, error %v; want the object", len(body), err)
 	}
 }
