@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -45,8 +46,9 @@ type headCall struct {
 
 // negative is a cached origin 404.
 type negative struct {
-	err   *s3err.Error
-	until time.Time
+	err    *s3err.Error
+	stored time.Time // when the origin answered it, for Age
+	until  time.Time
 }
 
 // maxSideEntries bounds each map of the side cache. When one is full,
@@ -72,7 +74,7 @@ func (c *Cache) negativeHit(ck string, now time.Time) *s3err.Error {
 		delete(s.neg, ck)
 		return nil
 	}
-	return n.err
+	return n.err.WithHeader("Age", strconv.FormatInt(max(0, now.Unix()-n.stored.Unix()), 10))
 }
 
 // rememberMissing caches an origin 404 of ck for Options.NegativeTTL,
@@ -106,7 +108,7 @@ func (c *Cache) rememberMissing(ck string, resp *http.Response, err error) {
 			return
 		}
 	}
-	s.neg[ck] = negative{err: e, until: now.Add(ttl)}
+	s.neg[ck] = negative{err: e, stored: now, until: now.Add(ttl)}
 }
 
 // headHit returns the fresh HEAD metadata of ck, nil when there is none.

@@ -122,11 +122,14 @@ func TestNegativeCache(t *testing.T) {
 		t.Errorf("Stats.NegativeHits %d, want 3", s.NegativeHits)
 	}
 
-	// Put at the origin: still 404 until the negative answer expires.
+	// Put at the origin: still 404 until the negative answer expires,
+	// its Age the time since the origin said so.
 	e.origin.put("b/missing", data)
 	e.clock.advance(DefaultNegativeTTL - time.Second)
 	if r := e.get("b/missing"); r.status != http.StatusNotFound {
 		t.Errorf("within the negative TTL: %d, want 404", r.status)
+	} else if want := fmt.Sprint(int64((DefaultNegativeTTL - time.Second) / time.Second)); r.header.Get("Age") != want {
+		t.Errorf("cached 404: Age %q, want %s", r.header.Get("Age"), want)
 	}
 	e.clock.advance(time.Second)
 	e.mustGet("b/missing", data, xMiss)
