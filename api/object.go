@@ -149,12 +149,21 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 			return err
 		}
 		part = n
-		if o.PartsCount > 0 {
+		switch {
+		case o.PartsCount > 0:
 			// S3 sends the parts count only to a request naming a part: a
 			// plain GET or HEAD of a multipart object does not carry it.
 			status = http.StatusPartialContent
 			h.Set("Content-Range", byterange.Range{Start: start, Length: length}.ContentRange(o.Size))
 			h.Set("X-Amz-Mp-Parts-Count", itoa(int64(o.PartsCount)))
+		case length > 0:
+			// Part 1 of an object not uploaded in parts is the whole
+			// object, answered as S3 answers it: a range of all its
+			// bytes (206, Content-Range), without a parts count. An empty
+			// object has no byte to name: 200 without Content-Range, the
+			// answer AWS's SDKs handle for it.
+			status = http.StatusPartialContent
+			h.Set("Content-Range", byterange.Range{Start: start, Length: length}.ContentRange(o.Size))
 		}
 	} else {
 		rangeHeader := r.Header.Get("Range")
