@@ -417,6 +417,15 @@ func apiCode(err error) string {
 	return ""
 }
 
+// apiMessage returns the S3 error message of an SDK error, or "".
+func apiMessage(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorMessage()
+	}
+	return ""
+}
+
 // httpStatus returns the HTTP status of an SDK error, or 0.
 func httpStatus(err error) int {
 	var re *awshttp.ResponseError

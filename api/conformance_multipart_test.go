@@ -931,6 +931,115 @@ func TestConformanceMultipartChecksums(t *testing.T) {
 	}
 }
 
+// TestConformanceCompositePartChecksumsRequired checks S3's rule for the
+// part checksums of an upload created with a COMPOSITE checksum (the
+// object's checksum is made of them): CompleteMultipartUpload must name
+// each part's checksum of the upload's algorithm, else InvalidRequest
+// "The upload was created using a crc32 checksum. The complete request
+// must include the checksum for each part. It was missing for part 1 in
+// the request." (captured from S3: apache/opendal#4580,
+// floci-io/floci#3093). A refused request leaves the upload as it was.
+// FULL_OBJECT uploads (CRC32 asked so, CRC64NVME) need no part checksums:
+// their checksum is combined from the parts' computed ones.
+func TestConformanceCompositePartChecksumsRequired(t *testing.T) {
+	g := startGateway(t)
+	// When-required: the SDK sends a part checksum only when asked to.
+	c := g.sdk(sdkModes[2])
+	ctx := t.Context()
+	bucket := mpBucket(t, c, "partsums")
+	p1, p2 := mpData(5*mib, 91), mpData(32<<10, 92)
+
+	for _, alg := range []types.ChecksumAlgorithm{types.ChecksumAlgorithmCrc32, types.ChecksumAlgorithmSha256, types.ChecksumAlgorithmXxhash64} {
+		t.Run(string(alg), func(t *testing.T) {
+			key := "composite-" + string(alg)
+			id := mpCreate(t, c, bucket, key, func(in *s3.CreateMultipartUploadInput) { in.ChecksumAlgorithm = alg })
+			lower := strings.ToLower(string(alg))
+
+			var done []types.CompletedPart
+			for i, p := range [][]byte{p1, p2} {
+				in := mpPartInput(bucket, key, id, int32(i+1), p)
+				setSDKSum(in, alg, mpFull(alg, p))
+				o := mpPartOut(t, c, in)
+				cp := types.CompletedPart{PartNumber: aws.Int32(int32(i + 1)), ETag: o.ETag}
+				setSDKSum(&cp, alg, mpFull(alg, p))
+				done = append(done, cp)
+			}
+			lp, err := c.ListParts(ctx, &s3.ListPartsInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: aws.String(id)})
+			if err != nil || len(lp.Parts) != 2 {
+				t.Fatalf("ListParts: %v, %d parts; want 2", err, len(lp.Parts))
+			}
+
+			missing := func(n int) string {
+				return fmt.Sprintf("The upload was created using a %s checksum. The complete request must include the checksum for each part. It was missing for part %d in the request.", lower, n)
+			}
+			for n := range 2 {
+				parts := slices.Clone(done)
+				parts[n] = types.CompletedPart{PartNumber: done[n].PartNumber, ETag: done[n].ETag}
+				_, err = c.CompleteMultipartUpload(ctx, mpCompleteInput(bucket, key, id, parts))
+				what := fmt.Sprintf("CompleteMultipartUpload without part %d's checksum", n+1)
+				wantCode(t, what, err, 400, "InvalidRequest")
+				if apiMessage(err) != missing(n+1) {
+					t.Errorf("%s: message %q, want %q", what, apiMessage(err), missing(n+1))
+				}
+			}
+			// Another algorithm's value is no checksum of the upload's.
+			other := types.ChecksumAlgorithmSha1
+			parts := slices.Clone(done)
+			parts[0] = types.CompletedPart{PartNumber: done[0].PartNumber, ETag: done[0].ETag}
+			setSDKSum(&parts[0], other, mpFull(other, p1))
+			_, err = c.CompleteMultipartUpload(ctx, mpCompleteInput(bucket, key, id, parts))
+			wantCode(t, "CompleteMultipartUpload with part 1's SHA1 instead", err, 400, "InvalidRequest")
+			if apiMessage(err) != missing(1) {
+				t.Errorf("part 1's SHA1 instead: message %q, want %q", apiMessage(err), missing(1))
+			}
+			if _, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}); httpStatus(err) != 404 {
+				t.Errorf("HeadObject after refused completions: %v, want 404", err)
+			}
+
+			res, err := c.CompleteMultipartUpload(ctx, mpCompleteInput(bucket, key, id, done))
+			if err != nil {
+				t.Fatalf("CompleteMultipartUpload with every part's checksum: %v", err)
+			}
+			if got, want := sdkSum(res, alg), mpComposite(alg, p1, p2); got != want || res.ChecksumType != types.ChecksumTypeComposite {
+				t.Errorf("CompleteMultipartUpload: %s %q type %q, want %q COMPOSITE", alg, got, res.ChecksumType, want)
+			}
+		})
+	}
+
+	for _, tc := range []struct {
+		alg types.ChecksumAlgorithm
+		typ types.ChecksumType
+	}{
+		{types.ChecksumAlgorithmCrc32, types.ChecksumTypeFullObject},
+		{types.ChecksumAlgorithmCrc64nvme, ""},
+	} {
+		t.Run("full-object-"+string(tc.alg), func(t *testing.T) {
+			key := "full-" + string(tc.alg)
+			id := mpCreate(t, c, bucket, key, func(in *s3.CreateMultipartUploadInput) { in.ChecksumAlgorithm, in.ChecksumType = tc.alg, tc.typ })
+			o1 := mpPart(t, c, bucket, key, id, 1, p1)
+			o2 := mpPart(t, c, bucket, key, id, 2, p2)
+			res, err := c.CompleteMultipartUpload(ctx, mpCompleteInput(bucket, key, id,
+				[]types.CompletedPart{mpCP(1, aws.ToString(o1.ETag)), mpCP(2, aws.ToString(o2.ETag))}))
+			if err != nil {
+				t.Fatalf("CompleteMultipartUpload without part checksums: %v", err)
+			}
+			if got, want := sdkSum(res, tc.alg), mpFull(tc.alg, slicesConcat(p1, p2)); got != want || res.ChecksumType != types.ChecksumTypeFullObject {
+				t.Errorf("CompleteMultipartUpload: %s %q type %q, want %q FULL_OBJECT", tc.alg, got, res.ChecksumType, want)
+			}
+		})
+	}
+}
+
+// mpPartOut uploads one part from a prepared input.
+func mpPartOut(t *testing.T, c *s3.Client, in *s3.UploadPartInput) *s3.UploadPartOutput {
+	t.Helper()
+	out, err := c.UploadPart(t.Context(), in)
+	if err != nil {
+		t.Fatalf("UploadPart #%d: %v", aws.ToInt32(in.PartNumber), err)
+	}
+	return out
+}
+
 // TestConformanceUploadPartCopy makes parts from ranges of an object.
 func TestConformanceUploadPartCopy(t *testing.T) {
 	g := startGateway(t)

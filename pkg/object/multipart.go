@@ -667,6 +667,9 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 	if err != nil {
 		return Object{}, keyErr(err, in.Bucket, in.Key)
 	}
+	if err := requirePartChecksums(&u, in.Parts); err != nil {
+		return Object{}, err
+	}
 	chosen, err := choosePartsFrom(stored, in.Parts)
 	if err != nil {
 		return Object{}, err
@@ -761,6 +764,25 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 	l.dropGate(in.UploadID)
 	_ = l.fs.RemoveParts(in.UploadID)
 	return out, nil
+}
+
+// requirePartChecksums applies S3's rule for the completion of an upload
+// created with a COMPOSITE checksum: the object's checksum is made of the
+// part checksums the request names, so every part must name its checksum
+// of the upload's algorithm (one of another algorithm does not count).
+// A FULL_OBJECT upload's parts need not: its checksum is combined from
+// the checksums stored with the parts.
+func requirePartChecksums(u *Upload, req []CompletePart) error {
+	if u.ChecksumAlgorithm == "" || u.ChecksumType == ChecksumFullObject {
+		return nil
+	}
+	for _, r := range req {
+		if r.Checksums[u.ChecksumAlgorithm] == "" {
+			return s3err.Newf(s3err.InvalidRequest, "The upload was created using a %s checksum. The complete request must include the checksum for each part. It was missing for part %d in the request.",
+				strings.ToLower(u.ChecksumAlgorithm), r.Number)
+		}
+	}
+	return nil
 }
 
 // choosePartsFrom checks a completion's part list against the stored parts
