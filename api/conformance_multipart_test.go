@@ -931,16 +931,18 @@ func TestConformanceMultipartChecksums(t *testing.T) {
 	}
 }
 
-// TestConformanceCompositePartChecksumsRequired checks S3's rule for the
+// TestConformanceCompositePartChecksumsRequired checks S3's rules for the
 // part checksums of an upload created with a COMPOSITE checksum (the
-// object's checksum is made of them): CompleteMultipartUpload must name
-// each part's checksum of the upload's algorithm, else InvalidRequest
+// object's checksum is made of them): UploadPart without a checksum is
+// InvalidRequest "Checksum Type mismatch occurred, expected checksum Type:
+// sha256, actual checksum Type: null", and CompleteMultipartUpload must
+// name each part's checksum of the upload's algorithm, else InvalidRequest
 // "The upload was created using a crc32 checksum. The complete request
 // must include the checksum for each part. It was missing for part 1 in
-// the request." (captured from S3: apache/opendal#4580,
-// floci-io/floci#3093). A refused request leaves the upload as it was.
-// FULL_OBJECT uploads (CRC32 asked so, CRC64NVME) need no part checksums:
-// their checksum is combined from the parts' computed ones.
+// the request." (both captured from S3: floci-io/floci#3093,
+// apache/opendal#4580). A refused request leaves the upload as it was.
+// FULL_OBJECT uploads (CRC32 asked so, CRC64NVME) need neither: their
+// checksum is combined from the parts' computed ones.
 func TestConformanceCompositePartChecksumsRequired(t *testing.T) {
 	g := startGateway(t)
 	// When-required: the SDK sends a part checksum only when asked to.
@@ -955,6 +957,17 @@ func TestConformanceCompositePartChecksumsRequired(t *testing.T) {
 			id := mpCreate(t, c, bucket, key, func(in *s3.CreateMultipartUploadInput) { in.ChecksumAlgorithm = alg })
 			lower := strings.ToLower(string(alg))
 
+			// A small body: the refusal comes before the body is read.
+			_, err := c.UploadPart(ctx, mpPartInput(bucket, key, id, 1, p2))
+			wantCode(t, "UploadPart without a checksum", err, 400, "InvalidRequest")
+			if want := "Checksum Type mismatch occurred, expected checksum Type: " + lower + ", actual checksum Type: null"; apiMessage(err) != want {
+				t.Errorf("UploadPart without a checksum: message %q, want %q", apiMessage(err), want)
+			}
+			// The same as a raw request with no x-amz-checksum-* at all.
+			req := g.rawRequest(http.MethodPut, "/"+bucket+"/"+key, "partNumber=1&uploadId="+id, p2)
+			resp, b := g.do(req, p2, true)
+			wantXMLError(t, "raw UploadPart without a checksum", resp, b, 400, "InvalidRequest")
+
 			var done []types.CompletedPart
 			for i, p := range [][]byte{p1, p2} {
 				in := mpPartInput(bucket, key, id, int32(i+1), p)
@@ -966,7 +979,7 @@ func TestConformanceCompositePartChecksumsRequired(t *testing.T) {
 			}
 			lp, err := c.ListParts(ctx, &s3.ListPartsInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: aws.String(id)})
 			if err != nil || len(lp.Parts) != 2 {
-				t.Fatalf("ListParts: %v, %d parts; want 2", err, len(lp.Parts))
+				t.Fatalf("ListParts: %v, %d parts; want the 2 with checksums (the refused ones stored nothing)", err, len(lp.Parts))
 			}
 
 			missing := func(n int) string {

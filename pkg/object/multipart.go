@@ -193,7 +193,9 @@ func checkPartNumber(n int) error {
 }
 
 // partExpect reconciles a part's checksum with the upload's algorithm:
-// the part is hashed with the upload's algorithm, and a part that names
+// the part is hashed with the upload's algorithm (a part that comes
+// without a checksum, which requirePartChecksum allows for FULL_OBJECT
+// uploads and UploadPartCopy, gets it computed), and a part that names
 // another one is refused, as S3 does.
 func partExpect(u *Upload, e checksum.Expect) (checksum.Expect, error) {
 	if u.ChecksumAlgorithm == "" {
@@ -209,6 +211,21 @@ func partExpect(u *Upload, e checksum.Expect) (checksum.Expect, error) {
 			strings.ToLower(alg.String()), strings.ToLower(e.Algorithm.String()))
 	}
 	return e, nil
+}
+
+// requirePartChecksum applies S3's rule for a part of an upload created
+// with a COMPOSITE checksum: the part must carry its checksum (a header,
+// or a trailer), since the object's checksum will be made of the parts'
+// stated ones. A part of a FULL_OBJECT upload may come without one: its
+// checksum is computed from its bytes, as it is for an upload without an
+// algorithm. UploadPartCopy is not bound by this: the gateway reads the
+// bytes it copies.
+func requirePartChecksum(u *Upload, e checksum.Expect) error {
+	if u.ChecksumAlgorithm == "" || u.ChecksumType == ChecksumFullObject || e.Algorithm != checksum.None {
+		return nil
+	}
+	return s3err.Newf(s3err.InvalidRequest, "Checksum Type mismatch occurred, expected checksum Type: %s, actual checksum Type: null",
+		strings.ToLower(u.ChecksumAlgorithm))
 }
 
 // UploadPart stores one part of a multipart upload, replacing an earlier
@@ -227,6 +244,9 @@ func (l *Layer) UploadPart(in PartInput) (Part, error) {
 	}
 	if in.Size > MaxPartSize {
 		return Part{}, s3err.New(s3err.EntityTooLarge)
+	}
+	if err := requirePartChecksum(&u, in.Expect); err != nil {
+		return Part{}, err
 	}
 	expect, err := partExpect(&u, in.Expect)
 	if err != nil {
