@@ -1522,3 +1522,72 @@ func TestConformanceMultipartCleanup(t *testing.T) {
 		t.Errorf("after a refused part: part files %q staging %q, want none", parts, staging)
 	}
 }
+
+// TestConformanceCopyMultipartSource pins what CopyObject makes of an
+// object uploaded in parts, on each of its paths (docs/compatibility.md):
+// AWS writes the copy as a new single-part object with the content's MD5
+// as ETag. The gateway does so when the bytes go through it to be
+// encrypted; the kernel copy keeps the source's record (its "-N" ETag,
+// its parts and its COMPOSITE checksum), and so does, but for the
+// checksum, a copy that asks for a checksum the source lacks.
+func TestConformanceCopyMultipartSource(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := mpBucket(t, c, "mpcopysrc")
+	p1, p2 := mpData(5*mib, 95), mpData(10, 96)
+	whole := slicesConcat(p1, p2)
+	alg := types.ChecksumAlgorithmSha256
+	id := mpCreate(t, c, bucket, "src", func(in *s3.CreateMultipartUploadInput) { in.ChecksumAlgorithm = alg })
+	withAlg := func(in *s3.UploadPartInput) { in.ChecksumAlgorithm = alg }
+	parts := mpCompleted(mpPart(t, c, bucket, "src", id, 1, p1, withAlg), mpPart(t, c, bucket, "src", id, 2, p2, withAlg))
+	if _, err := c.CompleteMultipartUpload(ctx, mpCompleteInput(bucket, "src", id, parts)); err != nil {
+		t.Fatalf("CompleteMultipartUpload: %v", err)
+	}
+
+	// copied copies src to key and returns its ETag, its parts count
+	// (HEAD ?partNumber=1) and its checksums in checksum mode.
+	copied := func(key string, mod func(*s3.CopyObjectInput)) (etag string, parts int32, head *s3.HeadObjectOutput) {
+		t.Helper()
+		in := &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), CopySource: aws.String(bucket + "/src")}
+		if mod != nil {
+			mod(in)
+		}
+		out, err := c.CopyObject(ctx, in)
+		if err != nil {
+			t.Fatalf("CopyObject(%s): %v", key, err)
+		}
+		if got := mpGet(t, c, bucket, key); !bytes.Equal(got, whole) {
+			t.Fatalf("copy %s: %d bytes differ from the source's %d", key, len(got), len(whole))
+		}
+		hp, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), PartNumber: aws.Int32(1)})
+		if err != nil {
+			t.Fatalf("HeadObject(%s, partNumber 1): %v", key, err)
+		}
+		head, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), ChecksumMode: types.ChecksumModeEnabled})
+		if err != nil {
+			t.Fatalf("HeadObject(%s): %v", key, err)
+		}
+		return aws.ToString(out.CopyObjectResult.ETag), aws.ToInt32(hp.PartsCount), head
+	}
+
+	// The kernel copy: the source's record.
+	etag, n, head := copied("plain", nil)
+	if etag != mpETag(p1, p2) || n != 2 || aws.ToString(head.ChecksumSHA256) != mpComposite(alg, p1, p2) || head.ChecksumType != types.ChecksumTypeComposite {
+		t.Errorf("kernel copy: ETag %s, %d parts, SHA256 %q %s; want the source's %s, 2, %q COMPOSITE",
+			etag, n, aws.ToString(head.ChecksumSHA256), head.ChecksumType, mpETag(p1, p2), mpComposite(alg, p1, p2))
+	}
+	// Through the gateway to be encrypted (SSE-S3): one part, the MD5.
+	etag, n, head = copied("sse", func(in *s3.CopyObjectInput) { in.ServerSideEncryption = types.ServerSideEncryptionAes256 })
+	if etag != mpMD5(whole) || n != 0 || head.ChecksumSHA256 != nil {
+		t.Errorf("encrypted copy: ETag %s, %d parts, SHA256 %q; want %s, none, none", etag, n, aws.ToString(head.ChecksumSHA256), mpMD5(whole))
+	}
+	// Through the hash for a checksum the source lacks: that checksum,
+	// and the source's ETag and parts.
+	crc := types.ChecksumAlgorithmCrc64nvme
+	etag, n, head = copied("rehash", func(in *s3.CopyObjectInput) { in.ChecksumAlgorithm = crc })
+	if etag != mpETag(p1, p2) || n != 2 || aws.ToString(head.ChecksumCRC64NVME) != mpFull(crc, whole) || head.ChecksumSHA256 != nil || head.ChecksumType != types.ChecksumTypeFullObject {
+		t.Errorf("copy asking for CRC64NVME: ETag %s, %d parts, CRC64NVME %q SHA256 %q %s; want %s, 2, %q alone FULL_OBJECT",
+			etag, n, aws.ToString(head.ChecksumCRC64NVME), aws.ToString(head.ChecksumSHA256), head.ChecksumType, mpETag(p1, p2), mpFull(crc, whole))
+	}
+}
