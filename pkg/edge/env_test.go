@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"io/fs"
@@ -173,6 +174,24 @@ func (w *trackingWriter) ReadFrom(r io.Reader) (int64, error) {
 	n, err := w.ResponseWriter.(io.ReaderFrom).ReadFrom(r)
 	w.readFroms.Add(n)
 	return n, err
+}
+
+// fastHit answers a GET of bucket/key with ServeHit, which must answer
+// it, and returns what a client got.
+func (e *env) fastHit(bucket, key string) response {
+	e.t.Helper()
+	var buf bytes.Buffer
+	answered, _, err := e.c().ServeHit(&buf, &HitRequest{Bucket: bucket, Key: key})
+	if !answered || err != nil {
+		e.t.Fatalf("ServeHit %s/%s: answered %v, err %v", bucket, key, answered, err)
+	}
+	r, err := http.ReadResponse(bufio.NewReader(&buf), nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer r.Body.Close()
+	body, err := io.ReadAll(r.Body)
+	return response{status: r.StatusCode, header: r.Header, body: body, err: err}
 }
 
 // response is what a client got.

@@ -1,8 +1,6 @@
 package edge
 
 import (
-	"bufio"
-	"bytes"
 	"net/http"
 	"testing"
 	"time"
@@ -122,16 +120,7 @@ func TestRevalidationUpdatesHeaders(t *testing.T) {
 	e.clock.advance(100 * time.Second)
 	check("hit", e.mustGet("b/obj", data, xHit))
 	e.settle()
-	var buf bytes.Buffer
-	answered, _, err := e.c().ServeHit(&buf, &HitRequest{Bucket: "b", Key: "obj"})
-	if !answered || err != nil {
-		t.Fatalf("ServeHit: answered %v, err %v", answered, err)
-	}
-	fast, err := http.ReadResponse(bufio.NewReader(&buf), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	check("fast hit", response{status: fast.StatusCode, header: fast.Header})
+	check("fast hit", e.fastHit("b", "obj"))
 	e.restart()
 	check("hit after a restart", e.mustGet("b/obj", data, xHit))
 
@@ -164,18 +153,7 @@ func TestAge(t *testing.T) {
 	e.clock.advance(30 * time.Second)
 	age("hit", e.mustGet("b/obj", data, xHit), "30")
 	e.settle()
-	fastAge := func() string {
-		var buf bytes.Buffer
-		answered, _, err := e.c().ServeHit(&buf, &HitRequest{Bucket: "b", Key: "obj"})
-		if !answered || err != nil {
-			t.Fatalf("ServeHit: answered %v, err %v", answered, err)
-		}
-		r, err := http.ReadResponse(bufio.NewReader(&buf), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.Header.Get("Age")
-	}
+	fastAge := func() string { return e.fastHit("b", "obj").header.Get("Age") }
 	if got := fastAge(); got != "30" {
 		t.Errorf("fast hit: Age %q, want 30", got)
 	}
