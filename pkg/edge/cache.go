@@ -802,7 +802,14 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 				err = c.diskFault(d, "sync")
 			}
 			if err == nil && f == nil && !gone {
-				f, err = openPath(e.path(), os.O_RDONLY, 0)
+				if together {
+					// syncfs needs no descriptor: only that the file is
+					// there (syncBatch opens it if it must sync it
+					// alone).
+					_, err = os.Lstat(e.path())
+				} else {
+					f, err = openPath(e.path(), os.O_RDONLY, 0)
+				}
 			}
 			if gone || errors.Is(err, os.ErrNotExist) {
 				if f != nil {
@@ -841,7 +848,13 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 			}
 		}
 		if together {
-			if err := cat.syncBatch(files); err != nil {
+			paths := make([]string, len(batch))
+			for i, e := range batch {
+				if e != nil {
+					paths[i] = e.path()
+				}
+			}
+			if err := cat.syncBatch(files, paths); err != nil {
 				closeFiles(files)
 				c.diskFailed(d, "sync", err)
 				return taken
@@ -896,15 +909,17 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 	return taken
 }
 
-// syncBatch makes the files of a flush's batch (nil ones skipped)
-// durable with one syncfs of the file system of cat.syncDir. When syncfs
-// reports an error, which may be any file's of that file system and which
-// it reports only once, each file is synced, the first that fails giving
+// syncBatch makes the files of a flush's batch durable with one syncfs of
+// the file system of cat.syncDir: files[i] is the descriptor of the file
+// at paths[i], or nil when the flush kept none (neither, for an entry the
+// flush skipped). When syncfs reports an error, which may be any file's of
+// that file system and which it reports only once, each file is synced
+// (opened for it if it has no descriptor), the first that fails giving
 // the error, and so are the files of every later flush of this attach
 // (perFileSync): a cache file whose writeback failed may not be due yet,
 // and a later syncfs would not report its error again.
-func (cat *catalog) syncBatch(files []*os.File) error {
-	if !slices.ContainsFunc(files, func(f *os.File) bool { return f != nil }) {
+func (cat *catalog) syncBatch(files []*os.File, paths []string) error {
+	if !slices.ContainsFunc(paths, func(p string) bool { return p != "" }) {
 		return nil
 	}
 	if !cat.perFileSync.Load() {
@@ -913,7 +928,22 @@ func (cat *catalog) syncBatch(files []*os.File) error {
 		}
 		cat.perFileSync.Store(true)
 	}
-	for _, f := range files {
+	for i, f := range files {
+		if f == nil && paths[i] != "" {
+			var err error
+			if f, err = openPath(paths[i], os.O_RDONLY, 0); err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					continue // evicted meanwhile
+				}
+				return err
+			}
+			err = syncFile(f)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if f == nil {
 			continue
 		}

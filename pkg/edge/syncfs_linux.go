@@ -28,7 +28,8 @@ import (
 // syncFS, or nil when a flush syncs each file: dir's file system holds
 // more than dir (ownFS), it is not a local one (a network or FUSE file
 // system may not write everything out for a syncfs), or the kernel
-// predates 5.8, whose syncfs does not report writeback errors.
+// predates 5.17, whose syncfs does not report all the errors an fsync
+// would.
 func openSyncDir(dir string) *os.File {
 	if !syncDirOK(dir) {
 		return nil
@@ -42,17 +43,26 @@ func openSyncDir(dir string) *os.File {
 
 // syncDirOK is openSyncDir's test of dir and the kernel. Tests replace it.
 var syncDirOK = func(dir string) bool {
-	return kernelAtLeast(5, 8) && ownFS(dir, mountRoot) && localFS(dir)
+	return kernelAtLeast(5, 17) && ownFS(dir, wholeMountRoot) && localFS(dir)
 }
 
-// ownFS reports whether dir's file system holds nothing but dir: dir is
-// the root of a mount (isRoot), or each directory from dir's parent up to
-// the mount's root holds nothing but the way down to dir (and
-// lost+found), as a disk mounted on /ssd1 with the cache in /ssd1/edge.
-// A directory that is not a mount's root is on its parent's file system.
+// cacheNames are the names a cache disk's directory holds (attach's data
+// directory and catalogue, the probe's file), and lost+found.
+var cacheNames = map[string]bool{"data": true, "catalog.db": true, ".probe": true, "lost+found": true}
+
+// ownFS reports whether dir's file system holds nothing but the cache in
+// dir: dir, its links resolved, holds nothing but cacheNames, and either
+// it is the root of a whole file system's mount (isRoot), or each
+// directory from its parent up to that root holds nothing but the way
+// down to dir (and lost+found), as a disk mounted on /ssd1 with the cache
+// in /ssd1/edge. A directory that is not a mount's root is on its
+// parent's file system.
 func ownFS(dir string, isRoot func(string) bool) bool {
 	dir, err := filepath.Abs(dir)
-	if err != nil {
+	if err == nil {
+		dir, err = filepath.EvalSymlinks(dir)
+	}
+	if err != nil || !onlyNames(dir, func(n string) bool { return cacheNames[n] }) {
 		return false
 	}
 	for !isRoot(dir) {
@@ -60,18 +70,61 @@ func ownFS(dir string, isRoot func(string) bool) bool {
 		if parent == dir {
 			return false
 		}
-		names, err := readNames(parent)
-		if err != nil {
+		base := filepath.Base(dir)
+		if !onlyNames(parent, func(n string) bool { return n == base || n == "lost+found" }) {
 			return false
-		}
-		for _, n := range names {
-			if n != filepath.Base(dir) && n != "lost+found" {
-				return false
-			}
 		}
 		dir = parent
 	}
 	return true
+}
+
+// onlyNames reports whether every name in directory dir is one ok allows.
+func onlyNames(dir string, ok func(string) bool) bool {
+	names, err := readNames(dir)
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		if !ok(n) {
+			return false
+		}
+	}
+	return true
+}
+
+// wholeMountRoot reports whether dir is the root of a mount of a whole
+// file system: a mount's root (mountRoot) whose line in
+// /proc/self/mountinfo has "/" as the root within its file system. A
+// bind mount of a directory (a container's volume) or a Btrfs subvolume
+// mounted on its own shows that directory there: the file system holds
+// more than the mount.
+func wholeMountRoot(dir string) bool {
+	if !mountRoot(dir) {
+		return false
+	}
+	var st unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, dir, 0, unix.STATX_MNT_ID, &st); err != nil || st.Mask&unix.STATX_MNT_ID == 0 {
+		return false
+	}
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	return mountInfoRoot(string(b), st.Mnt_id) == "/"
+}
+
+// mountInfoRoot returns the root within its file system of the mount
+// with id in a /proc/self/mountinfo listing ("" when absent).
+func mountInfoRoot(mountinfo string, id uint64) string {
+	want := strconv.FormatUint(id, 10)
+	for line := range strings.Lines(mountinfo) {
+		// mount ID, parent ID, major:minor, root, mount point, ...
+		if f := strings.Fields(line); len(f) > 4 && f[0] == want {
+			return f[3]
+		}
+	}
+	return ""
 }
 
 // readNames returns the names in directory dir.

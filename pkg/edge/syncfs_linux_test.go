@@ -50,8 +50,8 @@ func TestOwnFS(t *testing.T) {
 	if !ownFS(edge, isRoot) {
 		t.Error("the only directory under a mount's root (beside lost+found) does not have its file system to itself")
 	}
-	if !ownFS(filepath.Join(root, "ssd"), isRoot) {
-		t.Error("a mount's root does not have its file system to itself")
+	if ownFS(filepath.Join(root, "ssd"), isRoot) {
+		t.Error("a mount's root holding a directory that is not the cache's is a cache of its own")
 	}
 	if err := os.WriteFile(filepath.Join(root, "ssd", "other"), nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -59,11 +59,64 @@ func TestOwnFS(t *testing.T) {
 	if ownFS(edge, isRoot) {
 		t.Error("a directory beside a file at the mount's root has its file system to itself")
 	}
-	if !ownFS(filepath.Join(root, "ssd"), isRoot) {
-		t.Error("a mount's root with a file in it does not have its file system to itself")
-	}
 	if ownFS(edge, func(string) bool { return false }) {
 		t.Error("a directory with no mount root above it has its file system to itself")
+	}
+
+	// Links are resolved: a cache directory on a disk of its own that is
+	// a link into a shared file system does not have it to itself.
+	shared := filepath.Join(root, "shared")
+	if err := os.MkdirAll(filepath.Join(shared, "edge"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(shared, "other"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	disk := filepath.Join(root, "disk")
+	if err := os.Mkdir(disk, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(shared, "edge"), filepath.Join(disk, "edge")); err != nil {
+		t.Fatal(err)
+	}
+	isDisk := func(p string) bool { return p == disk || p == root }
+	if ownFS(filepath.Join(disk, "edge"), isDisk) {
+		t.Error("a link from a mount's root into a shared directory has its file system to itself")
+	}
+	// The cache directory holds only the cache's names.
+	lone := filepath.Join(root, "lone")
+	if err := os.Mkdir(lone, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	isLone := func(p string) bool { return p == lone }
+	for _, n := range []string{"data", "catalog.db", ".probe", "lost+found"} {
+		if err := os.WriteFile(filepath.Join(lone, n), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !ownFS(lone, isLone) {
+		t.Error("a mount's root holding the cache's names alone does not have its file system to itself")
+	}
+	if err := os.WriteFile(filepath.Join(lone, "backup.tar"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ownFS(lone, isLone) {
+		t.Error("a mount's root holding another file beside the cache has its file system to itself")
+	}
+}
+
+func TestMountInfoRoot(t *testing.T) {
+	const info = `22 1 253:1 / / rw,relatime shared:1 - ext4 /dev/vda rw
+35 22 7:0 / /mnt/ssd1 rw,relatime shared:15 - ext4 /dev/loop0 rw
+41 22 253:1 /srv/volumes/edge /mnt/volume rw,relatime shared:1 - ext4 /dev/vda rw
+`
+	for _, tc := range []struct {
+		id   uint64
+		want string
+	}{{22, "/"}, {35, "/"}, {41, "/srv/volumes/edge"}, {99, ""}} {
+		if got := mountInfoRoot(info, tc.id); got != tc.want {
+			t.Errorf("mountInfoRoot(%d) = %q, want %q", tc.id, got, tc.want)
+		}
 	}
 }
 
@@ -211,6 +264,26 @@ func TestFlushSyncfsErrorSyncsEachFile(t *testing.T) {
 		}
 		if fs, files := h.fsCalls.Load(), h.fileCalls.Load(); fs != 1 || files != 4 {
 			t.Errorf("after a later flush: %d syncfs and %d fsync calls in all, want 1 and 4", fs, files)
+		}
+	})
+	t.Run("no kept descriptors", func(t *testing.T) {
+		// Every fill is due at the next flush, without a descriptor:
+		// the files are opened only to be synced one by one.
+		restore := maxSyncFiles
+		t.Cleanup(func() { maxSyncFiles = restore })
+		maxSyncFiles = 0
+		h := hookSyncs(t)
+		h.fsErr = syscall.EIO
+		var syncs atomic.Int64
+		e := lateSyncEnv(t, &syncs, nil)
+		for i, k := range []string{"b/a", "b/b", "b/c"} {
+			data := randomBytes(uint64(220+i), 3000)
+			e.origin.put(k, data)
+			e.mustGet(k, data, xMiss)
+		}
+		eventually(t, "all three recorded", func() bool { return len(e.recorded()) == 3 })
+		if fs, files := h.fsCalls.Load(), h.fileCalls.Load(); fs != 1 || files != 3 {
+			t.Errorf("%d syncfs and %d fsync calls, want 1 and 3", fs, files)
 		}
 	})
 	t.Run("a file fails", func(t *testing.T) {

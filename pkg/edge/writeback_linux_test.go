@@ -117,8 +117,10 @@ func BenchmarkFlushSync(b *testing.B) {
 				for b.Loop() {
 					b.StopTimer()
 					fs := make([]*os.File, files)
+					paths := make([]string, files)
 					for i := range fs {
 						p := filepath.Join(dir, fmt.Sprintf("%d-%d", round, i))
+						paths[i] = p
 						f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 						if err != nil {
 							b.Fatal(err)
@@ -135,7 +137,7 @@ func BenchmarkFlushSync(b *testing.B) {
 					b.StartTimer()
 					before, start := processCPU(b), time.Now()
 					if mode == "syncfs" {
-						err = cat.syncBatch(fs)
+						err = cat.syncBatch(fs, paths)
 					} else {
 						for _, f := range fs {
 							if err = f.Sync(); err != nil {
