@@ -277,8 +277,13 @@ func (fl *fill) stream(w io.Writer, rf *os.File, from, n int64) error {
 			// so far (its head, at first) goes out now, so that a
 			// client of a slow or stalled origin gets the answer
 			// begun, and later cut if it stalls, rather than nothing.
+			// Not a head without Content-Type, which net/http sniffs
+			// from the first bytes of the body, as it does for hits.
 			flushed = true
-			if f, ok := w.(http.Flusher); ok {
+			if f, ok := w.(interface {
+				http.Flusher
+				Header() http.Header
+			}); ok && len(f.Header()["Content-Type"]) > 0 {
 				fl.mu.Unlock()
 				f.Flush()
 				fl.mu.Lock()

@@ -127,7 +127,7 @@ func (hb *headerBlock) unset(h http.Header) {
 	for _, kv := range hb.kv {
 		delete(h, kv.k)
 	}
-	for _, k := range []string{"X-Cache", "Content-Range", "Content-Length"} {
+	for _, k := range []string{"X-Cache", "Age", "Content-Range", "Content-Length"} {
 		delete(h, k)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -309,5 +310,47 @@ func TestStalledOriginHeadSent(t *testing.T) {
 	body, err := io.ReadAll(r.resp.Body)
 	if err != nil || !bytes.Equal(body, data) {
 		t.Fatalf("body: %d bytes, error %v; want the object", len(body), err)
+	}
+}
+
+// TestStalledOriginSniffedType checks that the head sent early for a
+// stalled origin does not lose the Content-Type net/http sniffs from the
+// body when the origin sends none: such a head waits for the first bytes,
+// and the miss is answered with the type hits are.
+func TestStalledOriginSniffedType(t *testing.T) {
+	e := newEnv(t, nil)
+	data := []byte("<html><body>" + strings.Repeat("x", 3000) + "</body></html>")
+	e.origin.put("b/page", data, func(o *object) { o.contentType = noContentType })
+	g := e.origin.pause("b/page", 1)
+	got := make(chan response, 1)
+	go func() { got <- e.get("b/page") }()
+	g.wait(t)
+	g.open()
+	r := <-got
+	checkBody(t, "miss", r, http.StatusOK, data)
+	want := http.DetectContentType(data)
+	if ct := r.header.Get("Content-Type"); ct != want || r.xcache() != xMiss {
+		t.Errorf("miss: Content-Type %q, X-Cache %q; want %q, MISS", ct, r.xcache(), want)
+	}
+	if ct := e.mustGet("b/page", data, xHit).header.Get("Content-Type"); ct != want {
+		t.Errorf("hit: Content-Type %q, want %q", ct, want)
+	}
+}
+
+// TestRetriedAnswerHasNoAge checks that an answer made again from the
+// origin after the cached copy could not be read (its disk failed)
+// carries no Age of that copy.
+func TestRetriedAnswerHasNoAge(t *testing.T) {
+	f := &faults{}
+	e := newEnv(t, func(o *Options) { o.fault = f.fault })
+	data := randomBytes(53, 3000)
+	e.origin.put("b/obj", data, func(o *object) { o.contentType = "text/plain" })
+	e.mustGet("b/obj", data, xMiss)
+	e.settle()
+	e.clock.advance(5 * time.Minute)
+	f.set("read")
+	r := e.mustGet("b/obj", data, xPass)
+	if age, ok := r.header["Age"]; ok {
+		t.Errorf("relayed answer after a failed read carries Age %q", age)
 	}
 }

@@ -59,6 +59,10 @@ type object struct {
 	meta         map[string]string
 }
 
+// noContentType as an object's contentType: the origin sends no
+// Content-Type header for it.
+const noContentType = "-"
+
 // originRequest is one request the origin received.
 type originRequest struct {
 	method, key, rng, ifMatch, ifNoneMatch string
@@ -261,7 +265,11 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("ETag", ob.etag)
 	h.Set("Last-Modified", ob.lastModified.Format(http.TimeFormat))
-	h.Set("Content-Type", ob.contentType)
+	if ob.contentType != noContentType {
+		h.Set("Content-Type", ob.contentType)
+	} else {
+		h["Content-Type"] = nil // not sniffed either
+	}
 	h.Set("Accept-Ranges", "bytes")
 	if ob.cacheControl != "" {
 		h.Set("Cache-Control", ob.cacheControl)

@@ -625,7 +625,10 @@ func (c *Conn) linger() {
 	c.closeMu.Lock()
 	closed := c.closed
 	c.closeMu.Unlock()
-	if closed || c.CloseWrite() != nil {
+	cw, ok := c.Conn.(interface{ CloseWrite() error })
+	if closed || !ok || cw.CloseWrite() != nil {
+		// Without a half-close the client is not told the answer
+		// ended: waiting for its close would only delay it.
 		return
 	}
 	c.Conn.SetReadDeadline(time.Now().Add(lingerTime))
