@@ -281,11 +281,13 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// settle waits until no fill runs and the catalogue holds every entry as
-// memory does: what a graceful shutdown after the clients finished would
-// find.
+// settle waits until no request is being answered (a client may have
+// read its whole answer before the handler gave back its descriptor), no
+// fill runs and the catalogue holds every entry as memory does: what a
+// graceful shutdown after the clients finished would find.
 func (e *env) settle() {
 	e.t.Helper()
+	e.waitInflight(0)
 	c := e.c()
 	eventually(e.t, "the fills to be recorded", func() bool {
 		for _, d := range c.disks {
