@@ -20,10 +20,10 @@
 //     fragmentation inside a shared store).
 //   - Freshness comes from the origin's Cache-Control (s-maxage, max-age,
 //     no-cache, no-store, private, stale-if-error) or Expires, else
-//     Options.DefaultTTL. A stale object is revalidated with a conditional
-//     request (If-None-Match); a 304 makes it fresh again without a
-//     download. While the origin cannot be reached, a stale object is
-//     served for at most its stale-if-error window.
+//     Options.DefaultTTL. A stale object is revalidated with a HEAD: the
+//     same ETag makes it fresh again without a download, with the headers
+//     that answer carries. While the origin cannot be reached, a stale
+//     object is served for at most its stale-if-error window.
 //   - A hit (hit.go) costs an lseek and a sendfile on a descriptor of the
 //     object's file kept open for the next hits, with a header block
 //     computed once per cached version, and no catalogue transaction; the
