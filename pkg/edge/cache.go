@@ -47,16 +47,16 @@ type Cache struct {
 // entry is one cached object (one version of it). Its fields are guarded
 // by Cache.mu; the file's bytes by the slices bitmap.
 type entry struct {
-	ck      string // bucket + "/" + key
-	d       *disk  // the disk holding the file
-	id      string // file name, under d.data/id[:2] (dataPath)
-	size    int64
-	etag    string
-	header  http.Header // replaced, never changed (setHeader)
-	fetched time.Time   // fetched or last validated at the origin
-	// validated is fetched in Unix seconds, for the Age of answers
-	// (setFetched), read without Cache.mu.
-	validated    atomic.Int64
+	ck     string // bucket + "/" + key
+	d      *disk  // the disk holding the file
+	id     string // file name, under d.data/id[:2] (dataPath)
+	size   int64
+	etag   string
+	header http.Header // replaced, never changed (setHeader)
+	// fetched is when the object was fetched or last validated at the
+	// origin, in Unix nanoseconds (setFetched); read without Cache.mu for
+	// the Age of answers.
+	fetched      atomic.Int64
 	freshUntil   time.Time
 	staleIfError time.Duration // -1: Options.StaleIfError
 	sliceSize    int64
@@ -101,23 +101,23 @@ func (e *entry) complete() bool {
 }
 
 // setFetched records when e's object was fetched or last validated at
-// the origin. Once e is seen by others, only with Cache.mu held.
-func (e *entry) setFetched(t time.Time) {
-	e.fetched = t
-	e.validated.Store(t.Unix())
-}
+// the origin.
+func (e *entry) setFetched(t time.Time) { e.fetched.Store(t.UnixNano()) }
+
+// fetchedAt is when e's object was fetched or last validated.
+func (e *entry) fetchedAt() time.Time { return time.Unix(0, e.fetched.Load()) }
 
 // age is the value of the Age header of an answer from e at now (RFC 9111
 // §5.1): the whole seconds since its object was fetched or last
 // validated.
 func (e *entry) age(now time.Time) int64 {
-	return max(0, now.Unix()-e.validated.Load())
+	return max(0, now.Unix()-e.fetchedAt().Unix())
 }
 
 func (e *entry) record() record {
 	return record{
 		ID: e.id, Size: e.size, ETag: e.etag, Header: e.header,
-		Fetched: e.fetched, FreshUntil: e.freshUntil, StaleIfError: e.staleIfError,
+		Fetched: e.fetchedAt().UTC(), FreshUntil: e.freshUntil, StaleIfError: e.staleIfError,
 		SliceSize: e.sliceSize, Slices: append([]byte(nil), e.present...), LastAccess: e.lastAccess,
 	}
 }
@@ -293,7 +293,7 @@ func (c *Cache) attach(d *disk, verify bool) error {
 			// The object is on another disk too: fetched there while this
 			// one was away, or left by a run with the disks in another
 			// order. The newer copy stays.
-			if !e.fetched.After(old.fetched) {
+			if !e.fetchedAt().After(old.fetchedAt()) {
 				e.removed = true
 				purged = append(purged, e)
 				continue
@@ -928,30 +928,33 @@ func (cat *catalog) syncBatch(files []*os.File, paths []string) error {
 		}
 		cat.perFileSync.Store(true)
 	}
-	for i, f := range files {
-		if f == nil && paths[i] != "" {
-			var err error
-			if f, err = openPath(paths[i], os.O_RDONLY, 0); err != nil {
-				if errors.Is(err, os.ErrNotExist) {
-					continue // evicted meanwhile
-				}
-				return err
-			}
-			err = syncFile(f)
-			f.Close()
-			if err != nil {
-				return err
-			}
-			continue
+	for i, p := range paths {
+		var err error
+		switch {
+		case p == "":
+		case files[i] != nil:
+			err = syncFile(files[i])
+		default:
+			err = syncPath(p)
 		}
-		if f == nil {
-			continue
-		}
-		if err := syncFile(f); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// syncPath opens, syncs and closes the file at p; one removed meanwhile
+// (evicted) is no error.
+func syncPath(p string) error {
+	f, err := openPath(p, os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer f.Close()
+	return syncFile(f)
 }
 
 // syncFile is fsync(2) of one cache file. Tests replace it.
