@@ -20,12 +20,26 @@ type policy struct {
 	// window (0 when it must be revalidated: never served stale); -1
 	// means not given.
 	staleIfError time.Duration
+	// age is the answer's Age header: how long a cache before the edge
+	// (the origin may itself be a CDN or another edge) had held it.
+	age time.Duration
 }
+
+// since is when the answer received at now was made, for its age: now
+// less the Age the answer came with (RFC 9111 §4.2.3, corrected_age_value
+// without the response delay). An answer received with an Age of 50
+// under max-age=60 is fresh for 10 more seconds, and answered with Age
+// 50 and more.
+func (p policy) since(now time.Time) time.Time { return now.Add(-p.age) }
+
+// freshUntil is when the answer received at now stops being fresh.
+func (p policy) freshUntil(now time.Time) time.Time { return now.Add(p.ttl - p.age) }
 
 // cachePolicy reads Cache-Control (s-maxage before max-age, as a shared
 // cache must) and Expires/Date of an origin response.
 func cachePolicy(h http.Header, now time.Time, defaultTTL time.Duration) policy {
 	p := policy{store: true, ttl: defaultTTL, staleIfError: -1}
+	p.age = answerAge(h)
 	maxAge, sMaxAge := time.Duration(-1), time.Duration(-1)
 	noCache, mustRevalidate := false, false
 	for _, line := range h.Values("Cache-Control") {
@@ -78,6 +92,12 @@ func cachePolicy(h http.Header, now time.Time, defaultTTL time.Duration) policy 
 		}
 	}
 	return p
+}
+
+// answerAge is the Age header of h (RFC 9111 §5.1): a malformed one is
+// ignored; of several, the first counts.
+func answerAge(h http.Header) time.Duration {
+	return seconds(strings.TrimSpace(h.Get("Age")), 0)
 }
 
 // seconds parses a delta-seconds value; a malformed one keeps def.

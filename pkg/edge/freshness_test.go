@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -167,6 +168,93 @@ func TestAge(t *testing.T) {
 	if got := fastAge(); got != "5" {
 		t.Errorf("fast hit after the revalidation: Age %q, want 5", got)
 	}
+}
+
+// TestOriginAge checks that the Age an origin's answer carries (the
+// origin being a CDN or another edge) counts against the object's
+// freshness and is added to the Age the edge answers (RFC 9111 §4.2.3),
+// for a GET miss, a HEAD miss, a revalidation and a cached 404; that a
+// pass-through relays it; and that a malformed Age is ignored.
+func TestOriginAge(t *testing.T) {
+	data := randomBytes(52, 3000)
+	t.Run("get", func(t *testing.T) {
+		e := newEnv(t, nil)
+		e.origin.put("b/obj", data, func(o *object) { o.cacheControl = "max-age=100"; o.age = "40" })
+		if r := e.mustGet("b/obj", data, xMiss); r.header.Get("Age") != "40" {
+			t.Errorf("miss: Age %q, want 40", r.header.Get("Age"))
+		}
+		e.clock.advance(59 * time.Second)
+		if r := e.mustGet("b/obj", data, xHit); r.header.Get("Age") != "99" {
+			t.Errorf("hit: Age %q, want 99", r.header.Get("Age"))
+		}
+		e.settle()
+		if got := e.fastHit("b", "obj").header.Get("Age"); got != "99" {
+			t.Errorf("fast hit: Age %q, want 99", got)
+		}
+		e.restart()
+		e.clock.advance(2 * time.Second)
+		// 101 s old: stale, and confirmed by a HEAD whose answer is 40 s old.
+		if r := e.mustGet("b/obj", data, xRevalidated); r.header.Get("Age") != "40" {
+			t.Errorf("revalidated: Age %q, want 40", r.header.Get("Age"))
+		}
+		if got := e.origin.total(http.MethodHead, "b/obj"); got != 1 {
+			t.Errorf("%d revalidations, want 1", got)
+		}
+		e.clock.advance(59 * time.Second)
+		e.mustGet("b/obj", data, xHit)
+		e.clock.advance(2 * time.Second)
+		e.mustGet("b/obj", data, xRevalidated)
+	})
+	t.Run("stale on arrival", func(t *testing.T) {
+		e := newEnv(t, nil)
+		e.origin.put("b/obj", data, func(o *object) { o.cacheControl = "max-age=100"; o.age = "100" })
+		e.mustGet("b/obj", data, xMiss)
+		e.mustGet("b/obj", data, xRevalidated)
+		// A HEAD miss whose answer is already stale is not remembered.
+		e.origin.put("b/head", data, func(o *object) { o.cacheControl = "max-age=100"; o.age = "120" })
+		for range 2 {
+			if r := e.do(http.MethodHead, "b/head"); r.status != http.StatusOK {
+				t.Fatalf("HEAD: %d", r.status)
+			}
+		}
+		if got := e.origin.total(http.MethodHead, "b/head"); got != 2 {
+			t.Errorf("%d origin HEADs for two HEADs of an object stale on arrival, want 2", got)
+		}
+	})
+	t.Run("pass", func(t *testing.T) {
+		e := newEnv(t, nil)
+		e.origin.put("b/obj", data, func(o *object) { o.cacheControl = "no-store"; o.age = "7" })
+		if r := e.mustGet("b/obj", data, xPass); r.header.Get("Age") != "7" {
+			t.Errorf("passed through: Age %q, want the origin's 7", r.header.Get("Age"))
+		}
+	})
+	t.Run("malformed", func(t *testing.T) {
+		e := newEnv(t, nil)
+		e.origin.put("b/obj", data, func(o *object) { o.cacheControl = "max-age=100"; o.age = "-5" })
+		e.mustGet("b/obj", data, xMiss)
+		e.clock.advance(99 * time.Second)
+		if r := e.mustGet("b/obj", data, xHit); r.header.Get("Age") != "99" {
+			t.Errorf("hit: Age %q, want 99", r.header.Get("Age"))
+		}
+	})
+	t.Run("404", func(t *testing.T) {
+		e := newEnv(t, nil)
+		e.origin.missingAge.Store(fmt.Sprint(int64(DefaultNegativeTTL/time.Second) - 3))
+		if r := e.get("b/missing"); r.status != http.StatusNotFound {
+			t.Fatalf("GET of a missing key: %d", r.status)
+		}
+		e.clock.advance(2 * time.Second)
+		if r := e.get("b/missing"); r.status != http.StatusNotFound || r.xcache() != xHit {
+			t.Errorf("GET of a cached 404: %d X-Cache %q", r.status, r.xcache())
+		} else if want := fmt.Sprint(int64(DefaultNegativeTTL/time.Second) - 1); r.header.Get("Age") != want {
+			t.Errorf("cached 404: Age %q, want %s", r.header.Get("Age"), want)
+		}
+		e.clock.advance(time.Second)
+		e.get("b/missing")
+		if n := e.origin.total(http.MethodGet, "b/missing"); n != 2 {
+			t.Errorf("%d origin GETs of a 404 that came %v old, want 2 after its lifetime", n, DefaultNegativeTTL-3*time.Second)
+		}
+	})
 }
 
 // TestCacheControl checks the freshness an origin's headers give, served.

@@ -86,11 +86,13 @@ func (c *Cache) rememberMissing(ck string, resp *http.Response, err error) {
 		return
 	}
 	now := c.o.Now()
-	if pol := cachePolicy(resp.Header, now, ttl); !pol.store || pol.ttl <= 0 {
+	pol := cachePolicy(resp.Header, now, ttl)
+	if !pol.store || pol.ttl <= pol.age {
 		return
-	} else if pol.ttl < ttl {
-		ttl = pol.ttl
 	}
+	// The 404's own lifetime, less the Age it came with, caps
+	// NegativeTTL.
+	ttl = min(ttl, pol.ttl-pol.age)
 	e := s3err.As(err).WithHeader("X-Cache", xHit)
 	s := &c.side
 	s.mu.Lock()
@@ -108,7 +110,7 @@ func (c *Cache) rememberMissing(ck string, resp *http.Response, err error) {
 			return
 		}
 	}
-	s.neg[ck] = negative{err: e, stored: now, until: now.Add(ttl)}
+	s.neg[ck] = negative{err: e, stored: pol.since(now), until: now.Add(ttl)}
 }
 
 // headHit returns the fresh HEAD metadata of ck, nil when there is none.
@@ -239,15 +241,15 @@ func (c *Cache) originHead(ctx context.Context, bucket, key string) (*entry, str
 	pol := cachePolicy(resp.Header, now, c.o.DefaultTTL)
 	e := &entry{
 		ck: ck, size: resp.ContentLength, etag: resp.Header.Get("ETag"),
-		freshUntil:   now.Add(pol.ttl),
+		freshUntil:   pol.freshUntil(now),
 		staleIfError: pol.staleIfError, sliceSize: c.o.SliceSize, lastAccess: now,
 	}
 	e.setHeader(storedHeader(resp.Header))
-	e.setFetched(now)
+	e.setFetched(pol.since(now))
 	if e.size < 0 {
 		return nil, "", originDown(errors.New("the origin answered a HEAD without Content-Length"))
 	}
-	if !pol.store || pol.ttl <= 0 || e.etag == "" {
+	if !pol.store || pol.ttl <= pol.age || e.etag == "" {
 		return e, xPass, nil
 	}
 	c.rememberHead(e, now)

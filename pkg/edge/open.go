@@ -123,11 +123,11 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	}
 	e := &entry{
 		ck: bucket + "/" + key, id: newID(), size: size, etag: etag,
-		freshUntil:   now.Add(pol.ttl),
+		freshUntil:   pol.freshUntil(now),
 		staleIfError: pol.staleIfError, sliceSize: s, lastAccess: now,
 	}
 	e.setHeader(storedHeader(resp.Header))
-	e.setFetched(now)
+	e.setFetched(pol.since(now))
 	e.present = make([]byte, (e.slices()+7)/8)
 	// A disk failing at create is dropped from placement: the next in
 	// the hash order is tried, each disk once at most.
@@ -286,6 +286,7 @@ func (c *Cache) doRevalidate(e *entry, bucket, key string) (outcome, error) {
 		}
 		now := c.o.Now()
 		pol := cachePolicy(nh, now, c.o.DefaultTTL)
+		pol.age = answerAge(resp.Header) // not a stored header: this answer's own
 		if !pol.store {
 			// The same bytes, no longer to be stored (no-store,
 			// private): the entry goes, and the request passes the
@@ -298,9 +299,9 @@ func (c *Cache) doRevalidate(e *entry, bucket, key string) (outcome, error) {
 			// Answers from now on carry them, and so does the record.
 			e.setHeader(nh)
 		}
-		e.freshUntil = now.Add(pol.ttl)
+		e.freshUntil = pol.freshUntil(now)
 		e.staleIfError = pol.staleIfError
-		e.setFetched(now)
+		e.setFetched(pol.since(now))
 		c.mu.Unlock()
 		c.persist(e, nil)
 		return fresh, nil

@@ -37,6 +37,9 @@ type origin struct {
 	// now, when set, is the clock of the Date header.
 	now func() time.Time
 
+	// missingAge, when set, is the Age header of 404 answers.
+	missingAge atomic.Value
+
 	// headGate, when set, holds every HEAD until it is opened; its
 	// reached is closed by the first HEAD held.
 	headGate *gate
@@ -56,6 +59,7 @@ type object struct {
 	contentType  string
 	cacheControl string
 	expires      string
+	age          string // the Age header, as a cache before the edge would send it
 	meta         map[string]string
 }
 
@@ -256,6 +260,9 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	if ob == nil {
+		if age, _ := o.missingAge.Load().(string); age != "" {
+			w.Header().Set("Age", age)
+		}
 		writeS3Error(w, http.StatusNotFound, "NoSuchKey")
 		return
 	}
@@ -276,6 +283,9 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if ob.expires != "" {
 		h.Set("Expires", ob.expires)
+	}
+	if ob.age != "" {
+		h.Set("Age", ob.age)
 	}
 	for k, v := range ob.meta {
 		h.Set("X-Amz-Meta-"+k, v)

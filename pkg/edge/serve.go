@@ -336,7 +336,7 @@ func (c *Cache) pass(w http.ResponseWriter, r *http.Request, bucket, key string)
 	for k, v := range storedHeader(resp.Header) {
 		out[k] = v
 	}
-	for _, k := range []string{"Etag", "Content-Range", "Accept-Ranges"} {
+	for _, k := range []string{"Etag", "Content-Range", "Accept-Ranges", "Age"} {
 		if v := resp.Header.Values(k); len(v) > 0 {
 			out[k] = v
 		}
