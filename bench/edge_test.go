@@ -155,13 +155,20 @@ func TestEdgeScenario(t *testing.T) {
 		if v := metricValue(t, c, "keys missed"); v != 100 {
 			t.Errorf("%s: keys missed %v%%, want 100 (a cold cache)", sc, v)
 		}
+		for _, m := range []string{"TTLB p99 of hits", "TTLB p50 of others", "TTLB p99 of others"} {
+			if v, ok := c.Metric(m); !ok || v.Value <= 0 {
+				t.Errorf("%s at cache: %s = %v (reported %v)", sc, m, v.Value, ok)
+			}
+		}
 		for _, m := range []string{"server CPU", "server RSS max", "MB per CPU-s", "origin CPU"} {
 			if _, ok := c.Metric(m); !ok {
 				t.Errorf("%s at cache: no %q", sc, m)
 			}
 		}
-		if _, ok := edgeResult(t, rep, sc, "origin").Metric("hit ratio"); ok {
-			t.Errorf("%s: a hit ratio for the origin, which sends no X-Cache", sc)
+		for _, m := range []string{"hit ratio", "TTLB p99 of hits", "TTLB p50 of others"} {
+			if _, ok := edgeResult(t, rep, sc, "origin").Metric(m); ok {
+				t.Errorf("%s: %s for the origin, which sends no X-Cache", sc, m)
+			}
 		}
 	}
 	if !bucketGone(t, gwS3, rep.EdgeBucket) {
