@@ -522,6 +522,9 @@ func (g *gateway) postUpload(bucket string, fields []postField, filename string,
 type postPolicy struct {
 	expiration time.Time
 	conditions []any
+	// keys, if set, replaces the document's keys "expiration" and
+	// "conditions".
+	keys *[2]string
 }
 
 // sign returns the form fields of a SigV4-signed POST policy (policy,
@@ -537,7 +540,11 @@ func (g *gateway) signPost(p postPolicy, accessKey, secret string, now time.Time
 		map[string]string{"x-amz-credential": cred},
 		map[string]string{"x-amz-date": amzDate},
 	}, p.conditions...)
-	doc, err := json.Marshal(map[string]any{"expiration": p.expiration.UTC().Format("2006-01-02T15:04:05.000Z"), "conditions": conds})
+	keys := [2]string{"expiration", "conditions"}
+	if p.keys != nil {
+		keys = *p.keys
+	}
+	doc, err := json.Marshal(map[string]any{keys[0]: p.expiration.UTC().Format("2006-01-02T15:04:05.000Z"), keys[1]: conds})
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -659,6 +666,11 @@ func TestConformancePostObject(t *testing.T) {
 		{"wrong signature", append(form(base)[:3], g.signPost(base, g.AccessKey, "not-the-secret", now)...), png, 403, "SignatureDoesNotMatch", ""},
 		{"unknown access key", append(form(base)[:3], g.signPost(base, "AKIDUNKNOWN", g.SecretKey, now)...), png, 403, "InvalidAccessKeyId", ""},
 		{"no signature", []postField{{"key", "uploads/x"}}, png, 403, "AccessDenied", ""},
+		// The policy's keys are case-sensitive (s3-tests'
+		// test_post_object_condition_is_case_sensitive and
+		// test_post_object_expires_is_case_sensitive).
+		{"CONDITIONS", form(postPolicy{expiration: now.Add(time.Hour), conditions: base.conditions, keys: &[2]string{"expiration", "CONDITIONS"}}), png, 400, "InvalidPolicyDocument", ""},
+		{"EXPIRATION", form(postPolicy{expiration: now.Add(time.Hour), conditions: base.conditions, keys: &[2]string{"EXPIRATION", "conditions"}}), png, 400, "InvalidPolicyDocument", ""},
 	}
 	for _, f := range failures {
 		t.Run(f.name, func(t *testing.T) {

@@ -43,19 +43,35 @@ func denied(format string, args ...any) error {
 	return s3err.Newf(s3err.AccessDenied, "Invalid according to Policy: "+format, args...)
 }
 
-// Parse parses a decoded (not base64) policy document.
+// Parse parses a decoded (not base64) policy document. Its two keys,
+// "expiration" and "conditions", are matched exactly, as S3 matches them:
+// encoding/json would also take "EXPIRATION" or "Conditions" for them.
 func Parse(doc []byte) (*Policy, error) {
-	var raw struct {
-		Expiration *string            `json:"expiration"`
-		Conditions *[]json.RawMessage `json:"conditions"`
-	}
+	var top map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
+	if err := dec.Decode(&top); err != nil || top == nil {
 		return nil, invalidDoc("Invalid JSON.")
 	}
 	if dec.More() {
 		return nil, invalidDoc("Invalid JSON.")
+	}
+	var raw struct {
+		Expiration *string
+		Conditions *[]json.RawMessage
+	}
+	for k, v := range top {
+		var err error
+		switch k {
+		case "expiration":
+			err = json.Unmarshal(v, &raw.Expiration)
+		case "conditions":
+			err = json.Unmarshal(v, &raw.Conditions)
+		default:
+			err = fmt.Errorf("unknown key %q", k)
+		}
+		if err != nil {
+			return nil, invalidDoc("Invalid JSON.")
+		}
 	}
 	if raw.Expiration == nil {
 		return nil, invalidDoc("Policy missing expiration.")

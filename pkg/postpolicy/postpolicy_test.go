@@ -95,6 +95,13 @@ func TestParseRejects(t *testing.T) {
 		`{"expiration":"tomorrow","conditions":[]}`,
 		`{"expiration":"2026-03-01T13:00:00Z"}`,
 		`{"expiration":"2026-03-01T13:00:00Z","conditions":[],"extra":1}`,
+		`null`,
+		// The keys are case-sensitive, as in S3 (s3-tests'
+		// test_post_object_condition_is_case_sensitive and
+		// test_post_object_expires_is_case_sensitive).
+		`{"expiration":"2026-03-01T13:00:00Z","CONDITIONS":[]}`,
+		`{"EXPIRATION":"2026-03-01T13:00:00Z","conditions":[]}`,
+		`{"Expiration":"2026-03-01T13:00:00Z","Conditions":[]}`,
 		`{"expiration":"2026-03-01T13:00:00Z","conditions":[]} x`,
 		`{"expiration":"2026-03-01T13:00:00Z","conditions":[["eq","$key"]]}`,
 		`{"expiration":"2026-03-01T13:00:00Z","conditions":[["eq","key","v"]]}`,
