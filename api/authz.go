@@ -265,15 +265,21 @@ func (s *Server) mayReadSource(r *http.Request, rq *request) error {
 	return nil
 }
 
-// mayPost checks that the signer of a browser POST upload may write the
-// key to the addressed bucket (s3:PutObject). A missing bucket is left
-// to the handler.
+// mayPost checks that the signer of a browser POST upload, or everyone
+// for an anonymous one, may write the key to the addressed bucket
+// (s3:PutObject). A missing bucket is left to the handler, but for an
+// anonymous upload, which is refused alike in a bucket that does not
+// exist (see serveAuthorized).
 func (s *Server) mayPost(r *http.Request, rq *request) error {
-	if s.isAdmin(rq.accessKey) {
+	anonymous := rq.accessKey == ""
+	if !anonymous && s.isAdmin(rq.accessKey) {
 		return nil
 	}
 	b, err := s.bucketRecord(rq)
 	if err != nil {
+		if anonymous {
+			return s3err.Wrap(s3err.AccessDenied, err)
+		}
 		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchBucket {
 			return nil
 		}

@@ -518,6 +518,83 @@ func (g *gateway) postUpload(bucket string, fields []postField, filename string,
 	return resp, body
 }
 
+// TestConformancePostObjectAnonymous: a browser upload without policy and
+// signature is anonymous, and S3 takes it into a bucket everyone may
+// write to, as it takes an anonymous PutObject (s3-tests'
+// test_post_object_anonymous_request, test_post_object_set_success_code,
+// test_post_object_set_invalid_success_code and
+// test_post_object_tags_anonymous_request). Elsewhere it is AccessDenied.
+func TestConformancePostObjectAnonymous(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	open, byPolicy, priv := uniqueBucket("postanon"), uniqueBucket("postpolicy"), uniqueBucket("postpriv")
+	for _, b := range []string{open, byPolicy, priv} {
+		if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(open), ACL: types.BucketCannedACLPublicReadWrite}); err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::` + byPolicy + `/drop/*"}]}`
+	if _, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(byPolicy), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	fields := func(key string, extra ...postField) []postField {
+		return append([]postField{{"key", key}, {"acl", "public-read"}, {"Content-Type", "text/plain"}}, extra...)
+	}
+
+	resp, body := g.postUpload(open, fields("foo.txt"), "foo.txt", []byte("bar"))
+	if resp.StatusCode != 204 || resp.Header.Get("ETag") == "" {
+		t.Fatalf("anonymous POST into a public-read-write bucket: %d %s", resp.StatusCode, body)
+	}
+	resp, body = g.do(g.rawRequest("GET", "/"+open+"/foo.txt", "", nil), nil, false)
+	if resp.StatusCode != 200 || string(body) != "bar" || resp.Header.Get("Content-Type") != "text/plain" {
+		t.Errorf("anonymous GET of the public-read upload: %d %q %q", resp.StatusCode, body, resp.Header.Get("Content-Type"))
+	}
+	resp, body = g.postUpload(open, fields("created.txt", postField{"success_action_status", "201"}), "x", []byte("bar"))
+	var pr struct{ Bucket, Key string }
+	if resp.StatusCode != 201 || xml.Unmarshal(body, &pr) != nil || pr.Bucket != open || pr.Key != "created.txt" {
+		t.Errorf("anonymous POST with success_action_status 201: %d %s", resp.StatusCode, body)
+	}
+	resp, body = g.postUpload(open, fields("other.txt", postField{"success_action_status", "404"}), "x", []byte("bar"))
+	if resp.StatusCode != 204 || len(body) != 0 {
+		t.Errorf("anonymous POST with success_action_status 404: %d %s, want 204", resp.StatusCode, body)
+	}
+	tagging := `<Tagging><TagSet><Tag><Key>0</Key><Value>0</Value></Tag><Tag><Key>1</Key><Value>1</Value></Tag></TagSet></Tagging>`
+	resp, body = g.postUpload(open, fields("tagged.txt", postField{"tagging", tagging}), "x", []byte("bar"))
+	if resp.StatusCode != 204 {
+		t.Fatalf("anonymous POST with tagging: %d %s", resp.StatusCode, body)
+	}
+	tags, err := c.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(open), Key: aws.String("tagged.txt")})
+	if err != nil || len(tags.TagSet) != 2 {
+		t.Errorf("tags of the anonymous upload: %+v, %v", tags, err)
+	}
+
+	resp, body = g.postUpload(byPolicy, fields("drop/a.txt"), "x", []byte("bar"))
+	if resp.StatusCode != 204 {
+		t.Errorf("anonymous POST a bucket policy allows: %d %s", resp.StatusCode, body)
+	}
+	resp, body = g.postUpload(byPolicy, fields("elsewhere.txt"), "x", []byte("bar"))
+	wantXMLError(t, "anonymous POST outside the policy's grant", resp, body, 403, "AccessDenied")
+	resp, body = g.postUpload(priv, fields("foo.txt"), "x", []byte("bar"))
+	wantXMLError(t, "anonymous POST into a private bucket", resp, body, 403, "AccessDenied")
+	resp, body = g.postUpload(uniqueBucket("missing"), fields("foo.txt"), "x", []byte("bar"))
+	wantXMLError(t, "anonymous POST into a missing bucket", resp, body, 403, "AccessDenied")
+	for _, b := range []string{byPolicy, priv} {
+		list, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(b)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range list.Contents {
+			if k := aws.ToString(o.Key); k != "drop/a.txt" {
+				t.Errorf("refused anonymous upload stored %s/%s", b, k)
+			}
+		}
+	}
+}
+
 // postPolicy is a browser upload policy the test signs itself.
 type postPolicy struct {
 	expiration time.Time

@@ -129,7 +129,8 @@ func postReadError(body *preData, err error) error {
 var postV2Fields = []string{"awsaccesskeyid", "signature"}
 
 // postAuth checks the signature of a POST upload and returns the access
-// key id. A SigV4 upload's x-amz-signature is the hex HMAC-SHA256 of the
+// key id, "" for an anonymous upload (no policy, no signature). A SigV4
+// upload's x-amz-signature is the hex HMAC-SHA256 of the
 // base64 policy under the signing key of x-amz-credential; a SigV2
 // upload's signature (when Options.SigV2 is set) is the base64 HMAC-SHA1
 // of the policy under the secret of awsaccesskeyid. v2 reports the
@@ -137,8 +138,12 @@ var postV2Fields = []string{"awsaccesskeyid", "signature"}
 func (s *Server) postAuth(fields map[string]string) (accessKey string, v2 bool, err error) {
 	if _, ok := fields["x-amz-signature"]; !ok {
 		if fields["signature"] == "" && fields["awsaccesskeyid"] == "" {
-			// No signature: an anonymous upload, which needs a
-			// public-write grant the gateway never gives.
+			if fields["policy"] == "" {
+				// Neither policy nor signature: an anonymous upload,
+				// which S3 takes into a bucket everyone may write to
+				// (accessKey "", decided by mayPost).
+				return "", false, nil
+			}
 			return "", false, s3err.New(s3err.AccessDenied)
 		}
 		if s.verifyV2 == nil {
@@ -260,12 +265,14 @@ type postResponse struct {
 
 // postObject answers PostObject, a browser upload: a multipart/form-data
 // body whose fields carry the key, the metadata, a policy and its SigV4
-// (or SigV2) signature, followed by the file.
+// (or SigV2) signature, followed by the file. A form without policy and
+// signature is an anonymous upload, as in S3: it needs a bucket everyone
+// may write to (an ACL's WRITE to AllUsers, or a bucket policy).
 //
 // The request arrives in the anonymous budget: its fields are read
 // (maxPostPreData bytes at most, within Options.PostFieldTimeout) and the
 // policy's signature verified before it takes an authenticated slot and
-// its file is streamed.
+// its file is streamed; an anonymous upload stays where it is.
 func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request) error {
 	form, err := readPostForm(r)
 	if err != nil {
@@ -278,30 +285,21 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if err != nil {
 		return err
 	}
+	// An anonymous upload stays in the anonymous budget and has no
+	// policy to satisfy: only the bucket's grants decide it (mayPost).
+	anonymous := accessKey == ""
 	rq.accessKey = accessKey
-	if err := s.admit(rq, &s.authenticated); err != nil {
-		return err
+	if !anonymous {
+		if err := s.admit(rq, &s.authenticated); err != nil {
+			return err
+		}
 	}
 	rq.body.lift()
-	doc, err := base64.StdEncoding.DecodeString(form.fields["policy"])
-	if err != nil {
-		return s3err.Newf(s3err.InvalidPolicyDocument, "Invalid Policy: Invalid Base64 Encoding.")
-	}
-	pol, err := postpolicy.Parse(doc)
-	if err != nil {
-		return err
-	}
-	check := make(map[string]string, len(form.fields)+1)
-	for k, v := range form.fields {
-		check[k] = v
-	}
-	check["bucket"] = rq.bucket
-	exempt := []string{"bucket"}
-	if v2 {
-		exempt = append(exempt, postV2Fields...)
-	}
-	if err := pol.Check(s.now(), check, exempt...); err != nil {
-		return err
+	var pol *postpolicy.Policy
+	if !anonymous {
+		if pol, err = s.checkPostPolicy(form.fields, rq.bucket, v2); err != nil {
+			return err
+		}
 	}
 	key, ok := form.fields["key"]
 	if !ok || key == "" {
@@ -347,8 +345,10 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 		return err
 	}
 	lim := &sizeLimit{r: form.file, max: object.MaxPutSize}
-	if lo, hi, ok := pol.Range(); ok {
-		lim.min, lim.max = lo, min(hi, object.MaxPutSize)
+	if pol != nil {
+		if lo, hi, ok := pol.Range(); ok {
+			lim.min, lim.max = lo, min(hi, object.MaxPutSize)
+		}
 	}
 	owner, acl, err := s.writeAccess(ph, rq)
 	if err != nil {
@@ -392,6 +392,32 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// checkPostPolicy decodes the policy of a signed POST upload and checks
+// the form's fields, and the addressed bucket, against it.
+func (s *Server) checkPostPolicy(fields map[string]string, bucket string, v2 bool) (*postpolicy.Policy, error) {
+	doc, err := base64.StdEncoding.DecodeString(fields["policy"])
+	if err != nil {
+		return nil, s3err.Newf(s3err.InvalidPolicyDocument, "Invalid Policy: Invalid Base64 Encoding.")
+	}
+	pol, err := postpolicy.Parse(doc)
+	if err != nil {
+		return nil, err
+	}
+	check := make(map[string]string, len(fields)+1)
+	for k, v := range fields {
+		check[k] = v
+	}
+	check["bucket"] = bucket
+	exempt := []string{"bucket"}
+	if v2 {
+		exempt = append(exempt, postV2Fields...)
+	}
+	if err := pol.Check(s.now(), check, exempt...); err != nil {
+		return nil, err
+	}
+	return pol, nil
 }
 
 // objectURL is the absolute URL of key in the request's bucket, as S3
