@@ -372,11 +372,13 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 		redirect = form.fields["redirect"]
 	}
 	if u, err := url.Parse(redirect); redirect != "" && err == nil && u.Scheme != "" && u.Host != "" {
-		q := u.Query()
-		q.Set("bucket", rq.bucket)
-		q.Set("key", key)
-		q.Set("etag", etag)
-		u.RawQuery = q.Encode()
+		// S3 appends bucket, key and etag, in that order, to the query
+		// the URL has, which it leaves as it is.
+		q := "bucket=" + url.QueryEscape(rq.bucket) + "&key=" + url.QueryEscape(key) + "&etag=" + url.QueryEscape(etag)
+		if u.RawQuery != "" {
+			q = u.RawQuery + "&" + q
+		}
+		u.RawQuery = q
 		h.Set("Location", u.String())
 		h.Set("Content-Length", "0")
 		w.WriteHeader(http.StatusSeeOther)
