@@ -12,6 +12,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -23,6 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/minio/crc64nvme"
 	"github.com/minio/minio-go/v7"
+
+	"github.com/objectgateway/objectgateway/pkg/sigv4"
 )
 
 // payload returns n deterministic pseudo-random bytes.
@@ -264,6 +267,62 @@ func TestConformanceMetadataTooLarge(t *testing.T) {
 				t.Errorf("PutObject(1.5 KB metadata): %v", err)
 			}
 		})
+	}
+}
+
+// TestConformanceMissingContentLength: a PutObject or UploadPart that
+// states no length, neither Content-Length nor Transfer-Encoding, is
+// 411 MissingContentLength in S3 (s3-tests'
+// test_object_create_bad_contentlength_none), where net/http reads it as
+// an empty body; an explicit Content-Length: 0 stores an empty object,
+// and CreateBucket needs no length.
+func TestConformanceMissingContentLength(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	host := strings.TrimPrefix(g.Endpoint, "http://")
+	send := func(what, method, target, contentLength string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, g.Endpoint+target, http.NoBody)
+		if contentLength != "" {
+			req.Header.Set("Content-Length", contentLength)
+		}
+		sigv4.SignRequest(req, g.AccessKey, g.SecretKey, g.Region, time.Now(), "UNSIGNED-PAYLOAD")
+		conn, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(sendHeaders(t, conn, req), req)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+
+	bucket := uniqueBucket("nolength")
+	if st, body := send("CreateBucket without Content-Length", "PUT", "/"+bucket, ""); st != 200 {
+		t.Fatalf("CreateBucket without Content-Length: %d %s", st, body)
+	}
+	if st, body := send("PutObject without Content-Length", "PUT", "/"+bucket+"/k", ""); st != 411 || !strings.Contains(body, "<Code>MissingContentLength</Code>") {
+		t.Errorf("PutObject without Content-Length: %d %s, want 411 MissingContentLength", st, body)
+	}
+	if _, err := c.HeadObject(t.Context(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")}); httpStatus(err) != 404 {
+		t.Errorf("HeadObject after the refused PutObject: %v, want 404", err)
+	}
+	if st, body := send("PutObject with Content-Length: 0", "PUT", "/"+bucket+"/k", "0"); st != 200 {
+		t.Errorf("PutObject with Content-Length: 0: %d %s", st, body)
+	}
+	if got := getBytes(t, c, bucket, "k"); len(got) != 0 {
+		t.Errorf("empty object reads %q", got)
+	}
+	up, err := c.CreateMultipartUpload(t.Context(), &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("m")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, body := send("UploadPart without Content-Length", "PUT", "/"+bucket+"/m?partNumber=1&uploadId="+aws.ToString(up.UploadId), ""); st != 411 || !strings.Contains(body, "<Code>MissingContentLength</Code>") {
+		t.Errorf("UploadPart without Content-Length: %d %s, want 411 MissingContentLength", st, body)
 	}
 }
 

@@ -73,13 +73,22 @@ func payload(r *http.Request, a *sigv4.Auth) (io.Reader, int64, checksum.Expect,
 }
 
 // sizedPayload is payload for the bodies S3 needs the length of up front
-// (PutObject, UploadPart): a body of unknown length is MissingContentLength.
+// (PutObject, UploadPart): a body of unknown length is MissingContentLength,
+// and so, as in S3, is a request that states no length at all, neither
+// Content-Length nor Transfer-Encoding, which net/http reads as an empty
+// body (curl -X PUT without a body sends one).
 func sizedPayload(r *http.Request, a *sigv4.Auth) (io.Reader, int64, checksum.Expect, error) {
 	body, size, expect, err := payload(r, a)
-	if err == nil && size < 0 {
+	if err == nil && (size < 0 || size == 0 && lengthUnstated(r)) {
 		err = s3err.New(s3err.MissingContentLength)
 	}
 	return body, size, expect, err
+}
+
+// lengthUnstated reports whether r came without Content-Length and
+// without Transfer-Encoding.
+func lengthUnstated(r *http.Request) bool {
+	return r.ContentLength == 0 && len(r.TransferEncoding) == 0 && len(r.Header.Values("Content-Length")) == 0
 }
 
 // storedContentEncoding removes the aws-chunked transfer coding, which
