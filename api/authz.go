@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/access"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/policy"
@@ -84,14 +85,33 @@ func (s *Server) decide(r *http.Request, rq *request, b object.Bucket, action, k
 // "" the current one) whose owner and ACL may decide it: the object's
 // record is read only when they may change the answer
 // (access.NeedsObject).
+//
+// For an action that carries the s3:ExistingObjectTag/KEY condition keys
+// (existingTagActions), under a policy that consults them, the record is
+// read first and its tags become those keys; an object that does not
+// exist has none.
 func (s *Server) decideObject(r *http.Request, rq *request, b object.Bucket, action, key, versionID string) access.Decision {
 	in := s.accessInput(r, rq, b, action, key)
+	var (
+		o    object.Object
+		oErr error
+		read bool
+	)
+	if existingTagActions[action] && (in.Bucket.Policy.UsesExistingObjectTags() || in.Identity.UsesExistingObjectTags()) {
+		o, oErr = s.layer.StatVersion(b.Name, key, versionID)
+		read = true
+		if oErr == nil && len(o.Tags) > 0 {
+			in.Conditions = withExistingObjectTags(in.Conditions, o.Tags)
+		}
+	}
 	d := access.Decide(&in)
 	if !access.NeedsObject(&in, d) {
 		return d
 	}
-	o, err := s.layer.StatVersion(b.Name, key, versionID)
-	if err != nil {
+	if !read {
+		o, oErr = s.layer.StatVersion(b.Name, key, versionID)
+	}
+	if oErr != nil {
 		return d
 	}
 	in.Object = &access.Object{Owner: o.Owner}
@@ -99,6 +119,35 @@ func (s *Server) decideObject(r *http.Request, rq *request, b object.Bucket, act
 		in.Object.ACL = s.access.acls.get(o.ACL, func() *access.ACL { return access.ParseStored(o.ACL) })
 	}
 	return access.Decide(&in)
+}
+
+// existingTagActions are the actions whose requests carry the
+// s3:ExistingObjectTag/KEY condition keys, as AWS's "Actions, resources,
+// and condition keys for Amazon S3" lists them. PutObject and DeleteObject
+// (and DeleteObjects' keys) do not carry them, in AWS as here.
+var existingTagActions = map[string]bool{
+	"s3:GetObject": true, "s3:GetObjectVersion": true,
+	"s3:GetObjectAcl": true, "s3:GetObjectVersionAcl": true,
+	"s3:PutObjectAcl": true, "s3:PutObjectVersionAcl": true,
+	"s3:GetObjectTagging": true, "s3:GetObjectVersionTagging": true,
+	"s3:PutObjectTagging": true, "s3:PutObjectVersionTagging": true,
+	"s3:DeleteObjectTagging": true, "s3:DeleteObjectVersionTagging": true,
+	"s3:GetObjectAttributes": true, "s3:GetObjectVersionAttributes": true,
+	"s3:GetObjectRetention": true, "s3:PutObjectRetention": true,
+	"s3:GetObjectLegalHold": true, "s3:PutObjectLegalHold": true,
+}
+
+// withExistingObjectTags returns a copy of cs (the request's keys, shared
+// by its questions) with the s3:ExistingObjectTag/KEY keys of tags.
+func withExistingObjectTags(cs policy.Conditions, tags []metadata.KV) policy.Conditions {
+	out := make(policy.Conditions, len(cs)+len(tags))
+	for k, v := range cs {
+		out[k] = v
+	}
+	for _, t := range tags {
+		out.Set("s3:ExistingObjectTag/"+t.Key, t.Value)
+	}
+	return out
 }
 
 // accessInput is the question decide asks pkg/access.

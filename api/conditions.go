@@ -33,8 +33,8 @@ var objectLockHeaders = [][2]string{
 // conditionsOf returns the condition keys of a request, for a bucket
 // policy to be evaluated against. It is built only for buckets that have
 // a policy; a key the request does not carry is absent, and so is every
-// key the gateway does not know (s3:ExistingObjectTag/KEY among them:
-// the object's tags are not read to authorize a request).
+// key the gateway does not know. The s3:ExistingObjectTag/KEY keys are
+// the addressed object's, added by decideObject.
 func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) policy.Conditions {
 	cs := make(policy.Conditions, 16)
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {

@@ -116,6 +116,63 @@ func TestBucketPolicyGrantsUser(t *testing.T) {
 	}
 }
 
+// TestBucketPolicyExistingObjectTag checks the s3:ExistingObjectTag/KEY
+// condition keys: the tags of the object a request addresses, for the
+// actions AWS gives them to (s3-tests' test_bucket_policy_get_obj_existing_tag,
+// test_bucket_policy_get_obj_tagging_existing_tag and
+// test_bucket_policy_put_obj_tagging_existing_tag). A Deny on them binds
+// too; an object without the tag does not match.
+func TestBucketPolicyExistingObjectTag(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("tagged")}); err != nil {
+		t.Fatal(err)
+	}
+	for key, tagging := range map[string]string{"publictag": "security=public", "privatetag": "security=private", "invalidtag": "security1=public"} {
+		if _, err := g.alice.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("tagged"), Key: aws.String(key), Body: strings.NewReader("x"), Tagging: aws.String(tagging)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	putPolicy(t, g.alice, "tagged", `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":["s3:GetObject","s3:GetObjectTagging","s3:PutObjectTagging"],"Resource":"arn:aws:s3:::tagged/*",
+		 "Condition":{"StringEquals":{"s3:ExistingObjectTag/security":"public"}}}]}`)
+	if _, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("tagged"), Key: aws.String("publictag")}); err != nil {
+		t.Errorf("bob GetObject of an object tagged security=public: %v", err)
+	}
+	if _, err := g.bob.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("tagged"), Key: aws.String("publictag")}); err != nil {
+		t.Errorf("bob HeadObject of an object tagged security=public: %v", err)
+	}
+	for _, key := range []string{"privatetag", "invalidtag", "missing"} {
+		_, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("tagged"), Key: aws.String(key)})
+		wantCode(t, "bob GetObject "+key, err, 403, "AccessDenied")
+	}
+	if _, err := g.bob.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String("tagged"), Key: aws.String("publictag")}); err != nil {
+		t.Errorf("bob GetObjectTagging publictag: %v", err)
+	}
+	_, err := g.bob.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String("tagged"), Key: aws.String("privatetag")})
+	wantCode(t, "bob GetObjectTagging privatetag", err, 403, "AccessDenied")
+	// The keys are the tags before the change: bob may make publictag
+	// private, and then not public again.
+	tagging := func(v string) *types.Tagging {
+		return &types.Tagging{TagSet: []types.Tag{{Key: aws.String("security"), Value: aws.String(v)}}}
+	}
+	if _, err := g.bob.PutObjectTagging(ctx, &s3.PutObjectTaggingInput{Bucket: aws.String("tagged"), Key: aws.String("publictag"), Tagging: tagging("private")}); err != nil {
+		t.Errorf("bob PutObjectTagging publictag: %v", err)
+	}
+	_, err = g.bob.PutObjectTagging(ctx, &s3.PutObjectTaggingInput{Bucket: aws.String("tagged"), Key: aws.String("publictag"), Tagging: tagging("public")})
+	wantCode(t, "bob PutObjectTagging of the object now private", err, 403, "AccessDenied")
+
+	// A Deny on a tag binds even where another statement allows.
+	putPolicy(t, g.alice, "tagged", `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::tagged/*"},
+		{"Effect":"Deny","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::tagged/*","Condition":{"StringEquals":{"s3:ExistingObjectTag/security":"private"}}}]}`)
+	if _, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("tagged"), Key: aws.String("invalidtag")}); err != nil {
+		t.Errorf("bob GetObject invalidtag under the Deny of private: %v", err)
+	}
+	_, err = g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("tagged"), Key: aws.String("privatetag")})
+	wantCode(t, "bob GetObject privatetag under the Deny of private", err, 403, "AccessDenied")
+}
+
 // TestBucketPolicyConditionsAnonymous checks that a Condition sees the
 // request: an anonymous read allowed only with a Referer, and a Deny of
 // reads from a network that covers the client.

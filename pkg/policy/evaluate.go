@@ -214,6 +214,28 @@ func (p *Policy) Allows(action, key string) bool {
 	return p.evaluate(&r, unknownContext) == Allow
 }
 
+// existingObjectTagKey is the normalised prefix of the
+// s3:ExistingObjectTag/KEY condition keys.
+const existingObjectTagKey = "s3:existingobjecttag/"
+
+// UsesExistingObjectTags reports whether some statement has a Condition
+// on an s3:ExistingObjectTag/KEY key, whose values are the tags of the
+// object a request addresses: a caller reads them only for such a policy.
+// A nil Policy has none.
+func (p *Policy) UsesExistingObjectTags() bool {
+	if p == nil {
+		return false
+	}
+	for i := range p.stmts {
+		for _, c := range p.stmts[i].conditions {
+			if strings.HasPrefix(c.key, existingObjectTagKey) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // UsesContext reports whether evaluating the policy can consult a
 // request's condition keys: some statement has a Condition or a policy
 // variable in its Resource. A caller whose keys cost something to gather

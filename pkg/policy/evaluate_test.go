@@ -295,6 +295,43 @@ func TestBenchPolicyDecisions(t *testing.T) {
 	}
 }
 
+// TestUsesExistingObjectTags checks which policies need the tags of the
+// object a request addresses, and that the tag key keeps its case.
+func TestUsesExistingObjectTags(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want bool
+	}{
+		{`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*"}]}`, false},
+		{`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::b/*","Condition":{"StringEquals":{"s3:RequestObjectTag/security":"public"}}}]}`, false},
+		{`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*","Condition":{"StringEquals":{"S3:ExistingObjectTag/Security":"public"}}}]}`, true},
+	} {
+		p, err := Parse([]byte(tc.doc), "b")
+		if err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		if got := p.UsesExistingObjectTags(); got != tc.want {
+			t.Errorf("UsesExistingObjectTags() = %v, want %v for %s", got, tc.want, tc.doc)
+		}
+		if !tc.want {
+			continue
+		}
+		r := Request{Principal: Principal{Kind: Anonymous}, Action: "s3:GetObject", Resource: "arn:aws:s3:::b/k", Conditions: Conditions{}}
+		r.Conditions.Set("s3:ExistingObjectTag/Security", "public")
+		if p.Evaluate(&r) != Allow {
+			t.Errorf("the object's tag Security=public is not allowed by %s", tc.doc)
+		}
+		r.Conditions = Conditions{}
+		r.Conditions.Set("s3:ExistingObjectTag/security", "public")
+		if p.Evaluate(&r) == Allow {
+			t.Errorf("tag key security matched Security in %s", tc.doc)
+		}
+	}
+	if (*Policy)(nil).UsesExistingObjectTags() {
+		t.Error("a nil Policy uses existing object tags")
+	}
+}
+
 // TestUsesContext checks which policies consult the request's condition
 // keys, and that a policy said not to answers the same without them.
 func TestUsesContext(t *testing.T) {
