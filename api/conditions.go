@@ -19,8 +19,15 @@ var conditionHeaders = []string{
 	"X-Amz-Acl", "X-Amz-Grant-Read", "X-Amz-Grant-Write", "X-Amz-Grant-Read-Acp",
 	"X-Amz-Grant-Write-Acp", "X-Amz-Grant-Full-Control", "X-Amz-Copy-Source",
 	"X-Amz-Metadata-Directive", "X-Amz-Server-Side-Encryption", "X-Amz-Storage-Class",
-	"X-Amz-Content-Sha256",
+	"X-Amz-Content-Sha256", "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id",
+	"X-Amz-Server-Side-Encryption-Customer-Algorithm", "X-Amz-Website-Redirect-Location",
+	"X-Amz-Object-Ownership",
 }
+
+// conditionalWriteOps are the operations whose If-Match and If-None-Match
+// headers are the condition keys s3:if-match and s3:if-none-match, with
+// which a policy enforces conditional writes; on a read they are not.
+var conditionalWriteOps = map[string]bool{"PutObject": true, "CompleteMultipartUpload": true, "CopyObject": true}
 
 // objectLockHeaders map the Object Lock headers of a write to their
 // condition keys.
@@ -73,6 +80,16 @@ func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) pol
 	for _, k := range []string{"prefix", "delimiter", "max-keys"} {
 		if v, ok := q[k]; ok && len(v) > 0 {
 			cs.Set("s3:"+k, v[0])
+		}
+	}
+	if v, ok := q["versionId"]; ok && len(v) > 0 {
+		cs.Set("s3:versionid", v[0])
+	}
+	if conditionalWriteOps[rq.op] {
+		for _, h := range []string{"If-Match", "If-None-Match"} {
+			if v := r.Header.Get(h); v != "" {
+				cs.Set("s3:"+strings.ToLower(h), v)
+			}
 		}
 	}
 	for _, h := range conditionHeaders {

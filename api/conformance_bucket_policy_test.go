@@ -173,6 +173,78 @@ func TestBucketPolicyExistingObjectTag(t *testing.T) {
 	wantCode(t, "bob GetObject privatetag under the Deny of private", err, 403, "AccessDenied")
 }
 
+// TestBucketPolicyRequestKeys checks condition keys taken from a
+// request that policies commonly enforce writes with:
+// s3:x-amz-server-side-encryption-aws-kms-key-id (a specific KMS key, as
+// s3-tests' test_bucket_policy_put_obj_kms_noenc asks),
+// s3:x-amz-website-redirect-location, s3:if-none-match (AWS's "Enforce
+// conditional writes") and s3:versionid.
+func TestBucketPolicyRequestKeys(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	ring, err := g.layer.KeyRing()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ring.Create("app-key"); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{"kms", "cond"} {
+		if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put := func(bucket, key string, edit func(*s3.PutObjectInput)) error {
+		in := &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader("x")}
+		if edit != nil {
+			edit(in)
+		}
+		_, err := g.bob.PutObject(ctx, in)
+		return err
+	}
+	withKey := func(id string) func(*s3.PutObjectInput) {
+		return func(in *s3.PutObjectInput) {
+			in.ServerSideEncryption, in.SSEKMSKeyId = types.ServerSideEncryptionAwsKms, aws.String(id)
+		}
+	}
+
+	putPolicy(t, g.alice, "kms", `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:PutObject","Resource":"arn:aws:s3:::kms/*"},
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::kms/*","Condition":{"StringNotEquals":{"s3:x-amz-server-side-encryption-aws-kms-key-id":"app-key"}}},
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::kms/*","Condition":{"Null":{"s3:x-amz-website-redirect-location":"false"}}}]}`)
+	if err := put("kms", "right-key", withKey("app-key")); err != nil {
+		t.Errorf("bob PutObject with the KMS key the policy asks for: %v", err)
+	}
+	wantCode(t, "bob PutObject with another KMS key", put("kms", "wrong-key", withKey("other-key")), 403, "AccessDenied")
+	wantCode(t, "bob PutObject without a KMS key", put("kms", "no-key", nil), 403, "AccessDenied")
+	wantCode(t, "bob PutObject with a website redirect", put("kms", "redirect", func(in *s3.PutObjectInput) {
+		withKey("app-key")(in)
+		in.WebsiteRedirectLocation = aws.String("/elsewhere")
+	}), 403, "AccessDenied")
+
+	if _, err := g.alice.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String("cond"),
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}}); err != nil {
+		t.Fatal(err)
+	}
+	v1, err := g.alice.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cond"), Key: aws.String("doc"), Body: strings.NewReader("v1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, "cond", "doc", "v2")
+	putPolicy(t, g.alice, "cond", `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:PutObject","Resource":"arn:aws:s3:::cond/*","Condition":{"Null":{"s3:if-none-match":"false"}}},
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:GetObjectVersion","Resource":"arn:aws:s3:::cond/*","Condition":{"StringEquals":{"s3:versionid":"`+aws.ToString(v1.VersionId)+`"}}}]}`)
+	if err := put("cond", "new", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") }); err != nil {
+		t.Errorf("bob PutObject with If-None-Match: *: %v", err)
+	}
+	wantCode(t, "bob PutObject without If-None-Match", put("cond", "unconditional", nil), 403, "AccessDenied")
+	if _, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("cond"), Key: aws.String("doc"), VersionId: v1.VersionId}); err != nil {
+		t.Errorf("bob GetObject of the version the policy names: %v", err)
+	}
+	_, err = g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("cond"), Key: aws.String("doc")})
+	wantCode(t, "bob GetObject of the current version", err, 403, "AccessDenied")
+}
+
 // TestBucketPolicyConditionsAnonymous checks that a Condition sees the
 // request: an anonymous read allowed only with a Referer, and a Deny of
 // reads from a network that covers the client.
