@@ -127,6 +127,7 @@ func (s *Server) verifyRequest(r *http.Request, rq *request) (*sigv4.Auth, error
 	if err != nil {
 		return nil, err
 	}
+	rq.sigV2 = true
 	ph, err := v2PayloadHash(r.Header.Get("X-Amz-Content-Sha256"))
 	if err != nil {
 		return nil, err

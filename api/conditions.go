@@ -65,15 +65,22 @@ func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) pol
 	if r.TLS != nil {
 		cs.Set("s3:TlsVersion", tlsVersion(r.TLS.Version))
 	}
+	// s3:signatureversion is "AWS" for Signature Version 2 and
+	// "AWS4-HMAC-SHA256" for Version 4, as in S3, so that the policy AWS
+	// recommends to refuse Version 2 refuses it here too.
+	sigVersion := "AWS4-HMAC-SHA256"
+	if rq.sigV2 {
+		sigVersion = "AWS"
+	}
 	if rq.auth != nil && !rq.auth.Anonymous {
-		cs.Set("s3:signatureversion", "AWS4-HMAC-SHA256")
+		cs.Set("s3:signatureversion", sigVersion)
 		if rq.auth.Presigned {
 			cs.Set("s3:authType", "REST-QUERY-STRING")
 		} else {
 			cs.Set("s3:authType", "REST-HEADER")
 		}
-	} else if rq.op == opPostObject {
-		cs.Set("s3:signatureversion", "AWS4-HMAC-SHA256")
+	} else if rq.op == opPostObject && rq.accessKey != "" {
+		cs.Set("s3:signatureversion", sigVersion)
 		cs.Set("s3:authType", "POST")
 	}
 	q := rq.queryOf(r)

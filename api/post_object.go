@@ -288,7 +288,7 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	// An anonymous upload stays in the anonymous budget and has no
 	// policy to satisfy: only the bucket's grants decide it (mayPost).
 	anonymous := accessKey == ""
-	rq.accessKey = accessKey
+	rq.accessKey, rq.sigV2 = accessKey, v2
 	if !anonymous {
 		if err := s.admit(rq, &s.authenticated); err != nil {
 			return err

@@ -271,6 +271,9 @@ type request struct {
 	// Host header; see address.
 	virtualHost bool
 	auth        *sigv4.Auth
+	// sigV2 is set when the request (or a browser POST upload's policy)
+	// was signed with Signature Version 2; see conditionsOf.
+	sigV2 bool
 	// slot is the budget the request holds a slot of, nil before it is
 	// admitted; see admit.
 	slot *slots
