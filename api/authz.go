@@ -248,10 +248,15 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 	if len(vids) > 0 {
 		vid = vids[0]
 	}
-	if s.decideObject(r, rq, b, action, rq.key, vid) != access.Allowed {
+	read := op.name == "GetObject" || op.name == "HeadObject"
+	if d := s.decideObject(r, rq, b, action, rq.key, vid); d != access.Allowed {
+		if read && !byID && d == access.ImplicitDeny {
+			if err := s.missingKey(r, rq, b); err != nil {
+				return err
+			}
+		}
 		return s3err.New(s3err.AccessDenied)
 	}
-	read := op.name == "GetObject" || op.name == "HeadObject"
 	if read && anonymous {
 		for k := range rq.queryOf(r) {
 			if strings.HasPrefix(k, "response-") {
@@ -271,6 +276,23 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		if c, ok := s3err.CodeOf(err); ok && c == s3err.NoSuchKey && s.decide(r, rq, b, policy.ListBucket, "") != access.Allowed {
 			return s3err.Wrap(s3err.AccessDenied, err)
 		}
+	}
+	return err
+}
+
+// missingKey is the answer to a read of a key that nothing allows the
+// caller to read: S3 decides whether a key that does not exist is told
+// apart from a forbidden one by s3:ListBucket alone (a missing object has
+// no ACL to grant its read), so a caller who may list the bucket, as
+// everyone may a public-read one, learns NoSuchKey, as a listing would
+// tell. It returns nil when the key exists or the caller may not list.
+func (s *Server) missingKey(r *http.Request, rq *request, b object.Bucket) error {
+	_, err := s.layer.StatObject(b.Name, rq.key)
+	if c, ok := s3err.CodeOf(err); !ok || c != s3err.NoSuchKey {
+		return nil
+	}
+	if s.decide(r, rq, b, policy.ListBucket, "") != access.Allowed {
+		return nil
 	}
 	return err
 }

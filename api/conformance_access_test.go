@@ -56,6 +56,63 @@ func mustPut(t *testing.T, c *s3.Client, bucket, key, body string) {
 	}
 }
 
+// TestConformanceMissingKeyListBucket: whether a read of a key that does
+// not exist is NoSuchKey or AccessDenied is decided by s3:ListBucket
+// alone, as S3 decides it: a missing object has no ACL to grant its read.
+// A public-read bucket (its ACL's READ to AllUsers lists it) answers
+// anonymous reads of a missing key 404 (s3-tests' test_cors_origin_response
+// expects it, with the CORS headers); an existing object nobody granted
+// stays 403, and so does a key an explicit Deny covers.
+func TestConformanceMissingKeyListBucket(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	acl, listOnly, denied, priv := uniqueBucket("aclread"), uniqueBucket("listonly"), uniqueBucket("denied"), uniqueBucket("private")
+	for _, b := range []string{acl, listOnly, denied, priv} {
+		if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+			t.Fatal(err)
+		}
+		mustPut(t, c, b, "private.txt", "p")
+	}
+	if _, err := c.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(acl), ACL: types.BucketCannedACLPublicRead}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(listOnly), Policy: aws.String(
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:ListBucket","Resource":"arn:aws:s3:::` + listOnly + `"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(denied), Policy: aws.String(
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:ListBucket","Resource":"arn:aws:s3:::` + denied + `"},
+		{"Effect":"Deny","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::` + denied + `/*"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{acl, listOnly} {
+		resp, body := g.anon("GET", "/"+b+"/missing", "", nil, nil)
+		wantXMLError(t, "anonymous GET of a missing key in "+b, resp, body, 404, "NoSuchKey")
+		if resp, _ := g.anon("HEAD", "/"+b+"/missing", "", nil, nil); resp.StatusCode != 404 {
+			t.Errorf("anonymous HEAD of a missing key in %s: %d, want 404", b, resp.StatusCode)
+		}
+		resp, body = g.anon("GET", "/"+b+"/private.txt", "", nil, nil)
+		wantXMLError(t, "anonymous GET of an existing private object in "+b, resp, body, 403, "AccessDenied")
+	}
+	resp, body := g.anon("GET", "/"+denied+"/missing", "", nil, nil)
+	wantXMLError(t, "anonymous GET of a missing key under a Deny of s3:GetObject", resp, body, 403, "AccessDenied")
+	resp, body = g.anon("GET", "/"+priv+"/missing", "", nil, nil)
+	wantXMLError(t, "anonymous GET of a missing key in a private bucket", resp, body, 403, "AccessDenied")
+
+	// The CORS headers of a matching rule go with the 404, as with any
+	// answer to an actual request.
+	if _, err := c.PutBucketCors(ctx, &s3.PutBucketCorsInput{Bucket: aws.String(acl), CORSConfiguration: &types.CORSConfiguration{
+		CORSRules: []types.CORSRule{{AllowedMethods: []string{"GET"}, AllowedOrigins: []string{"*suffix"}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = g.anon("GET", "/"+acl+"/bar", "", map[string]string{"Origin": "foo.suffix"}, nil)
+	wantXMLError(t, "anonymous GET of a missing key with an Origin", resp, body, 404, "NoSuchKey")
+	if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "foo.suffix" {
+		t.Errorf("Access-Control-Allow-Origin %q on the 404, want foo.suffix", got)
+	}
+}
+
 func TestConformanceBucketPolicySDK(t *testing.T) {
 	g := startGateway(t)
 	for _, c := range g.sdkClients() {
