@@ -232,10 +232,35 @@ func TestVersionIDHeaderOnlyWhenVersioned(t *testing.T) {
 	v1 := aws.ToString(putBytes(t, c, bucket, "k", []byte("enabled")).VersionId)
 
 	setLayerVersioning(t, g, bucket, metadata.VersioningSuspended)
+	// A write while suspended makes the null version and is answered
+	// without a version id, as S3 answers it; GET and HEAD name it null.
 	for _, body := range []string{"suspended one", "suspended two"} {
-		if got := aws.ToString(putBytes(t, c, bucket, "k", []byte(body)).VersionId); got != metadata.NullVersion {
-			t.Errorf("PutObject while suspended: version id %q, want null", got)
+		if out := putBytes(t, c, bucket, "k", []byte(body)); out.VersionId != nil {
+			t.Errorf("PutObject while suspended: version id %q, want none", aws.ToString(out.VersionId))
 		}
+	}
+	if head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")}); err != nil || aws.ToString(head.VersionId) != metadata.NullVersion {
+		t.Errorf("HEAD of the null version written while suspended: version %q, %v", aws.ToString(head.VersionId), err)
+	}
+	cp, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("copied"), CopySource: aws.String(bucket + "/k?versionId=" + v1)})
+	if err != nil || cp.VersionId != nil || aws.ToString(cp.CopySourceVersionId) != v1 {
+		t.Errorf("CopyObject while suspended: version %q, source version %q, %v; want none and %s", aws.ToString(cp.VersionId), aws.ToString(cp.CopySourceVersionId), err, v1)
+	}
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("mp")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String("mp"), UploadId: up.UploadId, PartNumber: aws.Int32(1), Body: strings.NewReader("one part")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("mp"), UploadId: up.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: part.ETag}}}})
+	if err != nil || done.VersionId != nil {
+		t.Errorf("CompleteMultipartUpload while suspended: version %q, %v; want none", aws.ToString(done.VersionId), err)
+	}
+	if _, got := getVersion(t, c, bucket, "mp", metadata.NullVersion); string(got) != "one part" {
+		t.Errorf("null version of the upload completed while suspended: %q", got)
 	}
 	if _, got := getVersion(t, c, bucket, "k", metadata.NullVersion); string(got) != "suspended two" {
 		t.Errorf("null version after two suspended writes: %q", got)

@@ -402,7 +402,7 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 		return c.err
 	}
 	// S3 names the version made in the header only, not in the document.
-	s.setVersionID(w.Header(), rq, c.o.VersionID)
+	setWrittenVersionID(w.Header(), c.o.VersionID)
 	setEncryptionHeaders(w.Header(), c.o.SSE, ck)
 	return writeXML(w, http.StatusOK, completeResult(r, rq, c.o))
 }

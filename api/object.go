@@ -59,7 +59,7 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	}
 	h := w.Header()
 	setEncryptionHeaders(h, obj.SSE, ck)
-	s.setVersionID(h, rq, obj.VersionID)
+	setWrittenVersionID(h, obj.VersionID)
 	h.Set("ETag", `"`+obj.ETag+`"`)
 	// Current SDKs read the stored size from x-amz-object-size; the
 	// object's record is the truth, whatever the request's framing was.
@@ -415,7 +415,7 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	h := w.Header()
 	setEncryptionHeaders(h, obj.SSE, ck)
 	s.setCopySourceVersionID(h, src, &copied)
-	s.setVersionID(h, rq, obj.VersionID)
+	setWrittenVersionID(h, obj.VersionID)
 	s.setExpiration(h, rq, &obj)
 	out := copyObjectResult{ETag: `"` + obj.ETag + `"`, LastModified: isoTime(obj.LastModified)}
 	for _, c := range obj.Checksums {

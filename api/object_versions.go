@@ -72,6 +72,19 @@ func (s *Server) setVersionID(h http.Header, rq *request, id string) {
 	h[headerVersionID] = []string{id}
 }
 
+// setWrittenVersionID sets x-amz-version-id on the answer to a write
+// (PutObject, CopyObject, CompleteMultipartUpload, a POST upload) to the
+// id of the version it made. A write while versioning is suspended makes
+// the null version and is answered without the header, as S3 answers it
+// (its PutObject reference shows the header in the versioning-enabled
+// example and not in the suspended one); GET and HEAD of that version
+// name it "null".
+func setWrittenVersionID(h http.Header, id string) {
+	if id != "" && id != metadata.NullVersion {
+		h[headerVersionID] = []string{id}
+	}
+}
+
 // setLockHeaders sets the Object Lock headers of a GET or HEAD of a version
 // that carries retention or a legal hold.
 func setLockHeaders(h http.Header, o *object.Object) {

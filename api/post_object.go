@@ -363,7 +363,7 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	loc := objectURL(r, rq, key)
 	h := w.Header()
 	setEncryptionHeaders(h, obj.SSE, ck)
-	s.setVersionID(h, rq, obj.VersionID)
+	setWrittenVersionID(h, obj.VersionID)
 	h.Set("ETag", etag)
 	h.Set("Location", loc)
 
