@@ -338,9 +338,10 @@ func (s *Server) mayReadSource(r *http.Request, rq *request) error {
 
 // mayPost checks that the signer of a browser POST upload, or everyone
 // for an anonymous one, may write the key to the addressed bucket
-// (s3:PutObject). A missing bucket is left to the handler, but for an
-// anonymous upload, which is refused alike in a bucket that does not
-// exist (see serveAuthorized).
+// (s3:PutObject). r carries the form's fields as headers
+// (postConditionRequest), for the condition keys. A missing bucket is
+// left to the handler, but for an anonymous upload, which is refused
+// alike in a bucket that does not exist (see serveAuthorized).
 func (s *Server) mayPost(r *http.Request, rq *request) error {
 	anonymous := rq.accessKey == ""
 	if !anonymous && s.isAdmin(rq.accessKey) {

@@ -772,3 +772,61 @@ func TestAuthzPostObject(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthzPostObjectConditions checks that a browser POST upload is
+// decided on the condition keys of its form fields, which stand for
+// PutObject's headers: the bucket policy's Deny of s3:PutObject with a
+// public x-amz-acl, or with a request tag, refuses the POST that asks
+// for them in its acl and tagging fields. Before, the keys were read from
+// the POST request's own headers, which carry none of them, and the
+// upload went through: bob made an object of alice's bucket public-read
+// where alice's policy denied it.
+func TestAuthzPostObjectConditions(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	bucket := uniqueBucket("postcond")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:PutObject","Resource":"arn:aws:s3:::` + bucket + `/*"},
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::` + bucket + `/*",
+		 "Condition":{"StringEquals":{"s3:x-amz-acl":["public-read","public-read-write"]}}},
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::` + bucket + `/*",
+		 "Condition":{"StringEquals":{"s3:RequestObjectTag/class":"public"}}}]}`
+	if _, err := g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := g.bob.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("put"), Body: strings.NewReader("x"), ACL: types.ObjectCannedACLPublicRead})
+	wantCode(t, "bob PutObject public-read", err, 403, "AccessDenied")
+
+	now := time.Now()
+	p := postPolicy{expiration: now.Add(time.Hour), conditions: []any{
+		map[string]string{"bucket": bucket},
+		[]any{"starts-with", "$key", ""},
+		[]any{"starts-with", "$acl", ""},
+		[]any{"starts-with", "$tagging", ""},
+	}}
+	tagging := func(v string) string {
+		return `<Tagging><TagSet><Tag><Key>class</Key><Value>` + v + `</Value></Tag></TagSet></Tagging>`
+	}
+	for _, c := range []struct {
+		key, acl, tag string
+		status        int
+	}{
+		{"private", "private", "internal", 204},
+		{"public-read", "public-read", "internal", 403},
+		{"public-read-write", "public-read-write", "internal", 403},
+		{"tagged-public", "private", "public", 403},
+	} {
+		fields := append([]postField{{"key", c.key}, {"acl", c.acl}, {"tagging", tagging(c.tag)}}, g.signPost(p, g.bobKey, g.bobSecret, now)...)
+		resp, body := g.postUpload(bucket, fields, "f.txt", []byte("posted"))
+		if resp.StatusCode != c.status {
+			t.Errorf("bob POST %s (acl %s, tag class=%s): %d %s, want %d", c.key, c.acl, c.tag, resp.StatusCode, body, c.status)
+		}
+		resp, _ = g.anon("GET", "/"+bucket+"/"+c.key, "", nil, nil)
+		if resp.StatusCode == 200 {
+			t.Errorf("anonymous GET of %s after bob's POST: 200", c.key)
+		}
+	}
+}

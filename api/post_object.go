@@ -307,11 +307,17 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	}
 	key = strings.ReplaceAll(key, "${filename}", path.Base("/"+form.file.FileName()))
 	rq.key = key
-	if err := s.mayPost(r, rq); err != nil {
+	ph := postHeaders(form.fields)
+	var tags []metadata.KV
+	if v := form.fields["tagging"]; v != "" {
+		if tags, err = parseTaggingBody([]byte(v)); err != nil {
+			return err
+		}
+	}
+	if err := s.mayPost(postConditionRequest(r, ph, tags), rq); err != nil {
 		return err
 	}
 
-	ph := postHeaders(form.fields)
 	enc, ck, err := s.writeEncryption(r, rq, ph)
 	defer ck.wipe()
 	if err != nil {
@@ -331,12 +337,6 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	hdrs, err := objectHeaders(ph)
 	if err != nil {
 		return err
-	}
-	var tags []metadata.KV
-	if v := form.fields["tagging"]; v != "" {
-		if tags, err = parseTaggingBody([]byte(v)); err != nil {
-			return err
-		}
 	}
 	// The lock fields are covered by the signed policy like any other,
 	// so unlike PutObject's headers they need no Content-MD5 of their own.
@@ -420,6 +420,33 @@ func (s *Server) checkPostPolicy(fields map[string]string, bucket string, v2 boo
 		return nil, err
 	}
 	return pol, nil
+}
+
+// postConditionRequest is the request a POST upload's authorization
+// takes its condition keys from: r with the headers of the equivalent
+// PutObject in place of its own, as S3 reads a browser upload's form
+// fields where PutObject has headers. A bucket policy that denies
+// s3:PutObject with, say, s3:x-amz-acl public-read, or allows it only
+// with s3:x-amz-server-side-encryption AES256, then decides the POST as
+// it decides the PUT; the headers of the POST request itself (which the
+// upload does not use) say nothing.
+func postConditionRequest(r *http.Request, ph http.Header, tags []metadata.KV) *http.Request {
+	h := ph.Clone()
+	for _, name := range []string{"Referer", "User-Agent"} {
+		if v := r.Header.Values(name); len(v) > 0 {
+			h[name] = v
+		}
+	}
+	if len(tags) > 0 {
+		q := make(url.Values, len(tags))
+		for _, t := range tags {
+			q.Add(t.Key, t.Value)
+		}
+		h.Set("X-Amz-Tagging", q.Encode())
+	}
+	c := *r
+	c.Header = h
+	return &c
 }
 
 // objectURL is the absolute URL of key in the request's bucket, as S3
