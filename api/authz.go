@@ -7,6 +7,7 @@ import (
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/access"
 	"github.com/objectgateway/objectgateway/pkg/object"
+	"github.com/objectgateway/objectgateway/pkg/objectlock"
 	"github.com/objectgateway/objectgateway/pkg/policy"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
@@ -264,6 +265,12 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 			}
 		}
 	}
+	switch op.name {
+	case "PutObject", "CopyObject", "CreateMultipartUpload":
+		if err := s.mayLock(r, rq, b); err != nil {
+			return err
+		}
+	}
 	if op.name == "CopyObject" || op.name == "UploadPartCopy" {
 		if err := s.mayReadSource(r, rq); err != nil {
 			return err
@@ -359,6 +366,27 @@ func (s *Server) mayPost(r *http.Request, rq *request) error {
 	}
 	if s.decide(r, rq, b, "s3:PutObject", rq.key) != access.Allowed {
 		return s3err.New(s3err.AccessDenied)
+	}
+	return s.mayLock(r, rq, b)
+}
+
+// mayLock checks that a write whose headers (r's; a POST upload's
+// fields, see postConditionRequest) ask for Object Lock state may set
+// it, as S3 checks: x-amz-object-lock-mode or -retain-until-date needs
+// s3:PutObjectRetention on the key, x-amz-object-lock-legal-hold
+// s3:PutObjectLegalHold. s3:PutObject alone lets a user write an object
+// into a bucket, not lock it there against the bucket's owner and root.
+func (s *Server) mayLock(r *http.Request, rq *request, b object.Bucket) error {
+	h := r.Header
+	if h.Get(objectlock.HeaderMode) != "" || h.Get(objectlock.HeaderRetainUntil) != "" {
+		if s.decide(r, rq, b, "s3:PutObjectRetention", rq.key) != access.Allowed {
+			return s3err.New(s3err.AccessDenied)
+		}
+	}
+	if h.Get(objectlock.HeaderLegalHold) != "" {
+		if s.decide(r, rq, b, "s3:PutObjectLegalHold", rq.key) != access.Allowed {
+			return s3err.New(s3err.AccessDenied)
+		}
 	}
 	return nil
 }

@@ -830,3 +830,83 @@ func TestAuthzPostObjectConditions(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthzObjectLockOnWrite checks that Object Lock headers on a write
+// need the permissions of setting them afterwards, as in S3: retention
+// (x-amz-object-lock-mode, -retain-until-date) s3:PutObjectRetention,
+// a legal hold s3:PutObjectLegalHold, on PutObject, CopyObject,
+// CreateMultipartUpload and POST uploads. Before, s3:PutObject alone let
+// bob write versions into alice's bucket under COMPLIANCE retention or a
+// legal hold that neither alice nor root could remove, though bob's
+// PutObjectRetention of the same lock was refused.
+func TestAuthzObjectLockOnWrite(t *testing.T) {
+	g := startUsersGateway(t)
+	clearImmutable(t, g.Root)
+	ctx := t.Context()
+	bucket := uniqueBucket("lockwrite")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket), ObjectLockEnabledForBucket: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	src := uniqueBucket("locksrc")
+	if _, err := g.bob.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(src)}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.bob, src, "s", "source")
+	res := func(prefix string) string { return `"arn:aws:s3:::` + bucket + `/` + prefix + `/*"` }
+	doc := `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:PutObject","Resource":[` + res("drop") + `,` + res("locker") + `]},
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":["s3:PutObjectRetention","s3:PutObjectLegalHold"],"Resource":` + res("locker") + `}]}`
+	if _, err := g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	until := aws.Time(time.Now().Add(time.Hour))
+	put := func(c *s3.Client, key string, mode types.ObjectLockMode, hold types.ObjectLockLegalHoldStatus) error {
+		in := &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader("x"),
+			ChecksumAlgorithm: types.ChecksumAlgorithmSha256, ObjectLockMode: mode, ObjectLockLegalHoldStatus: hold}
+		if mode != "" {
+			in.ObjectLockRetainUntilDate = until
+		}
+		_, err := c.PutObject(ctx, in)
+		return err
+	}
+	wantCode(t, "bob PutObject with COMPLIANCE retention", put(g.bob, "drop/a", types.ObjectLockModeCompliance, ""), 403, "AccessDenied")
+	wantCode(t, "bob PutObject with GOVERNANCE retention", put(g.bob, "drop/a", types.ObjectLockModeGovernance, ""), 403, "AccessDenied")
+	wantCode(t, "bob PutObject with a legal hold", put(g.bob, "drop/a", "", types.ObjectLockLegalHoldStatusOn), 403, "AccessDenied")
+	_, err := g.bob.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("drop/mp"),
+		ObjectLockMode: types.ObjectLockModeCompliance, ObjectLockRetainUntilDate: until})
+	wantCode(t, "bob CreateMultipartUpload with retention", err, 403, "AccessDenied")
+	_, err = g.bob.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("drop/cp"), CopySource: aws.String(src + "/s"),
+		ObjectLockLegalHoldStatus: types.ObjectLockLegalHoldStatusOn})
+	wantCode(t, "bob CopyObject with a legal hold", err, 403, "AccessDenied")
+	now := time.Now()
+	p := postPolicy{expiration: now.Add(time.Hour), conditions: []any{
+		map[string]string{"bucket": bucket},
+		[]any{"starts-with", "$key", ""},
+		[]any{"starts-with", "$x-amz-object-lock-mode", ""},
+		[]any{"starts-with", "$x-amz-object-lock-retain-until-date", ""},
+	}}
+	fields := append([]postField{{"key", "drop/post"}, {"x-amz-object-lock-mode", "COMPLIANCE"},
+		{"x-amz-object-lock-retain-until-date", until.UTC().Format(time.RFC3339)}}, g.signPost(p, g.bobKey, g.bobSecret, now)...)
+	if resp, body := g.postUpload(bucket, fields, "f.txt", []byte("posted")); resp.StatusCode != 403 {
+		t.Errorf("bob POST with COMPLIANCE retention: %d %s, want 403", resp.StatusCode, body)
+	}
+	out, err := g.alice.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Versions) != 0 {
+		t.Errorf("refused writes left %d versions", len(out.Versions))
+	}
+
+	// Without lock headers the write is bob's s3:PutObject; with the
+	// lock permissions, or as the bucket's owner, locks are set.
+	if err := put(g.bob, "drop/plain", "", ""); err != nil {
+		t.Errorf("bob PutObject without lock headers: %v", err)
+	}
+	if err := put(g.bob, "locker/a", types.ObjectLockModeGovernance, types.ObjectLockLegalHoldStatusOn); err != nil {
+		t.Errorf("bob PutObject with lock headers where the policy grants the lock permissions: %v", err)
+	}
+	if err := put(g.alice, "drop/own", types.ObjectLockModeGovernance, types.ObjectLockLegalHoldStatusOn); err != nil {
+		t.Errorf("alice PutObject with lock headers in her bucket: %v", err)
+	}
+}
