@@ -243,6 +243,9 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		// Each key is one DeleteObject, decided by deleteObjects.
 		return op.handler(w, r, rq)
 	}
+	if op.name == "PutObjectTagging" {
+		s.readTaggingFirst(r, rq, b)
+	}
 	vids, byID := rq.queryOf(r)["versionId"]
 	action, _ := access.ActionOf(op.name, byID)
 	var vid string

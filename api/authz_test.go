@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"slices"
@@ -909,4 +911,66 @@ func TestAuthzObjectLockOnWrite(t *testing.T) {
 	if err := put(g.alice, "drop/own", types.ObjectLockModeGovernance, types.ObjectLockLegalHoldStatusOn); err != nil {
 		t.Errorf("alice PutObject with lock headers in her bucket: %v", err)
 	}
+}
+
+// TestAuthzPutObjectTaggingConditions checks that PutObjectTagging is
+// decided on the tag set of its body, which S3 gives as
+// s3:RequestObjectTag/KEY and s3:RequestObjectTagKeys: a policy that lets
+// bob tag only with the key "project", and denies the tag expire=now
+// (which a lifecycle rule could act on), refuses bob's other tags. Before,
+// the keys were taken from x-amz-tagging alone, which PutObjectTagging
+// does not send: absent, they let ForAllValues through and no Deny
+// apply, and bob set expire=now.
+func TestAuthzPutObjectTaggingConditions(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	bucket := uniqueBucket("tagcond")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, bucket, "shared/t", "x")
+	doc := `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:PutObjectTagging","Resource":"arn:aws:s3:::` + bucket + `/shared/*",
+		 "Condition":{"ForAllValues:StringEquals":{"s3:RequestObjectTagKeys":["project","expire"]}}},
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObjectTagging","Resource":"arn:aws:s3:::` + bucket + `/*",
+		 "Condition":{"StringEquals":{"s3:RequestObjectTag/expire":"now"}}}]}`
+	if _, err := g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	tag := func(c *s3.Client, kv ...string) error {
+		var set []types.Tag
+		for i := 0; i < len(kv); i += 2 {
+			set = append(set, types.Tag{Key: aws.String(kv[i]), Value: aws.String(kv[i+1])})
+		}
+		_, err := c.PutObjectTagging(ctx, &s3.PutObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String("shared/t"), Tagging: &types.Tagging{TagSet: set}})
+		return err
+	}
+	if err := tag(g.bob, "project", "p1", "expire", "later"); err != nil {
+		t.Errorf("bob tags with the keys the policy allows: %v", err)
+	}
+	wantCode(t, "bob tags with a key the policy does not allow", tag(g.bob, "owner", "bob"), 403, "AccessDenied")
+	wantCode(t, "bob tags expire=now, which the policy denies", tag(g.bob, "project", "p1", "expire", "now"), 403, "AccessDenied")
+	wantCode(t, "alice, the owner, tags expire=now, which the policy denies to everyone", tag(g.alice, "expire", "now"), 403, "AccessDenied")
+	if err := tag(g.alice, "owner", "alice"); err != nil {
+		t.Errorf("alice tags her object: %v", err)
+	}
+	out, err := g.alice.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String("shared/t")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.TagSet) != 1 || aws.ToString(out.TagSet[0].Key) != "owner" {
+		t.Errorf("tags after the refused requests: %v", out.TagSet)
+	}
+
+	// A body that does not parse is the allowed caller's MalformedXML.
+	bad := []byte("<Tagging><TagSet>")
+	req := g.rawRequest("PUT", "/"+bucket+"/shared/t", "tagging", bad)
+	sum := sha256.Sum256(bad)
+	req.Header.Set("X-Amz-Content-Sha256", hex.EncodeToString(sum[:]))
+	creds := aws.Credentials{AccessKeyID: g.aliceKey, SecretAccessKey: g.aliceSecret}
+	if err := signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "s3", g.Region, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := g.do(req, nil, false)
+	wantXMLError(t, "alice PutObjectTagging with a malformed body", resp, body, 400, "MalformedXML")
 }

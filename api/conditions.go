@@ -109,7 +109,17 @@ func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) pol
 			cs.Set(h[1], v)
 		}
 	}
-	if v := r.Header.Get("X-Amz-Tagging"); v != "" {
+	if t := rq.tagging; t != nil {
+		// PutObjectTagging: the tag set of its body (readTaggingFirst).
+		if t.err == nil {
+			keys := make([]string, 0, len(t.tags))
+			for _, kv := range t.tags {
+				keys = append(keys, kv.Key)
+				cs.Set("s3:RequestObjectTag/"+kv.Key, kv.Value)
+			}
+			cs.Set("s3:RequestObjectTagKeys", keys...)
+		}
+	} else if v := r.Header.Get("X-Amz-Tagging"); v != "" {
 		if tags, err := url.ParseQuery(v); err == nil {
 			keys := make([]string, 0, len(tags))
 			for k, vs := range tags {
