@@ -18,6 +18,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/access"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/policy"
 )
@@ -973,4 +974,48 @@ func TestAuthzPutObjectTaggingConditions(t *testing.T) {
 	}
 	resp, body := g.do(req, nil, false)
 	wantXMLError(t, "alice PutObjectTagging with a malformed body", resp, body, 400, "MalformedXML")
+}
+
+// TestAuthzWriteGrantKeepsVersions checks that a bucket ACL's WRITE lets
+// its grantee delete objects, leaving delete markers, but not remove a
+// version (DeleteObject or DeleteObjects with a version id), which S3
+// gives only the bucket's owner. Before, bob, granted WRITE on alice's
+// versioned bucket, removed the version he had just hidden behind a
+// delete marker, and with it alice's data.
+func TestAuthzWriteGrantKeepsVersions(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	bucket := uniqueBucket("writever")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.alice.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String(bucket),
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}}); err != nil {
+		t.Fatal(err)
+	}
+	put, err := g.alice.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("doc"), Body: strings.NewReader("v1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := put.VersionId
+	grants := `id="` + access.CanonicalID(g.aliceKey) + `"`
+	if _, err := g.alice.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket),
+		GrantWrite: aws.String(`id="` + access.CanonicalID(g.bobKey) + `"`), GrantFullControl: aws.String(grants)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("doc")}); err != nil {
+		t.Errorf("bob DeleteObject with WRITE: %v", err)
+	}
+	_, err = g.bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("doc"), VersionId: v1})
+	wantCode(t, "bob DeleteObject of a version with WRITE", err, 403, "AccessDenied")
+	_, err = g.bob.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(bucket),
+		Delete: &types.Delete{Objects: []types.ObjectIdentifier{{Key: aws.String("doc"), VersionId: v1}}}})
+	wantCode(t, "bob DeleteObjects of a version with WRITE", err, 403, "AccessDenied")
+	out, err := g.alice.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("doc"), VersionId: v1})
+	if got := readBody(t, "alice GetObject of the version", out, err); got != "v1" {
+		t.Errorf("alice's version reads %q", got)
+	}
+	if _, err := g.alice.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("doc"), VersionId: v1}); err != nil {
+		t.Errorf("alice, the owner, removes her version: %v", err)
+	}
 }

@@ -367,12 +367,15 @@ func (a *ACL) allows(c Caller, cid func() string, want Permission, public bool) 
 // bucketPermission is the permission of a bucket ACL that allows action:
 // READ lists, WRITE writes and deletes objects, READ_ACP and WRITE_ACP
 // read and write the bucket's ACL. ok is false for an action no bucket
-// ACL grants.
+// ACL grants. WRITE does not grant s3:DeleteObjectVersion: S3 lets it
+// remove a version only for the bucket's owner, who needs no grant, so
+// that a grantee's deletes leave delete markers over versions it cannot
+// destroy.
 func bucketPermission(action string) (Permission, bool) {
 	switch action {
 	case "s3:ListBucket", "s3:ListBucketVersions", "s3:ListBucketMultipartUploads":
 		return Read, true
-	case "s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts":
+	case "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts":
 		return Write, true
 	case "s3:GetBucketAcl":
 		return ReadACP, true

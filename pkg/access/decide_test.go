@@ -306,6 +306,44 @@ func TestDecideVersionActions(t *testing.T) {
 	}
 }
 
+// TestDecideWriteGrantVersions checks that a bucket ACL's WRITE, to a
+// user or to everyone (public-read-write), deletes objects but not their
+// versions: S3 maps WRITE to s3:PutObject and s3:DeleteObject, and to
+// s3:DeleteObjectVersion only for the bucket's owner. A bucket policy may
+// still grant the version action.
+func TestDecideWriteGrantVersions(t *testing.T) {
+	bobWrites := &ACL{Grants: []Grant{{ID: CanonicalID(ownerKey), Permission: FullControl}, {ID: CanonicalID(otherKey), Permission: Write}}}
+	bobFull := &ACL{Grants: []Grant{{ID: CanonicalID(ownerKey), Permission: FullControl}, {ID: CanonicalID(otherKey), Permission: FullControl}}}
+	publicWrite, _ := Canned("public-read-write", CanonicalID(ownerKey), CanonicalID(ownerKey))
+	granted := mustParse(t, `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:DeleteObjectVersion","Resource":"arn:aws:s3:::shared/*"}]}`)
+	for _, tc := range []struct {
+		name   string
+		bucket Bucket
+		caller Caller
+		want   Decision
+	}{
+		{"WRITE to bob", Bucket{Name: bucket, Owner: ownerKey, ACL: bobWrites}, NewCaller(otherKey, false), ImplicitDeny},
+		{"FULL_CONTROL to bob", Bucket{Name: bucket, Owner: ownerKey, ACL: bobFull}, NewCaller(otherKey, false), ImplicitDeny},
+		{"public-read-write, anonymous", Bucket{Name: bucket, Owner: ownerKey, ACL: publicWrite}, NewCaller("", false), ImplicitDeny},
+		{"public-read-write, a user", Bucket{Name: bucket, Owner: ownerKey, ACL: publicWrite}, NewCaller(otherKey, false), ImplicitDeny},
+		{"the bucket's owner", Bucket{Name: bucket, Owner: ownerKey, ACL: bobWrites}, NewCaller(ownerKey, false), Allowed},
+		{"a policy grants bob the version action", Bucket{Name: bucket, Owner: ownerKey, ACL: bobWrites, Policy: granted}, NewCaller(otherKey, false), Allowed},
+	} {
+		for _, version := range []bool{false, true} {
+			action, _ := ActionOf("DeleteObject", version)
+			in := Input{Caller: tc.caller, Principal: tc.caller.Principal(), Action: action, Bucket: &tc.bucket, Key: "k"}
+			want := tc.want
+			if !version {
+				want = Allowed // DeleteObject: WRITE's, and the owner's
+			}
+			if got := Decide(&in); got != want {
+				t.Errorf("%s: %s: %v, want %v", tc.name, action, got, want)
+			}
+		}
+	}
+}
+
 // TestPrincipalNames checks the names a policy may give a user: its
 // access key id in a user ARN without an account, and its canonical id.
 func TestPrincipalNames(t *testing.T) {
