@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -1017,5 +1018,90 @@ func TestAuthzWriteGrantKeepsVersions(t *testing.T) {
 	}
 	if _, err := g.alice.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("doc"), VersionId: v1}); err != nil {
 		t.Errorf("alice, the owner, removes her version: %v", err)
+	}
+}
+
+// TestAuthzPolicyOnForeignObject checks that a bucket policy, which is
+// the bucket owner's, grants reads only of the objects the bucket's
+// owner owns: an object bob wrote into alice's bucket (ObjectWriter)
+// stays readable only by the grants of its ACL, on the REST endpoint and
+// on the website endpoint, as S3 has it for another account's object.
+// Before, alice, who may not read bob's private object, read it by
+// granting herself s3:GetObject in her bucket policy, and published it to
+// everyone with "Principal": "*".
+func TestAuthzPolicyOnForeignObject(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	bucket := uniqueBucket("foreign")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.alice.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket),
+		GrantWrite: aws.String(`id="` + access.CanonicalID(g.bobKey) + `"`), GrantFullControl: aws.String(`id="` + access.CanonicalID(g.aliceKey) + `"`)}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.bob, bucket, "bobs", "bob's private data")
+	mustPut(t, g.alice, bucket, "alices", "alice's")
+	mustPut(t, g.alice, bucket, "index.html", "index")
+	if _, err := g.alice.PutBucketWebsite(ctx, &s3.PutBucketWebsiteInput{Bucket: aws.String(bucket), WebsiteConfiguration: websiteConfig("index.html")}); err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":"*","Action":["s3:GetObject","s3:GetObjectVersion","s3:GetObjectAcl","s3:GetObjectTagging"],"Resource":"arn:aws:s3:::` + bucket + `/*"}]}`
+	if _, err := g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := g.alice.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("bobs")})
+	wantCode(t, "alice GetObject of bob's object by her policy", err, 403, "AccessDenied")
+	_, err = g.alice.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("bobs")})
+	wantCode(t, "alice GetObjectAcl of bob's object by her policy", err, 403, "AccessDenied")
+	_, err = g.alice.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String("bobs")})
+	wantCode(t, "alice GetObjectTagging of bob's object by her policy", err, 403, "AccessDenied")
+	own := uniqueBucket("own")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(own)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.alice.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(own), Key: aws.String("copy"), CopySource: aws.String(bucket + "/bobs")})
+	wantCode(t, "alice CopyObject from bob's object by her policy", err, 403, "AccessDenied")
+	for _, k := range []string{"bobs", "alices"} {
+		want := 403
+		if k == "alices" {
+			want = 200
+		}
+		if resp, body := g.anon("GET", "/"+bucket+"/"+k, "", nil, nil); resp.StatusCode != want {
+			t.Errorf("anonymous GET %s: %d %s, want %d", k, resp.StatusCode, body, want)
+		}
+	}
+	ws := startWebsite(t, g.gateway, api.WebsiteOptions{})
+	for _, k := range []string{"bobs", "alices"} {
+		want := 403
+		if k == "alices" {
+			want = 200
+		}
+		req, err := http.NewRequestWithContext(ctx, "GET", ws.URL+"/"+k, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = bucket
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("website GET %s: %d, want %d", k, resp.StatusCode, want)
+		}
+	}
+
+	// Bob's own grant publishes it; bob reads it whatever the policy.
+	out, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("bobs")})
+	if got := readBody(t, "bob GetObject of his object", out, err); got != "bob's private data" {
+		t.Errorf("bob reads %q", got)
+	}
+	if _, err := g.bob.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("bobs"), ACL: types.ObjectCannedACLPublicRead}); err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := g.anon("GET", "/"+bucket+"/bobs", "", nil, nil); resp.StatusCode != 200 {
+		t.Errorf("anonymous GET of bob's object after his public-read: %d %s", resp.StatusCode, body)
 	}
 }

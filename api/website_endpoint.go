@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/objectgateway/objectgateway/pkg/access"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/policy"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
@@ -148,7 +149,7 @@ func (wh *websiteHandler) serve(w *responseWriter, r *http.Request, rq *request)
 		return redirect(w, t)
 	}
 	if cfg.ErrorDocument != nil && status >= 400 && status < 500 {
-		if served := wh.serveErrorDocument(w, r, p, bucket, cfg.ErrorDocument.Key, status); served {
+		if served := wh.serveErrorDocument(w, r, rq, p, cfg.ErrorDocument.Key, status); served {
 			return err
 		}
 	}
@@ -170,28 +171,47 @@ func (wh *websiteHandler) serveObject(w *responseWriter, r *http.Request, rq *re
 	if !p.Allows(policy.GetObject, key) {
 		return s3err.New(s3err.AccessDenied)
 	}
+	o, err := wh.s.layer.StatObject(rq.bucket, key)
+	if err == nil && wh.foreign(rq, o) {
+		// The bucket policy is the bucket owner's: it does not publish an
+		// object another user owns (see access.Decide).
+		return s3err.New(s3err.AccessDenied)
+	}
 	// An object stored with x-amz-website-redirect-location is answered
 	// on the website endpoint by a 301 to it, as S3 does.
-	if o, err := wh.s.layer.StatObject(rq.bucket, key); err == nil && o.WebsiteRedirect != "" {
+	if err == nil && o.WebsiteRedirect != "" {
 		return redirect(w, website.Target{Status: http.StatusMovedPermanently, Location: o.WebsiteRedirect})
 	}
 	rq.query = url.Values{}
 	return wh.s.getObject(w, r, rq)
 }
 
+// foreign reports whether o is owned by another user than the owner of
+// the request's bucket, which the bucket's policy does not publish.
+func (wh *websiteHandler) foreign(rq *request, o object.Object) bool {
+	b, err := wh.s.bucketRecord(rq)
+	if err != nil || ownershipOf(b) == access.BucketOwnerEnforced {
+		return false
+	}
+	return o.Owner != "" && o.Owner != b.Owner
+}
+
 // serveErrorDocument answers with the bucket's error document and the
 // status of the error it stands for, and reports whether it did. It
 // sends nothing when the document is missing or not readable by
 // everyone, so that the HTML page of the original error is sent instead.
-func (wh *websiteHandler) serveErrorDocument(w *responseWriter, r *http.Request, p *policy.Policy, bucket, key string, status int) bool {
+func (wh *websiteHandler) serveErrorDocument(w *responseWriter, r *http.Request, rq *request, p *policy.Policy, key string, status int) bool {
 	if !p.Allows(policy.GetObject, key) {
 		return false
 	}
-	rd, err := wh.s.layer.ReadObject(bucket, key)
+	rd, err := wh.s.layer.ReadObject(rq.bucket, key)
 	if err != nil {
 		return false
 	}
 	defer rd.Close()
+	if wh.foreign(rq, rd.Object) {
+		return false
+	}
 	h := w.Header()
 	// The answer is the error document, not a part of the object asked
 	// for: a 416's Content-Range does not describe it.

@@ -120,7 +120,7 @@ func Decide(in *Input) Decision {
 		return ExplicitDeny
 	case owner && bucketOwnerMay(in), id == policy.Allow:
 		return Allowed
-	case pd == policy.Allow && !(c.Kind == policy.Anonymous && b.Block.RestrictPublicBuckets && b.Policy.IsPublic()):
+	case pd == policy.Allow && !foreignObject(in) && !(c.Kind == policy.Anonymous && b.Block.RestrictPublicBuckets && b.Policy.IsPublic()):
 		return Allowed
 	case aclAllows(in):
 		return Allowed

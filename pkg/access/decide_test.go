@@ -214,6 +214,17 @@ func TestDecisionMatrix(t *testing.T) {
 			other: want{allow: []string{"GetObject", "HeadObject", "GetObjectAcl", "PutObjectAcl"}}, anon: want{allow: objectReads},
 		},
 		{
+			// The bucket owner's policy grants on its own objects only: an
+			// object another user owns is granted by its ACL, as S3 has
+			// it for an object of another account.
+			name: "object another user wrote, private, bucket policy grants everyone reads",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, Policy: mustParse(t, `{"Version":"2012-10-17","Statement":[
+				{"Effect":"Allow","Principal":"*","Action":["s3:GetObject","s3:GetObjectAcl","s3:GetObjectTagging","s3:GetObjectAttributes"],"Resource":"arn:aws:s3:::shared/*"}]}`)},
+			object: &Object{Owner: otherKey},
+			root:   want{allow: everything}, owner: want{allow: ownerOnForeign},
+			other: want{allow: []string{"GetObject", "HeadObject", "GetObjectAcl", "PutObjectAcl"}},
+		},
+		{
 			name:   "object another user wrote, under BucketOwnerEnforced: the bucket owner's",
 			bucket: Bucket{Name: bucket, Owner: ownerKey, Ownership: BucketOwnerEnforced},
 			object: &Object{Owner: otherKey, ACL: objectPublicRead},

@@ -38,7 +38,11 @@
 //     anonymous one when Block Public Access's RestrictPublicBuckets is
 //     set and the policy is public (policy.IsPublic): every signed user
 //     is an authorized user of the gateway's one account, whom S3's
-//     RestrictPublicBuckets still lets the policy grant to.
+//     RestrictPublicBuckets still lets the policy grant to; and not an
+//     action S3 decides in the object's context (reading an object, its
+//     ACL, tags or attributes, writing its ACL or tags) on an object
+//     another user than the bucket's owner owns: the policy is the
+//     bucket owner's and grants on its objects only (foreignObject).
 //  6. An ACL grant allows the request: the bucket's ACL for bucket
 //     actions and object writes (READ lists, WRITE writes and deletes,
 //     READ_ACP and WRITE_ACP the bucket's ACL), the object's for reading

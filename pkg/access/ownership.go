@@ -74,6 +74,17 @@ func bucketOwnerMay(in *Input) bool {
 	return bucketOwnerObjectAction(in.Action)
 }
 
+// foreignObject reports whether in asks for an object action that S3
+// decides in the object's context (reading the object, its ACL, tags or
+// attributes, or writing its ACL or tags) on an object another user than
+// the bucket's owner owns. The bucket policy is the bucket owner's: it
+// may deny such an action, but its Allow grants only on the owner's own
+// objects; an object someone else owns is granted by its ACL (and its
+// owner's rights), as S3 has it for an object of another account.
+func foreignObject(in *Input) bool {
+	return in.Key != "" && in.Object != nil && objectOwner(in) != in.Bucket.Owner && !bucketOwnerObjectAction(in.Action)
+}
+
 // aclAllows reports whether the bucket's or the object's ACL grants in's
 // action to the caller. Under BucketOwnerEnforced ACLs grant nothing;
 // under IgnorePublicAcls their grants to everyone count for nothing. An
@@ -118,8 +129,9 @@ func aclAllows(in *Input) bool {
 // NeedsObject reports whether Decide's answer d to in, asked without
 // in.Object, may change once the object's owner and ACL are given: a
 // denied read of an object or its ACL, which the object's ACL (or its
-// owner's rights) may allow, and the bucket owner's reads of objects that
-// may be another user's. The caller then reads the object and asks
+// owner's rights) may allow, and the reads that the bucket's owner, or
+// its bucket policy, may allow only on objects that are not another
+// user's (foreignObject). The caller then reads the object and asks
 // again; objects that do not exist stay decided by d.
 func NeedsObject(in *Input, d Decision) bool {
 	b := in.Bucket
@@ -127,7 +139,10 @@ func NeedsObject(in *Input, d Decision) bool {
 		return false
 	}
 	if d == Allowed {
-		return in.Caller.Kind == policy.User && in.Caller.AccessKey == b.Owner && !bucketOwnerObjectAction(in.Action)
+		if in.Caller.Kind == policy.Root || bucketOwnerObjectAction(in.Action) {
+			return false
+		}
+		return (in.Caller.Kind == policy.User && in.Caller.AccessKey == b.Owner) || b.Policy != nil
 	}
 	_, ok := objectPermission(in.Action)
 	return ok
