@@ -504,3 +504,45 @@ func TestSigV2PostObject(t *testing.T) {
 	resp, b = g.postUpload(bucket, fields, "e.txt", []byte("x"))
 	wantXMLError(t, "unknown access key", resp, b, 403, "InvalidAccessKeyId")
 }
+
+// TestSigV2SignatureVersionDenyAWS checks s3:signatureversion "AWS" on
+// the other forms of a Version 2 request TestSigV2SignatureVersionCondition
+// does not send: under a Deny on StringEquals s3:signatureversion "AWS"
+// (the form of S3's policy refusing Version 2), a GET signed in the
+// Authorization header, a presigned GET and a POST upload with a Version 2
+// policy signature are all refused, and a Version 4 GET is not.
+func TestSigV2SignatureVersionDenyAWS(t *testing.T) {
+	users := v2Users{root: testAccessKey, keys: map[string]string{
+		testAccessKey: testSecretKey, "AKIDALICE": "alice-secret",
+	}}
+	g := startGateway(t, withSigV2(), withCredentials(api.Options{Credentials: users}))
+	ctx := t.Context()
+	alice := g.sdkWith(sdkModes[0], "AKIDALICE", "alice-secret")
+	bucket := uniqueBucket("v2deny")
+	if _, err := alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, alice, bucket, "k", "v")
+	doc := `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*",
+		"Resource":["arn:aws:s3:::` + bucket + `","arn:aws:s3:::` + bucket + `/*"],
+		"Condition":{"StringEquals":{"s3:signatureversion":"AWS"}}}]}`
+	if _, err := alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	path := "/" + bucket + "/k"
+	req := g.rawRequest("GET", path, "", nil)
+	signV2(req, "AKIDALICE", "alice-secret", path, time.Now())
+	resp, b := g.do(req, nil, false)
+	wantXMLError(t, "V2 GET under a policy denying V2", resp, b, 403, "AccessDenied")
+	req = g.rawRequest("GET", path, "", nil)
+	presignV2(req, "AKIDALICE", "alice-secret", path, time.Now().Add(time.Minute))
+	resp, b = g.do(req, nil, false)
+	wantXMLError(t, "V2 presigned GET under a policy denying V2", resp, b, 403, "AccessDenied")
+	fields := g.signPostV2(bucket, time.Now().Add(time.Hour), "alice-secret")
+	fields[1].value = "AKIDALICE"
+	resp, b = g.postUpload(bucket, fields, "a.txt", []byte("posted"))
+	wantXMLError(t, "V2 POST upload under a policy denying V2", resp, b, 403, "AccessDenied")
+	if _, err := alice.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")}); err != nil {
+		t.Errorf("V4 GetObject under a policy denying V2: %v", err)
+	}
+}
