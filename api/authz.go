@@ -243,8 +243,9 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		// Each key is one DeleteObject, decided by deleteObjects.
 		return op.handler(w, r, rq)
 	}
-	if op.name == "PutObjectTagging" {
-		s.readTaggingFirst(r, rq, b)
+	switch op.name {
+	case "PutObjectTagging", "PutObjectRetention", "PutObjectLegalHold":
+		s.readBodyFirst(r, rq, b)
 	}
 	vids, byID := rq.queryOf(r)["versionId"]
 	action, _ := access.ActionOf(op.name, byID)
@@ -305,6 +306,43 @@ func (s *Server) missingKey(r *http.Request, rq *request, b object.Bucket) error
 		return nil
 	}
 	return err
+}
+
+// earlyBody is the document of a request read before the request was
+// authorized (readBodyFirst): PutObjectTagging's tag set,
+// PutObjectRetention's retention or PutObjectLegalHold's status; or the
+// error reading or parsing it gave, which the handler answers if the
+// request is allowed.
+type earlyBody struct {
+	tags      []metadata.KV
+	retention objectlock.Retention
+	hold      bool
+	err       error
+}
+
+// readBodyFirst reads the document of a PutObjectTagging,
+// PutObjectRetention or PutObjectLegalHold before the request is
+// authorized when the bucket's policy or the caller's identity policy
+// has conditions: what the document asks for is condition keys of the
+// request, as S3 has them (s3:RequestObjectTag/KEY and
+// s3:RequestObjectTagKeys; s3:object-lock-mode and
+// s3:object-lock-retain-until-date; s3:object-lock-legal-hold), and a
+// policy that denies some values or allows only some must see them. A
+// document that cannot be read or parsed gives no keys.
+func (s *Server) readBodyFirst(r *http.Request, rq *request, b object.Bucket) {
+	if rq.early != nil || (!s.access.bucketOf(b).Policy.UsesContext() && !s.identityOf(rq).UsesContext()) {
+		return
+	}
+	e := &earlyBody{}
+	switch rq.op {
+	case "PutObjectTagging":
+		e.tags, e.err = s.readTaggingBody(r, rq)
+	case "PutObjectRetention":
+		e.retention, e.err = s.readRetentionBody(r, rq)
+	case "PutObjectLegalHold":
+		e.hold, e.err = s.readLegalHoldBody(r, rq)
+	}
+	rq.early = e
 }
 
 // mayDelete decides one key of a DeleteObjects request: s3:DeleteObject,

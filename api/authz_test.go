@@ -1109,3 +1109,56 @@ func TestAuthzPolicyOnForeignObject(t *testing.T) {
 		t.Errorf("anonymous GET of bob's object after his public-read: %d %s", resp.StatusCode, body)
 	}
 }
+
+// TestAuthzObjectLockBodyConditions checks that PutObjectRetention and
+// PutObjectLegalHold are decided on what their documents ask for, as S3
+// gives it: s3:object-lock-mode and s3:object-lock-retain-until-date of
+// the Retention, s3:object-lock-legal-hold of the LegalHold. A policy
+// that lets bob set retention and legal holds but denies COMPLIANCE and
+// holds ON refuses those. Before, the keys were taken from the
+// x-amz-object-lock-* headers alone, which these requests do not send,
+// and bob put alice's version under COMPLIANCE retention, which no one
+// can lift before its date, and under a legal hold.
+func TestAuthzObjectLockBodyConditions(t *testing.T) {
+	g := startUsersGateway(t)
+	clearImmutable(t, g.Root)
+	ctx := t.Context()
+	bucket := uniqueBucket("lockbody")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket), ObjectLockEnabledForBucket: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, bucket, "a", "x")
+	mustPut(t, g.alice, bucket, "b", "x")
+	res := `"arn:aws:s3:::` + bucket + `/*"`
+	doc := `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":["s3:PutObjectRetention","s3:PutObjectLegalHold"],"Resource":` + res + `},
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObjectRetention","Resource":` + res + `,"Condition":{"StringEquals":{"s3:object-lock-mode":"COMPLIANCE"}}},
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObjectRetention","Resource":` + res + `,"Condition":{"DateGreaterThan":{"s3:object-lock-retain-until-date":"` + time.Now().Add(24*time.Hour).UTC().Format(time.RFC3339) + `"}}},
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObjectLegalHold","Resource":` + res + `,"Condition":{"StringEquals":{"s3:object-lock-legal-hold":"ON"}}}]}`
+	if _, err := g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	retain := func(key string, mode types.ObjectLockRetentionMode, until time.Time) error {
+		_, err := g.bob.PutObjectRetention(ctx, &s3.PutObjectRetentionInput{Bucket: aws.String(bucket), Key: aws.String(key),
+			Retention: &types.ObjectLockRetention{Mode: mode, RetainUntilDate: aws.Time(until)}})
+		return err
+	}
+	hold := func(key string, status types.ObjectLockLegalHoldStatus) error {
+		_, err := g.bob.PutObjectLegalHold(ctx, &s3.PutObjectLegalHoldInput{Bucket: aws.String(bucket), Key: aws.String(key),
+			LegalHold: &types.ObjectLockLegalHold{Status: status}})
+		return err
+	}
+	soon := time.Now().Add(time.Hour)
+	wantCode(t, "bob PutObjectRetention COMPLIANCE", retain("a", types.ObjectLockRetentionModeCompliance, soon), 403, "AccessDenied")
+	wantCode(t, "bob PutObjectRetention beyond the policy's date", retain("a", types.ObjectLockRetentionModeGovernance, time.Now().Add(48*time.Hour)), 403, "AccessDenied")
+	wantCode(t, "bob PutObjectLegalHold ON", hold("a", types.ObjectLockLegalHoldStatusOn), 403, "AccessDenied")
+	if _, err := g.alice.GetObjectRetention(ctx, &s3.GetObjectRetentionInput{Bucket: aws.String(bucket), Key: aws.String("a")}); err == nil {
+		t.Error("a refused PutObjectRetention left a retention")
+	}
+	if err := retain("b", types.ObjectLockRetentionModeGovernance, soon); err != nil {
+		t.Errorf("bob PutObjectRetention GOVERNANCE within the policy: %v", err)
+	}
+	if err := hold("b", types.ObjectLockLegalHoldStatusOff); err != nil {
+		t.Errorf("bob PutObjectLegalHold OFF: %v", err)
+	}
+}

@@ -109,11 +109,11 @@ func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) pol
 			cs.Set(h[1], v)
 		}
 	}
-	if t := rq.tagging; t != nil {
-		// PutObjectTagging: the tag set of its body (readTaggingFirst).
-		if t.err == nil {
-			keys := make([]string, 0, len(t.tags))
-			for _, kv := range t.tags {
+	if e := rq.early; e != nil && rq.op == "PutObjectTagging" {
+		// The tag set of its body (readBodyFirst).
+		if e.err == nil {
+			keys := make([]string, 0, len(e.tags))
+			for _, kv := range e.tags {
 				keys = append(keys, kv.Key)
 				cs.Set("s3:RequestObjectTag/"+kv.Key, kv.Value)
 			}
@@ -127,6 +127,24 @@ func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) pol
 				cs.Set("s3:RequestObjectTag/"+k, vs...)
 			}
 			cs.Set("s3:RequestObjectTagKeys", keys...)
+		}
+	}
+	if e := rq.early; e != nil && e.err == nil {
+		// The retention or legal hold of the body (readBodyFirst).
+		switch rq.op {
+		case "PutObjectRetention":
+			if e.retention.Mode != "" {
+				cs.Set("s3:object-lock-mode", string(e.retention.Mode))
+			}
+			if !e.retention.Until.IsZero() {
+				cs.Set("s3:object-lock-retain-until-date", e.retention.Until.UTC().Format(time.RFC3339))
+			}
+		case "PutObjectLegalHold":
+			status := "OFF"
+			if e.hold {
+				status = "ON"
+			}
+			cs.Set("s3:object-lock-legal-hold", status)
 		}
 	}
 	return cs

@@ -174,11 +174,12 @@ func (s *Server) putObjectRetention(w http.ResponseWriter, r *http.Request, rq *
 	if err != nil {
 		return err
 	}
-	body, err := s.readBody(r, rq, maxLockBody)
-	if err != nil {
-		return err
+	var ret objectlock.Retention
+	if e := rq.early; e != nil {
+		ret, err = e.retention, e.err
+	} else {
+		ret, err = s.readRetentionBody(r, rq)
 	}
-	ret, err := parseRetentionBody(body, s.now())
 	if err != nil {
 		return err
 	}
@@ -188,6 +189,24 @@ func (s *Server) putObjectRetention(w http.ResponseWriter, r *http.Request, rq *
 	}
 	w.WriteHeader(http.StatusOK)
 	return nil
+}
+
+// readRetentionBody reads and parses a PutObjectRetention body.
+func (s *Server) readRetentionBody(r *http.Request, rq *request) (objectlock.Retention, error) {
+	body, err := s.readBody(r, rq, maxLockBody)
+	if err != nil {
+		return objectlock.Retention{}, err
+	}
+	return parseRetentionBody(body, s.now())
+}
+
+// readLegalHoldBody reads and parses a PutObjectLegalHold body.
+func (s *Server) readLegalHoldBody(r *http.Request, rq *request) (bool, error) {
+	body, err := s.readBody(r, rq, maxLockBody)
+	if err != nil {
+		return false, err
+	}
+	return parseLegalHoldBody(body)
 }
 
 // getObjectLegalHold answers GetObjectLegalHold. S3 answers a version
@@ -206,11 +225,12 @@ func (s *Server) putObjectLegalHold(w http.ResponseWriter, r *http.Request, rq *
 	if err != nil {
 		return err
 	}
-	body, err := s.readBody(r, rq, maxLockBody)
-	if err != nil {
-		return err
+	var on bool
+	if e := rq.early; e != nil {
+		on, err = e.hold, e.err
+	} else {
+		on, err = s.readLegalHoldBody(r, rq)
 	}
-	on, err := parseLegalHoldBody(body)
 	if err != nil {
 		return err
 	}

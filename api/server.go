@@ -300,10 +300,10 @@ type request struct {
 	identitySet bool
 	// query is the parsed query string; see queryOf.
 	query url.Values
-	// tagging is set when a PutObjectTagging's body was read before the
-	// request was authorized, its tags being condition keys of a policy;
-	// see readTaggingFirst.
-	tagging *bodyTags
+	// early is set when the request's document was read before the
+	// request was authorized, its contents being condition keys of a
+	// policy; see readBodyFirst.
+	early *earlyBody
 	// document is the share of the document budget the request holds;
 	// see readBodyOpt.
 	document int64

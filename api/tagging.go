@@ -188,8 +188,8 @@ func (s *Server) putObjectTagging(w http.ResponseWriter, r *http.Request, rq *re
 		return err
 	}
 	var tags []metadata.KV
-	if t := rq.tagging; t != nil {
-		tags, err = t.tags, t.err
+	if e := rq.early; e != nil {
+		tags, err = e.tags, e.err
 	} else {
 		tags, err = s.readTaggingBody(r, rq)
 	}
@@ -212,29 +212,6 @@ func (s *Server) readTaggingBody(r *http.Request, rq *request) ([]metadata.KV, e
 		return nil, err
 	}
 	return parseTaggingBody(body)
-}
-
-// bodyTags is a PutObjectTagging body read before the request was
-// authorized: its tags, or the error reading or parsing it gave, which
-// the handler answers if the request is allowed.
-type bodyTags struct {
-	tags []metadata.KV
-	err  error
-}
-
-// readTaggingFirst reads the body of a PutObjectTagging before it is
-// authorized when the bucket's policy or the caller's identity policy
-// has conditions: the tag set it asks for gives s3:RequestObjectTag/KEY
-// and s3:RequestObjectTagKeys, as S3 has them for PutObjectTagging, and a
-// policy that denies some tags or allows only some keys must see them. A
-// body that cannot be read or parsed gives no keys; its error is the
-// answer of an allowed request.
-func (s *Server) readTaggingFirst(r *http.Request, rq *request, b object.Bucket) {
-	if rq.tagging != nil || (!s.access.bucketOf(b).Policy.UsesContext() && !s.identityOf(rq).UsesContext()) {
-		return
-	}
-	tags, err := s.readTaggingBody(r, rq)
-	rq.tagging = &bodyTags{tags: tags, err: err}
 }
 
 // deleteObjectTagging answers DeleteObjectTagging.
