@@ -1162,3 +1162,104 @@ func TestAuthzObjectLockBodyConditions(t *testing.T) {
 		t.Errorf("bob PutObjectLegalHold OFF: %v", err)
 	}
 }
+
+// TestAuthzWriteOnlyKeepsACLAndTags checks that a user whose identity
+// policy lets it only write (s3:PutObject) cannot give the object it
+// writes, which is the bucket owner's, an ACL granting anyone but the
+// bucket's owner, or tags: those need s3:PutObjectAcl and
+// s3:PutObjectTagging, as S3 asks of PutObject. Before, the user's
+// x-amz-acl: public-read published the bucket owner's new object to
+// everyone, and x-amz-grant-read to itself let it read back what its
+// policy keeps it from reading, though its PutObjectAcl was refused.
+func TestAuthzWriteOnlyKeepsACLAndTags(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	bucket := uniqueBucket("writeonly")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	_, secret, err := g.users.AddUser(object.AddUserInput{AccessKey: "AKIDWRITER"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.users.SetUserPolicy("AKIDWRITER", `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Action":"s3:PutObject","Resource":"arn:aws:s3:::`+bucket+`/inbox/*"}]}`); err != nil {
+		t.Fatal(err)
+	}
+	w := g.sdkWith(sdkModes[0], "AKIDWRITER", secret)
+	put := func(key string, f func(*s3.PutObjectInput)) error {
+		in := &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader("x")}
+		f(in)
+		_, err := w.PutObject(ctx, in)
+		return err
+	}
+	wantCode(t, "writer PutObject public-read", put("inbox/pub", func(in *s3.PutObjectInput) { in.ACL = types.ObjectCannedACLPublicRead }), 403, "AccessDenied")
+	wantCode(t, "writer PutObject granting itself READ", put("inbox/self", func(in *s3.PutObjectInput) {
+		in.GrantRead = aws.String(`id="` + access.CanonicalID("AKIDWRITER") + `"`)
+	}), 403, "AccessDenied")
+	wantCode(t, "writer PutObject with tags", put("inbox/tagged", func(in *s3.PutObjectInput) { in.Tagging = aws.String("expire=now") }), 403, "AccessDenied")
+	_, err = w.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("inbox/mp"), ACL: types.ObjectCannedACLPublicRead})
+	wantCode(t, "writer CreateMultipartUpload public-read", err, 403, "AccessDenied")
+	now := time.Now()
+	p := postPolicy{expiration: now.Add(time.Hour), conditions: []any{
+		map[string]string{"bucket": bucket}, []any{"starts-with", "$key", "inbox/"}, map[string]string{"acl": "public-read"},
+	}}
+	fields := append([]postField{{"key", "inbox/post"}, {"acl", "public-read"}}, g.signPost(p, "AKIDWRITER", secret, now)...)
+	if resp, body := g.postUpload(bucket, fields, "f.txt", []byte("posted")); resp.StatusCode != 403 {
+		t.Errorf("writer POST with acl public-read: %d %s, want 403", resp.StatusCode, body)
+	}
+	for _, k := range []string{"inbox/pub", "inbox/post"} {
+		if resp, _ := g.anon("GET", "/"+bucket+"/"+k, "", nil, nil); resp.StatusCode == 200 {
+			t.Errorf("anonymous GET %s: 200", k)
+		}
+	}
+	if _, err := w.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("inbox/self")}); err == nil {
+		t.Error("the writer reads back an object")
+	}
+
+	// Without them, and with an ACL granting only the bucket's owner, it
+	// writes; alice, who owns the objects, sets what she likes.
+	if err := put("inbox/plain", func(*s3.PutObjectInput) {}); err != nil {
+		t.Errorf("writer PutObject: %v", err)
+	}
+	if err := put("inbox/bofc", func(in *s3.PutObjectInput) { in.ACL = types.ObjectCannedACLBucketOwnerFullControl }); err != nil {
+		t.Errorf("writer PutObject bucket-owner-full-control: %v", err)
+	}
+	if _, err := g.alice.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("inbox/alice"), Body: strings.NewReader("x"),
+		ACL: types.ObjectCannedACLPublicRead, Tagging: aws.String("k=v")}); err != nil {
+		t.Errorf("alice PutObject public-read with tags: %v", err)
+	}
+
+	// An anonymous writer of a public-read-write bucket sets an ACL and
+	// tags as S3 lets it (TestConformancePostObjectAnonymous), unless the
+	// bucket's policy denies them, on a PUT as on a POST upload.
+	open := uniqueBucket("anonwrite")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(open), ACL: types.BucketCannedACLPublicReadWrite}); err != nil {
+		t.Fatal(err)
+	}
+	anonPut := func(key string) int {
+		resp, _ := g.anon("PUT", "/"+open+"/"+key, "", map[string]string{"X-Amz-Acl": "public-read", "X-Amz-Tagging": "k=v"}, []byte("x"))
+		return resp.StatusCode
+	}
+	anonPost := func(key string) int {
+		resp, _ := g.postUpload(open, []postField{{"key", key}, {"acl", "public-read"}}, "f.txt", []byte("x"))
+		return resp.StatusCode
+	}
+	if st := anonPut("put"); st != 200 {
+		t.Errorf("anonymous PutObject public-read with tags into a public-read-write bucket: %d, want 200", st)
+	}
+	if st := anonPost("post"); st != 204 {
+		t.Errorf("anonymous POST acl public-read into a public-read-write bucket: %d, want 204", st)
+	}
+	deny := `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::` + open + `/*",
+		"Condition":{"StringEquals":{"s3:x-amz-acl":"public-read"}}}]}`
+	if _, err := g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(open), Policy: aws.String(deny)}); err != nil {
+		t.Fatal(err)
+	}
+	if st := anonPut("put-denied"); st != 403 {
+		t.Errorf("anonymous PutObject public-read under a Deny of it: %d, want 403", st)
+	}
+	if st := anonPost("post-denied"); st != 403 {
+		t.Errorf("anonymous POST acl public-read under a Deny of it: %d, want 403", st)
+	}
+}
