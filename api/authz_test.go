@@ -1263,3 +1263,75 @@ func TestAuthzWriteOnlyKeepsACLAndTags(t *testing.T) {
 		t.Errorf("anonymous POST acl public-read under a Deny of it: %d, want 403", st)
 	}
 }
+
+// TestAuthzExistingObjectTag checks that s3:ExistingObjectTag/KEY gives
+// the tags of the object a read (or a copy's source) addresses, so that
+// a bucket policy denying bob the objects tagged class=secret refuses
+// him those, and lets him read the others. Before, the key was absent:
+// the Deny never applied and bob read and copied the secret object.
+func TestAuthzExistingObjectTag(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	bucket := uniqueBucket("existingtag")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	for k, class := range map[string]string{"secret": "secret", "open": "public"} {
+		if _, err := g.alice.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(k), Body: strings.NewReader(k), Tagging: aws.String("class=" + class)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := `"arn:aws:s3:::` + bucket + `/*"`
+	doc := `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":["s3:GetObject","s3:GetObjectTagging"],"Resource":` + res + `},
+		{"Effect":"Deny","Principal":"*","Action":["s3:GetObject","s3:GetObjectTagging"],"Resource":` + res + `,"Condition":{"StringEquals":{"s3:ExistingObjectTag/class":"secret"}}}]}`
+	if _, err := g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("secret")})
+	wantCode(t, "bob GetObject of an object tagged class=secret", err, 403, "AccessDenied")
+	_, err = g.bob.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("secret")})
+	if httpStatus(err) != 403 {
+		t.Errorf("bob HeadObject of an object tagged class=secret: %v, want 403", err)
+	}
+	_, err = g.bob.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String("secret")})
+	wantCode(t, "bob GetObjectTagging of an object tagged class=secret", err, 403, "AccessDenied")
+	own := uniqueBucket("bobs")
+	if _, err := g.bob.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(own)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.bob.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(own), Key: aws.String("copy"), CopySource: aws.String(bucket + "/secret")})
+	wantCode(t, "bob CopyObject from an object tagged class=secret", err, 403, "AccessDenied")
+	out, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("open")})
+	if got := readBody(t, "bob GetObject of an object tagged class=public", out, err); got != "open" {
+		t.Errorf("bob reads %q", got)
+	}
+	// Retagged, the object is bob's to read.
+	if _, err := g.alice.PutObjectTagging(ctx, &s3.PutObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String("secret"),
+		Tagging: &types.Tagging{TagSet: []types.Tag{{Key: aws.String("class"), Value: aws.String("public")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err = g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("secret")})
+	if got := readBody(t, "bob GetObject after the retagging", out, err); got != "secret" {
+		t.Errorf("bob reads %q", got)
+	}
+
+	// A policy variable of the key in the Resource: bob reads the
+	// objects under the prefix their team tag names, and no other.
+	for _, k := range []string{"red/doc", "blue/doc"} {
+		if _, err := g.alice.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(k), Body: strings.NewReader(k), Tagging: aws.String("team=red")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc = `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::` + bucket + `/${s3:ExistingObjectTag/team}/*"}]}`
+	if _, err := g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	out, err = g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("red/doc")})
+	if got := readBody(t, "bob GetObject of red/doc tagged team=red", out, err); got != "red/doc" {
+		t.Errorf("bob reads %q", got)
+	}
+	_, err = g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("blue/doc")})
+	wantCode(t, "bob GetObject of blue/doc tagged team=red", err, 403, "AccessDenied")
+}

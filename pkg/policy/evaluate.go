@@ -218,17 +218,41 @@ func (p *Policy) Allows(action, key string) bool {
 // s3:ExistingObjectTag/KEY condition keys.
 const existingObjectTagKey = "s3:existingobjecttag/"
 
-// UsesExistingObjectTags reports whether some statement has a Condition
-// on an s3:ExistingObjectTag/KEY key, whose values are the tags of the
-// object a request addresses: a caller reads them only for such a policy.
-// A nil Policy has none.
+// UsesExistingObjectTags reports whether some statement consults an
+// s3:ExistingObjectTag/KEY key, whose values are the tags of the object a
+// request addresses: a Condition on it, or a policy variable of it
+// (${s3:ExistingObjectTag/KEY}) in a Resource or a Condition's values. A
+// caller reads the tags only for such a policy. A nil Policy has none.
 func (p *Policy) UsesExistingObjectTags() bool {
 	if p == nil {
 		return false
 	}
 	for i := range p.stmts {
-		for _, c := range p.stmts[i].conditions {
-			if strings.HasPrefix(c.key, existingObjectTagKey) {
+		st := &p.stmts[i]
+		if existingObjectTagVar(st.resources) {
+			return true
+		}
+		for j := range st.conditions {
+			c := &st.conditions[j]
+			if strings.HasPrefix(c.key, existingObjectTagKey) || existingObjectTagVar(c.strs) {
+				return true
+			}
+			for _, arn := range c.arns {
+				if existingObjectTagVar(arn) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// existingObjectTagVar reports whether a compiled pattern of pats refers
+// to a policy variable ${s3:ExistingObjectTag/KEY}.
+func existingObjectTagVar(pats [][]seg) bool {
+	for _, segs := range pats {
+		for _, s := range segs {
+			if s.kind == segVar && strings.HasPrefix(s.lit, existingObjectTagKey) {
 				return true
 			}
 		}

@@ -361,3 +361,51 @@ func TestUsesContext(t *testing.T) {
 		}
 	}
 }
+
+// TestUsesExistingObjectTagsVariables checks that a policy variable
+// ${s3:ExistingObjectTag/KEY}, in a Resource or in a Condition's values,
+// also makes a policy consult the object's tags, and that the variable
+// takes the tag's value: an Allow on b/${s3:ExistingObjectTag/team}/*
+// grants the object tagged team=red under red/ and nowhere else.
+// UsesExistingObjectTags once looked at Condition keys alone, and a
+// caller never read the tags such a policy needs.
+func TestUsesExistingObjectTagsVariables(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want bool
+	}{
+		{`{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*","Condition":{"StringEquals":{"S3:EXISTINGOBJECTTAG/class":"secret"}}}]}`, true},
+		{`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/${s3:ExistingObjectTag/team}/*"}]}`, true},
+		{`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*","Condition":{"StringEquals":{"aws:username":"${s3:ExistingObjectTag/owner}"}}}]}`, true},
+		{`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/${aws:username}/*"}]}`, false},
+		{`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::b/*","Condition":{"StringEquals":{"aws:username":"${s3:RequestObjectTag/owner}"}}}]}`, false},
+	} {
+		p, err := Parse([]byte(tc.doc), "b")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.doc, err)
+		}
+		if got := p.UsesExistingObjectTags(); got != tc.want {
+			t.Errorf("UsesExistingObjectTags() = %v, want %v for %s", got, tc.want, tc.doc)
+		}
+	}
+	p, err := Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/${s3:ExistingObjectTag/team}/*"}]}`), "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		resource, team string
+		want           bool
+	}{
+		{"arn:aws:s3:::b/red/k", "red", true},
+		{"arn:aws:s3:::b/blue/k", "red", false},
+		{"arn:aws:s3:::b/red/k", "", false},
+	} {
+		r := Request{Principal: Principal{Kind: Anonymous}, Action: "s3:GetObject", Resource: c.resource, Conditions: Conditions{}}
+		if c.team != "" {
+			r.Conditions.Set("s3:ExistingObjectTag/team", c.team)
+		}
+		if got := p.Evaluate(&r) == Allow; got != c.want {
+			t.Errorf("%s with team=%q: allowed %v, want %v", c.resource, c.team, got, c.want)
+		}
+	}
+}
