@@ -153,7 +153,7 @@ func withExistingObjectTags(cs policy.Conditions, tags []metadata.KV) policy.Con
 
 // accessInput is the question decide asks pkg/access.
 func (s *Server) accessInput(r *http.Request, rq *request, b object.Bucket, action, key string) access.Input {
-	in := access.Input{Caller: s.callerOf(rq), Action: action, Bucket: s.access.bucketOf(b), Key: key, Identity: s.identityOf(rq)}
+	in := access.Input{Caller: s.callerOf(rq), Action: action, Bucket: s.access.bucketOf(b), Key: key, Identity: s.identityOf(rq), Initiator: rq.initiator}
 	s.policyContext(r, rq, &in)
 	return in
 }
@@ -246,6 +246,13 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 	switch op.name {
 	case "PutObjectTagging", "PutObjectRetention", "PutObjectLegalHold":
 		s.readBodyFirst(r, rq, b)
+	case "AbortMultipartUpload", "ListParts":
+		if !owner {
+			// The upload's initiator may abort it and list its parts; an
+			// upload that does not exist has none, and the handler
+			// answers NoSuchUpload to whoever may ask.
+			rq.initiator, _ = s.layer.UploadInitiator(rq.bucket, rq.key, rq.queryOf(r).Get("uploadId"))
+		}
 	}
 	vids, byID := rq.queryOf(r)["versionId"]
 	action, _ := access.ActionOf(op.name, byID)

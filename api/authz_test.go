@@ -1335,3 +1335,61 @@ func TestAuthzExistingObjectTag(t *testing.T) {
 	_, err = g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("blue/doc")})
 	wantCode(t, "bob GetObject of blue/doc tagged team=red", err, 403, "AccessDenied")
 }
+
+// TestAuthzUploadInitiator checks who may abort a multipart upload and
+// list its parts: the bucket's owner and the upload's initiator, as in
+// S3, and not a grantee of the bucket ACL's WRITE. Before, bob, granted
+// WRITE on alice's bucket, listed the parts of alice's upload in progress
+// (their sizes and ETags, the MD5 of each part's bytes) and aborted it;
+// and a user allowed only s3:PutObject could not abort its own upload.
+func TestAuthzUploadInitiator(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	bucket := uniqueBucket("initiator")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.alice.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: aws.String(bucket),
+		GrantWrite: aws.String(`id="` + access.CanonicalID(g.bobKey) + `"`), GrantFullControl: aws.String(`id="` + access.CanonicalID(g.aliceKey) + `"`)}); err != nil {
+		t.Fatal(err)
+	}
+	start := func(c *s3.Client, key string) *string {
+		up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+		if err != nil {
+			t.Fatalf("CreateMultipartUpload %s: %v", key, err)
+		}
+		if _, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
+			PartNumber: aws.Int32(1), Body: strings.NewReader("part")}); err != nil {
+			t.Fatalf("UploadPart %s: %v", key, err)
+		}
+		return up.UploadId
+	}
+	list := func(c *s3.Client, key string, id *string) error {
+		_, err := c.ListParts(ctx, &s3.ListPartsInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: id})
+		return err
+	}
+	abort := func(c *s3.Client, key string, id *string) error {
+		_, err := c.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: id})
+		return err
+	}
+	alices := start(g.alice, "alices")
+	wantCode(t, "bob ListParts of alice's upload", list(g.bob, "alices", alices), 403, "AccessDenied")
+	wantCode(t, "bob AbortMultipartUpload of alice's upload", abort(g.bob, "alices", alices), 403, "AccessDenied")
+	if err := list(g.alice, "alices", alices); err != nil {
+		t.Errorf("alice ListParts of her upload after bob's refused abort: %v", err)
+	}
+	bobs := start(g.bob, "bobs")
+	if err := list(g.bob, "bobs", bobs); err != nil {
+		t.Errorf("bob ListParts of his upload: %v", err)
+	}
+	if err := list(g.alice, "bobs", bobs); err != nil {
+		t.Errorf("alice, the bucket's owner, ListParts of bob's upload: %v", err)
+	}
+	if err := abort(g.bob, "bobs", bobs); err != nil {
+		t.Errorf("bob AbortMultipartUpload of his upload: %v", err)
+	}
+	if err := abort(g.alice, "alices", alices); err != nil {
+		t.Errorf("alice AbortMultipartUpload of her upload: %v", err)
+	}
+	wantCode(t, "bob AbortMultipartUpload of an upload that is gone", abort(g.bob, "alices", alices), 403, "AccessDenied")
+}

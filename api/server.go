@@ -274,6 +274,9 @@ type request struct {
 	// sigV2 is set when the request (or a browser POST upload's policy)
 	// was signed with Signature Version 2; see conditionsOf.
 	sigV2 bool
+	// initiator is the access key that initiated the multipart upload an
+	// AbortMultipartUpload or ListParts addresses; see serveAuthorized.
+	initiator string
 	// slot is the budget the request holds a slot of, nil before it is
 	// admitted; see admit.
 	slot *slots

@@ -370,12 +370,15 @@ func (a *ACL) allows(c Caller, cid func() string, want Permission, public bool) 
 // ACL grants. WRITE does not grant s3:DeleteObjectVersion: S3 lets it
 // remove a version only for the bucket's owner, who needs no grant, so
 // that a grantee's deletes leave delete markers over versions it cannot
-// destroy.
+// destroy. Nor does it grant aborting other users' multipart uploads or
+// listing their parts (s3:AbortMultipartUpload,
+// s3:ListMultipartUploadParts): S3 gives those to the bucket's owner and
+// the upload's initiator (Input.Initiator) only.
 func bucketPermission(action string) (Permission, bool) {
 	switch action {
 	case "s3:ListBucket", "s3:ListBucketVersions", "s3:ListBucketMultipartUploads":
 		return Read, true
-	case "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts":
+	case "s3:PutObject", "s3:DeleteObject":
 		return Write, true
 	case "s3:GetBucketAcl":
 		return ReadACP, true

@@ -73,6 +73,11 @@ type Input struct {
 	// policy.ParseIdentity), nil for none. It binds only a Caller of
 	// Kind policy.User.
 	Identity *policy.Policy
+	// Initiator is the access key that initiated the multipart upload
+	// an AbortMultipartUpload or ListParts addresses, "" when unknown
+	// (or anonymous): as S3's initiator, it may abort the upload and
+	// list its parts.
+	Initiator string
 }
 
 // Decision is Decide's answer.
@@ -118,7 +123,7 @@ func Decide(in *Input) Decision {
 		return ExplicitDeny
 	case pd == policy.Deny && !(owner && isPolicyAction(in.Action)):
 		return ExplicitDeny
-	case owner && bucketOwnerMay(in), id == policy.Allow:
+	case owner && bucketOwnerMay(in), id == policy.Allow, initiatorMay(in):
 		return Allowed
 	case pd == policy.Allow && !foreignObject(in) && !(c.Kind == policy.Anonymous && b.Block.RestrictPublicBuckets && b.Policy.IsPublic()):
 		return Allowed
@@ -126,6 +131,17 @@ func Decide(in *Input) Decision {
 		return Allowed
 	}
 	return ImplicitDeny
+}
+
+// initiatorMay reports whether the caller initiated the multipart upload
+// in addresses and asks to abort it or list its parts, which S3 lets an
+// upload's initiator do without a grant.
+func initiatorMay(in *Input) bool {
+	switch in.Action {
+	case "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts":
+		return in.Caller.Kind == policy.User && in.Initiator != "" && in.Initiator == in.Caller.AccessKey
+	}
+	return false
 }
 
 // DecideAccount answers a question about an action on no bucket of the

@@ -69,8 +69,9 @@ func TestDecisionMatrix(t *testing.T) {
 	// everyone: listing, not reading objects.
 	reads := []string{"HeadBucket", "ListMultipartUploads", "ListObjectVersions", "ListObjects", "ListObjectsV2"}
 	// writes is what a bucket ACL's WRITE gives: writing and deleting
-	// objects, and managing multipart uploads.
-	writes := []string{"AbortMultipartUpload", "CompleteMultipartUpload", "CopyObject", "CreateMultipartUpload", "DeleteObject", "DeleteObjects", "ListParts", "PostObject", "PutObject", "UploadPart", "UploadPartCopy"}
+	// objects, and uploading in parts; not aborting or listing the parts
+	// of uploads the grantee did not initiate (TestDecideInitiator).
+	writes := []string{"CompleteMultipartUpload", "CopyObject", "CreateMultipartUpload", "DeleteObject", "DeleteObjects", "PostObject", "PutObject", "UploadPart", "UploadPartCopy"}
 	// objectReads is what an object ACL's READ gives.
 	objectReads := []string{"GetObject", "HeadObject"}
 	// ownerOnForeign is what the bucket's owner may do to an object
@@ -352,6 +353,47 @@ func TestDecideWriteGrantVersions(t *testing.T) {
 				t.Errorf("%s: %s: %v, want %v", tc.name, action, got, want)
 			}
 		}
+	}
+}
+
+// TestDecideInitiator checks that a multipart upload's initiator may
+// abort it and list its parts without a grant, as in S3, and that a
+// bucket ACL's WRITE does not let anyone else do so; a policy's Deny
+// still binds the initiator, and its Allow still grants others.
+func TestDecideInitiator(t *testing.T) {
+	bobWrites := &ACL{Grants: []Grant{{ID: CanonicalID(ownerKey), Permission: FullControl}, {ID: CanonicalID(otherKey), Permission: Write}}}
+	publicWrite, _ := Canned("public-read-write", CanonicalID(ownerKey), CanonicalID(ownerKey))
+	deny := mustParse(t, `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Deny","Principal":"*","Action":"s3:AbortMultipartUpload","Resource":"arn:aws:s3:::shared/*"}]}`)
+	allowCarol := mustParse(t, `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDCAROL"},"Action":["s3:AbortMultipartUpload","s3:ListMultipartUploadParts"],"Resource":"arn:aws:s3:::shared/*"}]}`)
+	for _, tc := range []struct {
+		name      string
+		bucket    Bucket
+		caller    Caller
+		initiator string
+		want      Decision
+	}{
+		{"WRITE grantee, another's upload", Bucket{Name: bucket, Owner: ownerKey, ACL: bobWrites}, NewCaller(otherKey, false), ownerKey, ImplicitDeny},
+		{"WRITE grantee, its own upload", Bucket{Name: bucket, Owner: ownerKey, ACL: bobWrites}, NewCaller(otherKey, false), otherKey, Allowed},
+		{"anonymous, public-read-write", Bucket{Name: bucket, Owner: ownerKey, ACL: publicWrite}, NewCaller("", false), "", ImplicitDeny},
+		{"initiator without any grant", Bucket{Name: bucket, Owner: ownerKey}, NewCaller(otherKey, false), otherKey, Allowed},
+		{"bucket owner, another's upload", Bucket{Name: bucket, Owner: ownerKey}, NewCaller(ownerKey, false), otherKey, Allowed},
+		{"policy grants another user", Bucket{Name: bucket, Owner: ownerKey, Policy: allowCarol}, NewCaller("AKIDCAROL", false), otherKey, Allowed},
+	} {
+		for _, op := range []string{"AbortMultipartUpload", "ListParts"} {
+			action, _ := ActionOf(op, false)
+			in := Input{Caller: tc.caller, Principal: tc.caller.Principal(), Action: action, Bucket: &tc.bucket, Key: "k", Initiator: tc.initiator}
+			if got := Decide(&in); got != tc.want {
+				t.Errorf("%s: %s: %v, want %v", tc.name, op, got, tc.want)
+			}
+		}
+	}
+	b := Bucket{Name: bucket, Owner: ownerKey, Policy: deny}
+	c := NewCaller(otherKey, false)
+	in := Input{Caller: c, Principal: c.Principal(), Action: "s3:AbortMultipartUpload", Bucket: &b, Key: "k", Initiator: otherKey}
+	if got := Decide(&in); got != ExplicitDeny {
+		t.Errorf("initiator under a policy denying the abort: %v, want ExplicitDeny", got)
 	}
 }
 

@@ -228,6 +228,13 @@ func requirePartChecksum(u *Upload, e checksum.Expect) error {
 		strings.ToLower(u.ChecksumAlgorithm))
 }
 
+// UploadInitiator returns the access key that initiated an upload in
+// progress ("" for an anonymous one), or NoSuchUpload.
+func (l *Layer) UploadInitiator(bucket, key, id string) (string, error) {
+	u, err := l.upload(bucket, key, id)
+	return u.Owner, err
+}
+
 // UploadPart stores one part of a multipart upload, replacing an earlier
 // upload of the same number.
 func (l *Layer) UploadPart(in PartInput) (Part, error) {
