@@ -91,7 +91,12 @@ func (s *Server) decide(r *http.Request, rq *request, b object.Bucket, action, k
 // (existingTagActions), under a policy that consults them, the record is
 // read first and its tags become those keys; an object that does not
 // exist has none.
-func (s *Server) decideObject(r *http.Request, rq *request, b object.Bucket, action, key, versionID string) access.Decision {
+//
+// With deferOwner (a GetObject or HeadObject, whose handler reads the
+// record itself), an Allow that holds only if the object is not another
+// user's is given at once and asked again on the handler's record
+// (rq.ownerCheck, checkObjectOwner).
+func (s *Server) decideObject(r *http.Request, rq *request, b object.Bucket, action, key, versionID string, deferOwner bool) access.Decision {
 	in := s.accessInput(r, rq, b, action, key)
 	var (
 		o    object.Object
@@ -109,17 +114,42 @@ func (s *Server) decideObject(r *http.Request, rq *request, b object.Bucket, act
 	if !access.NeedsObject(&in, d) {
 		return d
 	}
+	if deferOwner && !read && d == access.Allowed {
+		rq.ownerCheck = &in
+		return d
+	}
 	if !read {
 		o, oErr = s.layer.StatVersion(b.Name, key, versionID)
 	}
 	if oErr != nil {
 		return d
 	}
+	return s.decideOn(&in, &o)
+}
+
+// decideOn asks in again with the owner and ACL of the object o.
+func (s *Server) decideOn(in *access.Input, o *object.Object) access.Decision {
 	in.Object = &access.Object{Owner: o.Owner}
 	if o.ACL != "" {
 		in.Object.ACL = s.access.acls.get(o.ACL, func() *access.ACL { return access.ParseStored(o.ACL) })
 	}
-	return access.Decide(&in)
+	return access.Decide(in)
+}
+
+// checkObjectOwner is the rest of a GetObject's or HeadObject's
+// authorization (rq.ownerCheck) on the record o its handler read: a
+// bucket policy's Allow of an object another user owns is AccessDenied
+// unless the object's ACL grants the read.
+func (s *Server) checkObjectOwner(rq *request, o *object.Object) error {
+	in := rq.ownerCheck
+	if in == nil {
+		return nil
+	}
+	rq.ownerCheck = nil
+	if s.decideOn(in, o) != access.Allowed {
+		return s3err.New(s3err.AccessDenied)
+	}
+	return nil
 }
 
 // existingTagActions are the actions whose requests carry the
@@ -261,7 +291,7 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		vid = vids[0]
 	}
 	read := op.name == "GetObject" || op.name == "HeadObject"
-	if d := s.decideObject(r, rq, b, action, rq.key, vid); d != access.Allowed {
+	if d := s.decideObject(r, rq, b, action, rq.key, vid, read); d != access.Allowed {
 		if read && !byID && d == access.ImplicitDeny {
 			if err := s.missingKey(r, rq, b); err != nil {
 				return err
@@ -388,7 +418,7 @@ func (s *Server) mayReadSource(r *http.Request, rq *request) error {
 		return err
 	}
 	action, _ := access.ActionOf("GetObject", src.versionID != "")
-	if s.decideObject(r, rq, b, action, src.key, src.versionID) != access.Allowed {
+	if s.decideObject(r, rq, b, action, src.key, src.versionID, false) != access.Allowed {
 		return s3err.New(s3err.AccessDenied)
 	}
 	return nil

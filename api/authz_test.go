@@ -1072,9 +1072,18 @@ func TestAuthzPolicyOnForeignObject(t *testing.T) {
 		if k == "alices" {
 			want = 200
 		}
-		if resp, body := g.anon("GET", "/"+bucket+"/"+k, "", nil, nil); resp.StatusCode != want {
-			t.Errorf("anonymous GET %s: %d %s, want %d", k, resp.StatusCode, body, want)
+		for _, method := range []string{"GET", "HEAD"} {
+			if resp, body := g.anon(method, "/"+bucket+"/"+k, "", nil, nil); resp.StatusCode != want {
+				t.Errorf("anonymous %s %s: %d %s, want %d", method, k, resp.StatusCode, body, want)
+			}
 		}
+	}
+	if _, err = g.alice.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("bobs")}); httpStatus(err) != 403 {
+		t.Errorf("alice HeadObject of bob's object by her policy: %v, want 403", err)
+	}
+	// A conditional read is refused before its condition is looked at.
+	if resp, body := g.anon("GET", "/"+bucket+"/bobs", "", map[string]string{"If-None-Match": "*"}, nil); resp.StatusCode != 403 {
+		t.Errorf("anonymous conditional GET of bob's object: %d %s, want 403", resp.StatusCode, body)
 	}
 	ws := startWebsite(t, g.gateway, api.WebsiteOptions{})
 	for _, k := range []string{"bobs", "alices"} {

@@ -118,6 +118,9 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 		defer rd.Close()
 	}
 	o := &rd.Object
+	if err := s.checkObjectOwner(rq, o); err != nil {
+		return err
+	}
 	if err := s.layer.CheckCustomerKey(o, ck.bytes()); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/rs/zerolog"
 
+	"github.com/objectgateway/objectgateway/pkg/access"
 	"github.com/objectgateway/objectgateway/pkg/expect"
 	"github.com/objectgateway/objectgateway/pkg/lifecycle"
 	"github.com/objectgateway/objectgateway/pkg/object"
@@ -301,6 +302,13 @@ type request struct {
 	// against the same one, even while the policy is being replaced.
 	identity    *policy.Policy
 	identitySet bool
+	// ownerCheck, set by authorize for a GetObject or HeadObject that a
+	// bucket policy (or the bucket's owner's rights) allowed, is the
+	// question to ask again once the handler has read the object: the
+	// Allow stands only on an object the bucket's owner owns, and is
+	// checked on the record the handler reads anyway rather than on one
+	// more read of it (checkObjectOwner).
+	ownerCheck *access.Input
 	// query is the parsed query string; see queryOf.
 	query url.Values
 	// early is set when the request's document was read before the

@@ -26,6 +26,11 @@
 #   SSE       1: also store the object with SSE-AES256 on each gateway as
 #             obj-sse and measure its presigned GET as endpoint NAME-sse
 #             (issue 13: within 1.5× of the plain object's CPU)
+#   PUBLIC    1: also store the object in a bucket with a public-read
+#             bucket policy (Principal "*", s3:GetObject) and measure its
+#             anonymous GET as endpoint NAME-public (an origin behind a
+#             CDN); with BASE, the cost of the policy's decision before
+#             and after a change
 #
 # Needs wrk and the AWS CLI v2 (/usr/bin/aws); as root it installs them
 # with apt-get when they are missing.
@@ -104,6 +109,15 @@ for name in "${gateways[@]}"; do
 		URL[$name-sse]=$($AWS --endpoint-url "$ep" s3 presign s3://wrkb/obj-sse --expires-in 21600)
 		PID[$name-sse]=${PID[$name]}
 		gateways+=("$name-sse")
+	fi
+	if [[ ${PUBLIC:-} == 1 ]]; then
+		$AWS --endpoint-url "$ep" s3api create-bucket --bucket pubb >/dev/null
+		$AWS --endpoint-url "$ep" s3api put-bucket-policy --bucket pubb --policy \
+			'{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::pubb/*"}]}'
+		$AWS --endpoint-url "$ep" s3api put-object --bucket pubb --key obj --body "$WORK/obj" >/dev/null
+		URL[$name-public]=$ep/pubb/obj
+		PID[$name-public]=${PID[$name]}
+		gateways+=("$name-public")
 	fi
 done
 port=$(free_port)
