@@ -92,6 +92,17 @@ func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) pol
 	if v, ok := q["versionId"]; ok && len(v) > 0 {
 		cs.Set("s3:versionid", v[0])
 	}
+	// s3:ObjectCreationOperation tells the writes that make an object,
+	// which may carry If-Match and If-None-Match, from the steps of a
+	// multipart upload, which cannot (all are s3:PutObject): AWS's policy
+	// that enforces conditional writes denies s3:PutObject without
+	// s3:if-none-match only where this key is true.
+	switch rq.op {
+	case "PutObject", "CopyObject", "CompleteMultipartUpload", opPostObject:
+		cs.Set("s3:ObjectCreationOperation", "true")
+	case "CreateMultipartUpload", "UploadPart", "UploadPartCopy":
+		cs.Set("s3:ObjectCreationOperation", "false")
+	}
 	if conditionalWriteOps[rq.op] {
 		for _, h := range []string{"If-Match", "If-None-Match"} {
 			if v := r.Header.Get(h); v != "" {

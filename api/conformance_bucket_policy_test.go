@@ -245,6 +245,50 @@ func TestBucketPolicyRequestKeys(t *testing.T) {
 	wantCode(t, "bob GetObject of the current version", err, 403, "AccessDenied")
 }
 
+// TestBucketPolicyObjectCreationOperation checks the policy AWS gives to
+// enforce conditional writes ("Enforce conditional writes on Amazon S3
+// buckets"): a Deny of s3:PutObject without s3:if-none-match where
+// s3:ObjectCreationOperation is true. PutObject, CopyObject and
+// CompleteMultipartUpload without If-None-Match are refused, with it
+// allowed; CreateMultipartUpload and UploadPart, which cannot carry it,
+// are not refused. Without the key the Deny never applied.
+func TestBucketPolicyObjectCreationOperation(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("once")}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, "once", "src", "source")
+	putPolicy(t, g.alice, "once", `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::once/*","Condition":{"Null":{"s3:if-none-match":"true"},"Bool":{"s3:ObjectCreationOperation":"true"}}}]}`)
+	c := g.alice
+	_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("once"), Key: aws.String("plain"), Body: strings.NewReader("x")})
+	wantCode(t, "PutObject without If-None-Match", err, 403, "AccessDenied")
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("once"), Key: aws.String("cond"), Body: strings.NewReader("x"), IfNoneMatch: aws.String("*")}); err != nil {
+		t.Errorf("PutObject with If-None-Match: *: %v", err)
+	}
+	_, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("once"), Key: aws.String("copy"), CopySource: aws.String("once/src")})
+	wantCode(t, "CopyObject without If-None-Match", err, 403, "AccessDenied")
+
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("once"), Key: aws.String("mp")})
+	if err != nil {
+		t.Fatalf("CreateMultipartUpload (the key is false): %v", err)
+	}
+	part, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("once"), Key: aws.String("mp"), UploadId: up.UploadId, PartNumber: aws.Int32(1), Body: strings.NewReader("part")})
+	if err != nil {
+		t.Fatalf("UploadPart (the key is false): %v", err)
+	}
+	complete := func(ifNoneMatch *string) error {
+		_, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String("once"), Key: aws.String("mp"), UploadId: up.UploadId, IfNoneMatch: ifNoneMatch,
+			MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: part.ETag}}}})
+		return err
+	}
+	wantCode(t, "CompleteMultipartUpload without If-None-Match", complete(nil), 403, "AccessDenied")
+	if err := complete(aws.String("*")); err != nil {
+		t.Errorf("CompleteMultipartUpload with If-None-Match: *: %v", err)
+	}
+}
+
 // TestBucketPolicyConditionsAnonymous checks that a Condition sees the
 // request: an anonymous read allowed only with a Referer, and a Deny of
 // reads from a network that covers the client.

@@ -250,7 +250,7 @@ func isS3ConditionKey(name string) bool {
 		"x-amz-object-ownership", "requestobjecttagkeys", "signatureversion", "authtype",
 		"tlsversion", "versionid", "locationconstraint", "resourceaccount",
 		"dataaccesspointarn", "dataaccesspointaccount", "accesspointnetworkorigin",
-		"if-none-match", "if-match", "object-creation-operation",
+		"if-none-match", "if-match", "objectcreationoperation",
 		"x-amz-checksum-algorithm", "x-amz-write-offset-bytes":
 		return true
 	}
