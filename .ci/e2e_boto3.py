@@ -244,7 +244,7 @@ def versioning_checks(s3, r):
     r.check("versioning: delete_object writes a delete marker, NoSuchKey and 405 by id", delete_marker)
     r.check("versioning: delete_objects by VersionId, the marker too", delete_objects_by_version)
     r.check("versioning: delete_objects without VersionId writes a marker", delete_objects_marker)
-    r.check("versioning: Suspended, put_object gives VersionId null", suspended)
+    r.check("versioning: Suspended, put_object writes the null version", suspended)
     r.check("object lock: create_bucket(ObjectLockEnabledForBucket=True)", lock_bucket)
     r.check("object lock: put_object with a legal hold and boto3's Content-MD5", lock_with_content_md5)
     r.check("object lock: GOVERNANCE put_object, delete refused, BypassGovernanceRetention", governance)
