@@ -11,7 +11,41 @@ import (
 
 // copyBufs holds the buffers small PUTs copy through, so a PUT allocates
 // no per-request buffer.
-var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); return &b }}
+
+// A copy holds its buffer for as long as its body takes to arrive, and a
+// client that sends a body slowly (a byte before each --body-timeout) holds
+// it for as long as it likes: 256 KiB for each of --max-requests (1024)
+// bodies was 256 MiB that one client could pin. So at most maxLargeCopies
+// copies use a buffer of copyBufSize at once (16 MiB in all); the others,
+// and bodies smaller than a small buffer, copy through one of
+// smallCopyBufSize, which reads a socket as fast for the few copies that
+// can be busy at once.
+const (
+	copyBufSize      = 256 << 10
+	smallCopyBufSize = 16 << 10
+	maxLargeCopies   = 64
+)
+
+// largeCopies holds a token for each copy using a buffer of copyBufSize.
+var largeCopies = make(chan struct{}, maxLargeCopies)
+
+var smallCopyBufs = sync.Pool{New: func() any { b := make([]byte, smallCopyBufSize); return &b }}
+
+// copyBuf returns a buffer for a copy of size bytes (-1: unknown) and the
+// function that gives it back.
+func copyBuf(size int64) (*[]byte, func()) {
+	if size < 0 || size > smallCopyBufSize {
+		select {
+		case largeCopies <- struct{}{}:
+			bp := copyBufs.Get().(*[]byte)
+			return bp, func() { copyBufs.Put(bp); <-largeCopies }
+		default:
+		}
+	}
+	bp := smallCopyBufs.Get().(*[]byte)
+	return bp, func() { smallCopyBufs.Put(bp) }
+}
 
 const (
 	// pipelineMin is the smallest body copied through the pipeline;
@@ -69,8 +103,8 @@ func copyBody(up io.Writer, body io.Reader, dg *checksum.Digest, size int64) (in
 
 // copySerial reads, hashes and writes body on the calling goroutine.
 func copySerial(up io.Writer, body io.Reader, dg *checksum.Digest, size int64) (int64, error) {
-	bp := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(bp)
+	bp, release := copyBuf(size)
+	defer release()
 	buf := *bp
 	var n int64
 	for {

@@ -178,3 +178,65 @@ func TestPipelinePanicReleasesEverything(t *testing.T) {
 		t.Fatalf("staging after the panics: %v %v", entries, err)
 	}
 }
+
+// stalled is a body that, like a client that stops sending, blocks in its
+// first Read until released, having reported the size of the buffer it
+// was handed; it then ends without a byte.
+type stalled struct {
+	reading chan<- int
+	release <-chan struct{}
+}
+
+func (s *stalled) Read(p []byte) (int, error) {
+	s.reading <- len(p)
+	<-s.release
+	return 0, io.ErrUnexpectedEOF
+}
+
+// TestSlowBodiesHoldBoundedBuffers holds more PUT bodies stalled at once
+// than copies may use a large buffer, as one client that opens many
+// connections and trickles their bodies does: at most maxLargeCopies of
+// them hold a buffer of copyBufSize, the others one of smallCopyBufSize
+// (256 KiB for each of --max-requests such bodies was 256 MiB pinned by
+// one client), and every one is still answered and releases what it took.
+func TestSlowBodiesHoldBoundedBuffers(t *testing.T) {
+	l, root := newLayer(t)
+	const bodies = maxLargeCopies + 16
+	reading := make(chan int)
+	release := make(chan struct{})
+	errs := make(chan error, bodies)
+	for i := range bodies {
+		go func() {
+			_, err := l.PutObject(PutInput{Bucket: "bkt", Key: fmt.Sprintf("slow%d", i),
+				Body: &stalled{reading: reading, release: release}, Size: pipelineMin - 1})
+			errs <- err
+		}()
+	}
+	sizes := map[int]int{}
+	for range bodies {
+		sizes[<-reading]++
+	}
+	if sizes[copyBufSize] != maxLargeCopies || sizes[smallCopyBufSize] != bodies-maxLargeCopies {
+		t.Fatalf("buffers handed to %d stalled bodies, by size: %v; want %d of %d bytes, the rest of %d",
+			bodies, sizes, maxLargeCopies, copyBufSize, smallCopyBufSize)
+	}
+	close(release)
+	for range bodies {
+		if err := <-errs; code(err) != s3err.IncompleteBody {
+			t.Fatalf("stalled body: %v, want IncompleteBody", err)
+		}
+	}
+	if n := len(largeCopies); n != 0 {
+		t.Fatalf("%d large copy buffers still taken after the bodies ended", n)
+	}
+	entries, err := os.ReadDir(filepath.Join(root, ".objectgateway", "staging"))
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("staging after the stalled bodies: %v %v", entries, err)
+	}
+	// A small body takes a small buffer and no large one.
+	if bp, release := copyBuf(smallCopyBufSize); len(*bp) != smallCopyBufSize || len(largeCopies) != 0 {
+		t.Fatalf("a body of %d bytes got a buffer of %d (%d large taken)", smallCopyBufSize, len(*bp), len(largeCopies))
+	} else {
+		release()
+	}
+}
