@@ -7,7 +7,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/minio/sio"
 )
@@ -37,7 +39,45 @@ const blockPackages = 4
 var (
 	cipherBufs = sync.Pool{New: func() any { b := make([]byte, blockPackages*PackageSize+1); return &b }}
 	plainBufs  = sync.Pool{New: func() any { b := make([]byte, blockPackages*PackagePayload); return &b }}
+	// One-package buffers, for ranges read a package at a time.
+	cipherBufs1 = sync.Pool{New: func() any { b := make([]byte, PackageSize+1); return &b }}
+	plainBufs1  = sync.Pool{New: func() any { b := make([]byte, PackagePayload); return &b }}
 )
+
+// A Reader holds its plaintext block while the block is written, that is
+// for as long as its client takes to read it: a client that opens many
+// GETs of an encrypted object and reads none of them held a block of
+// plaintext and one of ciphertext (over 512 KiB) for each, more than
+// 500 MiB at --max-requests' 1024. So at most maxLargeBlocks Readers at
+// once read more than a package at a time (16 MiB of blocks in all); the
+// others read and write a package (64 KiB) at a time and hold no
+// ciphertext between reads of the file. A variable for the tests.
+var maxLargeBlocks int32 = 32
+
+// largeBlocks counts the Readers reading blocks of more than one package.
+var largeBlocks atomic.Int32
+
+// takeLargeBlock reports whether a Reader may read more than a package at
+// a time; release gives the permission back, once however often it is
+// called, and is also called when the Reader is collected without having
+// been read to its end.
+func takeLargeBlock(r *Reader) bool {
+	if largeBlocks.Add(1) > maxLargeBlocks {
+		largeBlocks.Add(-1)
+		return false
+	}
+	held := new(atomic.Bool)
+	held.Store(true)
+	r.large = held
+	runtime.AddCleanup(r, releaseLargeBlock, held)
+	return true
+}
+
+func releaseLargeBlock(held *atomic.Bool) {
+	if held != nil && held.CompareAndSwap(true, false) {
+		largeBlocks.Add(-1)
+	}
+}
 
 // Reader is the plaintext of a range of an encrypted file (NewReader). It
 // reads the file in blocks of whole packages with one ReadAt each and
@@ -49,6 +89,8 @@ type Reader struct {
 	out []byte // plaintext decrypted and not yet handed out
 	err error  // sticky: the error after out
 	pb  *[]byte
+	// large is set while the Reader holds one of the maxLargeBlocks.
+	large *atomic.Bool
 }
 
 // decoder is the state of a Reader that reads and decrypts.
@@ -70,6 +112,9 @@ type decoder struct {
 	left  int64 // plaintext bytes of the range not yet decrypted
 	ct    *[]byte
 	block int // packages per read
+	// one is set when a range of several packages is read a package at a
+	// time, through the one-package pools.
+	one bool
 }
 
 // errRange is NewReader's error for a range that is not inside the object.
@@ -123,6 +168,9 @@ func NewReader(src io.ReaderAt, dataKey []byte, size, off, n int64) (*Reader, er
 		final: int(size - (packages-1)*PackagePayload),
 		next:  first, last: last, skip: off - first*PackagePayload, left: n,
 		block: int(min(last-first, blockPackages))}
+	if r.d.block > 1 && !takeLargeBlock(r) {
+		r.d.block, r.d.one = 1, true
+	}
 	return r, nil
 }
 
@@ -167,6 +215,14 @@ func (r *Reader) fill() {
 	}
 	out, err := r.d.decode(*r.pb)
 	r.out = out
+	// The ciphertext is not needed while the plaintext is handed out,
+	// which takes as long as the client likes: a Reader without a large
+	// block gives it back (a large block, of which there are few, keeps
+	// its own for the next block).
+	if p := r.d.cipherPool(); p == nil || r.d.one {
+		r.d.putBuf(r.d.ct, p)
+		r.d.ct = nil
+	}
 	if err != nil {
 		r.finish(err)
 	}
@@ -177,10 +233,11 @@ func (r *Reader) fill() {
 func (r *Reader) finish(err error) {
 	r.err = err
 	if len(r.out) == 0 {
-		r.d.putBuf(r.pb, &plainBufs)
+		r.d.putBuf(r.pb, r.d.plainPool())
 		r.pb = nil
-		r.d.putBuf(r.d.ct, &cipherBufs)
+		r.d.putBuf(r.d.ct, r.d.cipherPool())
 		r.d.ct = nil
+		releaseLargeBlock(r.large)
 	}
 }
 
@@ -198,6 +255,10 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 				err = io.ErrShortWrite // a writer breaking io.Writer's contract
 			}
 			if err != nil {
+				// Nobody reads a Reader whose writer failed: its
+				// buffers go back now.
+				r.out = nil
+				r.finish(err)
 				return n, err
 			}
 		}
@@ -247,17 +308,39 @@ func (d *decoder) done() bool { return d.next >= d.last }
 // plainBuf is a plaintext buffer for one block: pooled when the block is
 // full-size, else made to measure (a small object's GET needs no 1 MiB).
 func (d *decoder) plainBuf() *[]byte {
-	if d.block == blockPackages {
-		return plainBufs.Get().(*[]byte)
+	if p := d.plainPool(); p != nil {
+		return p.Get().(*[]byte)
 	}
 	b := make([]byte, 0, int(d.last-d.next-1)*PackagePayload+d.lastPayload())
 	return &b
 }
 
 func (d *decoder) putBuf(bp *[]byte, pool *sync.Pool) {
-	if bp != nil && d.block == blockPackages {
+	if bp != nil && pool != nil {
 		pool.Put(bp)
 	}
+}
+
+// plainPool and cipherPool are the pools of the decoder's buffers, nil
+// when they are made to measure (a range's only block).
+func (d *decoder) plainPool() *sync.Pool {
+	switch {
+	case d.block == blockPackages:
+		return &plainBufs
+	case d.one:
+		return &plainBufs1
+	}
+	return nil
+}
+
+func (d *decoder) cipherPool() *sync.Pool {
+	switch {
+	case d.block == blockPackages:
+		return &cipherBufs
+	case d.one:
+		return &cipherBufs1
+	}
+	return nil
 }
 
 // span is the block that starts at package seq: how many packages, the
@@ -279,8 +362,8 @@ func (d *decoder) span(seq int64) (count int64, total int, withFinal bool) {
 // returns the part of the range it holds.
 func (d *decoder) decode(pt []byte) ([]byte, error) {
 	if d.ct == nil {
-		if d.block == blockPackages {
-			d.ct = cipherBufs.Get().(*[]byte)
+		if p := d.cipherPool(); p != nil {
+			d.ct = p.Get().(*[]byte)
 		} else {
 			// The range's only block.
 			_, total, _ := d.span(d.next)
