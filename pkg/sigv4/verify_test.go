@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -541,4 +542,49 @@ func BenchmarkSignRequest(b *testing.B) {
 	for b.Loop() {
 		SignRequest(r, "AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "us-east-1", now, UnsignedPayload)
 	}
+}
+
+// TestSignedHeadersListedTwice sends SignedHeaders that name a header more
+// than once. The canonical request holds a header's values once for each
+// time it is listed, so a header of 30 KB listed 7,000 times, in 58 KB of
+// headers, made a canonical request of 210 MB (1.3 GB of RSS for one
+// request, and the canonical request again in the SignatureDoesNotMatch
+// answer) for anyone who knows an access key id. Such a list is malformed,
+// found before the canonical request is built; an unsorted list of
+// distinct names is still verified.
+func TestSignedHeadersListedTwice(t *testing.T) {
+	big := strings.Repeat("a", 30000)
+	withBig := func(r *http.Request) { r.Header.Set("X-B", big) }
+	repeat := strings.TrimSuffix(strings.Repeat("x-b;", 7000), ";")
+	cases := []struct {
+		name, old, new string
+		code           s3err.Code
+	}{
+		{"listed 7000 times", "x-b", repeat, s3err.AuthorizationHeaderMalformed},
+		{"listed twice, unsorted", "host;x-amz-content-sha256;x-amz-date;x-b", "x-b;host;x-amz-content-sha256;x-amz-date;x-b", s3err.AuthorizationHeaderMalformed},
+		{"unsorted, each once", "host;x-amz-content-sha256;x-amz-date;x-b", "x-b;x-amz-date;x-amz-content-sha256;host", s3err.SignatureDoesNotMatch},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := signed("GET", "/b/k", withBig)
+			auth := r.Header.Get("Authorization")
+			if !strings.Contains(auth, "SignedHeaders="+"host;x-amz-content-sha256;x-amz-date;x-b,") {
+				t.Fatalf("unexpected Authorization %q", auth)
+			}
+			r.Header.Set("Authorization", strings.Replace(auth, c.old, c.new, 1))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := docVerifier().Verify(r)
+			runtime.ReadMemStats(&after)
+			wantCode(t, err, c.code, "")
+			if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+				t.Fatalf("verifying allocated %d bytes", n)
+			}
+		})
+	}
+	r := presigned("/b/k", time.Hour)
+	r.URL.RawQuery = strings.Replace(r.URL.RawQuery, "X-Amz-SignedHeaders=host", "X-Amz-SignedHeaders=host%3Bhost", 1)
+	r.RequestURI = r.URL.RequestURI()
+	_, err := docVerifier().Verify(r)
+	wantCode(t, err, s3err.AuthorizationQueryParametersError, "")
 }
