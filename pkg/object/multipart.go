@@ -293,6 +293,7 @@ func (l *Layer) writePart(ref partRef, body io.Reader, size int64, expect checks
 		return l.writeEncryptedPart(ref, body, size, dg, pe)
 	}
 	if c := l.claimRegion(ref, size); c != nil {
+		defer c.done()
 		p, err := l.writeRegionPart(ref, c, body, size, dg)
 		if err != nil {
 			c.release()

@@ -49,6 +49,24 @@ type regionGate struct {
 	sealed bool
 	// region is the open region file, nil until a part needs it.
 	region *storage.Region
+	// writers counts the claims whose parts are being written. The
+	// region is closed when the last one ends and no completion holds
+	// the gate (closeIdle): an upload whose parts are all written holds
+	// no descriptor, so that uploads left incomplete, which live until
+	// they expire, cannot use up the process's descriptors.
+	writers int
+	// completing counts the completions between their seal and their
+	// unseal, which may read the region outside g.mu.
+	completing int
+}
+
+// closeIdle closes the region when no part is being written into it and
+// no completion uses it. The caller holds g.mu for writing.
+func (g *regionGate) closeIdle() {
+	if g.writers == 0 && g.completing == 0 && !g.sealed && g.region != nil {
+		g.region.Close()
+		g.region = nil
+	}
 }
 
 // regionGates holds the gates of the uploads this process has touched.
@@ -99,6 +117,7 @@ func (g *regionGate) seal() {
 	g.mu.Lock()
 	g.sealed = true
 	g.epoch++
+	g.completing++
 	g.mu.Unlock()
 }
 
@@ -107,6 +126,8 @@ func (g *regionGate) seal() {
 func (g *regionGate) unseal() {
 	g.mu.Lock()
 	g.sealed = false
+	g.completing--
+	g.closeIdle()
 	g.mu.Unlock()
 }
 
@@ -199,6 +220,7 @@ func (l *Layer) claimRegion(ref partRef, size int64) *regionClaim {
 		return nil
 	}
 	g.claimed[ref.Number] = true
+	g.writers++
 	return &regionClaim{g: g, number: ref.Number, epoch: g.epoch, off: int64(ref.Number-1) * g.size, inode: fi.Inode}
 }
 
@@ -236,6 +258,15 @@ func (c *regionClaim) record(put func() error) error {
 		return errSealed
 	}
 	return put()
+}
+
+// done ends the claim's writing, whether its part was recorded or not;
+// the last claim to end closes the region.
+func (c *regionClaim) done() {
+	c.g.mu.Lock()
+	defer c.g.mu.Unlock()
+	c.g.writers--
+	c.g.closeIdle()
 }
 
 // release gives the claim back after its part failed before its record
