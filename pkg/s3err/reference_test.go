@@ -49,6 +49,7 @@ var awsErrors = map[string]struct {
 	"AccessControlListNotSupported":         {400, "The bucket does not allow ACLs"},
 	"UnresolvableGrantByEmailAddress":       {400, "The email address you provided does not match any account on record."},
 	"InvalidBucketAclWithObjectOwnership":   {400, "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting"},
+	"RequestHeaderSectionTooLarge":          {400, "Your request header section exceeds the maximum allowed size."},
 	"MalformedACLError":                     {400, "The XML you provided was not well-formed or did not validate against our published schema"},
 	"MalformedPOSTRequest":                  {400, "The body of your POST request is not well-formed multipart/form-data."},
 	"MalformedXML":                          {400, "The XML you provided was not well-formed or did not validate against our published schema."},

@@ -88,6 +88,7 @@ const (
 	AccessControlListNotSupported
 	UnresolvableGrantByEmailAddress
 	InvalidBucketAclWithObjectOwnership
+	RequestHeaderSectionTooLarge
 
 	numCodes // keep last: the table test checks every code below it has a row.
 )
@@ -187,6 +188,7 @@ var table = [numCodes]row{
 	AccessControlListNotSupported:       {"AccessControlListNotSupported", http.StatusBadRequest, "The bucket does not allow ACLs"},
 	UnresolvableGrantByEmailAddress:     {"UnresolvableGrantByEmailAddress", http.StatusBadRequest, "The email address you provided does not match any account on record."},
 	InvalidBucketAclWithObjectOwnership: {"InvalidBucketAclWithObjectOwnership", http.StatusBadRequest, "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting"},
+	RequestHeaderSectionTooLarge:        {"RequestHeaderSectionTooLarge", http.StatusBadRequest, "Your request header section exceeds the maximum allowed size."},
 }
 
 // String returns the code as S3 spells it in the <Code> element.
