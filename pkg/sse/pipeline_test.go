@@ -27,7 +27,22 @@ func forcePipeline(t *testing.T, spare int32) {
 func TestPipelineRunsTheReadSuites(t *testing.T) {
 	forcePipeline(t, 8)
 	before := pipelined.Load()
-	for name, f := range map[string]func(*testing.T){
+	for name, f := range readSuites(false) {
+		t.Run(name, f)
+	}
+	if pipelined.Load() == before {
+		t.Fatal("no range went through the pipeline")
+	}
+	if n := helpers.Load(); n != 0 {
+		t.Fatalf("%d helpers still counted after every read ended", n)
+	}
+}
+
+// readSuites are the tests of reading an encrypted object (whole, by
+// range, and under attack) that a test of another way of reading runs
+// again; withParts adds those of PartsReader.
+func readSuites(withParts bool) map[string]func(*testing.T) {
+	m := map[string]func(*testing.T){
 		"Blocks":                       TestBlocks,
 		"TamperAndTruncationAreErrors": TestTamperAndTruncationAreErrors,
 		"AttackReorderedPackages":      TestAttackReorderedPackages,
@@ -39,15 +54,12 @@ func TestPipelineRunsTheReadSuites(t *testing.T) {
 		"AttackLengthAndFinalFlag":     TestAttackLengthAndFinalFlag,
 		"AttackDamageOutsideTheRange":  TestAttackDamageOutsideTheRange,
 		"EdgeRanges":                   TestEdgeRanges,
-	} {
-		t.Run(name, f)
 	}
-	if pipelined.Load() == before {
-		t.Fatal("no range went through the pipeline")
+	if withParts {
+		m["PartsReaderRanges"] = TestPartsReaderRanges
+		m["PartsReaderDetectsDamage"] = TestPartsReaderDetectsDamage
 	}
-	if n := helpers.Load(); n != 0 {
-		t.Fatalf("%d helpers still counted after every read ended", n)
-	}
+	return m
 }
 
 // pipelineObject is an encrypted object of 150 packages and a bit, in a

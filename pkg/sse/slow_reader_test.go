@@ -87,21 +87,7 @@ func TestOnePackageRunsTheReadSuites(t *testing.T) {
 	old := maxLargeBlocks
 	maxLargeBlocks = -1 << 20
 	t.Cleanup(func() { maxLargeBlocks = old })
-	for name, f := range map[string]func(*testing.T){
-		"Blocks":                       TestBlocks,
-		"TamperAndTruncationAreErrors": TestTamperAndTruncationAreErrors,
-		"AttackReorderedPackages":      TestAttackReorderedPackages,
-		"AttackDroppedDuplicated":      TestAttackDroppedDuplicatedPackages,
-		"AttackTruncation":             TestAttackTruncation,
-		"AttackForeignPackages":        TestAttackForeignPackages,
-		"AttackSplicedPackage":         TestAttackSplicedPackageInARange,
-		"AttackHeaderFields":           TestAttackHeaderFields,
-		"AttackLengthAndFinalFlag":     TestAttackLengthAndFinalFlag,
-		"AttackDamageOutsideTheRange":  TestAttackDamageOutsideTheRange,
-		"EdgeRanges":                   TestEdgeRanges,
-		"PartsReaderRanges":            TestPartsReaderRanges,
-		"PartsReaderDetectsDamage":     TestPartsReaderDetectsDamage,
-	} {
+	for name, f := range readSuites(true) {
 		t.Run(name, f)
 	}
 }
