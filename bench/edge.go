@@ -75,6 +75,16 @@ type EdgeOptions struct {
 	// that a later run given the same --bucket (after restarting the
 	// caches, say) reads them without writing them again.
 	Keep bool
+	// Rate, when above zero, makes the load open: the class's requests
+	// are due at Rate per second from the start of each round, a client
+	// waits for a request's due time before sending it, and its latency
+	// counts from that time, so a request that found every client busy
+	// has the wait in its latency (no coordinated omission). Caches
+	// compared at one Rate have their latency measured under the same
+	// offered load; without it each client asks again as soon as its
+	// answer ends, and a cache that holds some requests back has the
+	// others measured under less concurrency. Zero: closed loop.
+	Rate float64
 }
 
 // defaultEdgeSizes are the size classes of the published edge-node test.
@@ -416,11 +426,19 @@ func edgeRound(ctx context.Context, r *run, i, n int, deadline time.Time) error 
 		wg.Go(func() {
 			buf := make([]byte, 256<<10)
 			for {
-				j := from + int(next.Add(1)) - 1
+				i := int(next.Add(1)) - 1
+				j := from + i
 				if j >= to || ctx.Err() != nil || time.Now().After(end) {
 					return
 				}
-				st.fetch(ctx, r, j, buf)
+				var due time.Time
+				if o.Edge.Rate > 0 {
+					due = start.Add(time.Duration(float64(i) / o.Edge.Rate * float64(time.Second)))
+					if !sleepCtx(ctx, time.Until(due)) {
+						return
+					}
+				}
+				st.fetch(ctx, r, j, buf, due)
 			}
 		})
 	}
@@ -480,7 +498,10 @@ func (st *edgeRun) sample(pids []int) (procSample, error) {
 }
 
 // fetch sends request j of the sequence and records its outcome.
-func (st *edgeRun) fetch(ctx context.Context, r *run, j int, buf []byte) {
+// fetch GETs request j of the class's sequence and records it; its
+// latency counts from due when that is earlier than now (an open load's
+// request sent late), else from now.
+func (st *edgeRun) fetch(ctx context.Context, r *run, j int, buf []byte, due time.Time) {
 	k := int(st.cl.seq[j])
 	first := !st.seen[k].Swap(true)
 	var h hash.Hash
@@ -493,6 +514,9 @@ func (st *edgeRun) fetch(ctx context.Context, r *run, j int, buf []byte) {
 		}
 	}
 	t0 := time.Now()
+	if !due.IsZero() && due.Before(t0) {
+		t0 = due
+	}
 	var ttfb time.Duration
 	trace := &httptrace.ClientTrace{GotFirstResponseByte: func() { ttfb = time.Since(t0) }}
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodGet, st.urls[k], nil)
@@ -593,6 +617,19 @@ func edgeMetrics(r *run, lat map[string]Summary) []Metric {
 		{"TTFB p99", "ns", float64(lat["TTFB"].P99)},
 		{"TTLB p50", "ns", float64(lat["TTLB"].P50)},
 		{"TTLB p99", "ns", float64(lat["TTLB"].P99)},
+		{"TTLB p99.9", "ns", float64(lat["TTLB"].P999)},
+		{"TTLB max", "ns", float64(lat["TTLB"].Max)},
+	}
+	if el > 0 {
+		// Little's law: the mean number of requests outstanding over the
+		// class's time. The clients ask again as soon as an answer ends,
+		// so it is Conns unless some wait on something other than the
+		// endpoint's work, or sit idle at a round's end behind a slow
+		// answer; a cache holding a few requests back (nginx's
+		// proxy_cache_lock waiters sleep 500 ms between checks) has the
+		// others' latency measured under less concurrency.
+		s := lat["TTLB"]
+		m = append(m, Metric{"requests in flight", "requests", float64(s.Mean) * float64(s.Count) / float64(el)})
 	}
 	if xc := st.xcache.Load(); xc > 0 {
 		// The tail of a class with misses is mostly its misses': the
@@ -655,4 +692,20 @@ func maxOf(s []float64) float64 {
 		return 0
 	}
 	return slices.Max(s)
+}
+
+// sleepCtx waits for d (not at all when d <= 0); false when ctx ends
+// first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

@@ -98,6 +98,34 @@ func metricValue(t *testing.T, r EndpointResult, name string) float64 {
 	return m.Value
 }
 
+// TestEdgeOpenLoad runs the edge scenario with one client, closed and
+// then open with every request due at once: closed, the client has one
+// request out at a time; open, a request's latency counts from its due
+// time, so the requests that waited for the client have the wait in it,
+// and more than one request is outstanding on average.
+func TestEdgeOpenLoad(t *testing.T) {
+	gw := startGateway(t, nil)
+	for _, open := range []bool{false, true} {
+		o := edgeOptions(gw.URL, Endpoint{Name: "origin", URL: gw.URL, Mode: ModeHTTP})
+		o.Edge.Sizes, o.Edge.Conns = []int64{1000}, 1
+		if open {
+			o.Edge.Rate = 1e9
+		}
+		rep, err := Run(context.Background(), o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := edgeResult(t, rep, "edge-1000", "origin")
+		if r.Errors != 0 || r.Ops != 80 {
+			t.Fatalf("open %v: %d ops, %d errors (first %q)", open, r.Ops, r.Errors, r.FirstError)
+		}
+		inFlight := metricValue(t, r, "requests in flight")
+		if open && inFlight <= 1 || !open && (inFlight <= 0 || inFlight > 1) {
+			t.Errorf("open %v: %v requests in flight", open, inFlight)
+		}
+	}
+}
+
 // TestEdgeScenario runs the edge scenario through a caching proxy and
 // straight at the origin (mode=http both), with this process as the
 // proxy's "server" for the CPU figures, and checks the figures and the
@@ -138,6 +166,14 @@ func TestEdgeScenario(t *testing.T) {
 			}
 			if v := metricValue(t, r, "responses"); v != 80 {
 				t.Errorf("%s at %s: %v responses, want 80", sc, ep, v)
+			}
+			p99, p999, most := metricValue(t, r, "TTLB p99"), metricValue(t, r, "TTLB p99.9"), metricValue(t, r, "TTLB max")
+			if p999 < p99 || most < p999 {
+				t.Errorf("%s at %s: TTLB p99 %v, p99.9 %v, max %v: not in order", sc, ep, p99, p999, most)
+			}
+			// Each of the 4 clients has one request out at most.
+			if v := metricValue(t, r, "requests in flight"); v <= 0 || v > 4 {
+				t.Errorf("%s at %s: %v requests in flight, want (0, 4]", sc, ep, v)
 			}
 		}
 		c := edgeResult(t, rep, sc, "cache")

@@ -261,6 +261,7 @@ func ParseArgs(args []string, getenv func(string) string, stderr io.Writer) (Com
 	fs.IntVar(&e.HotShare, "edge-hot-share", 0, "edge: percent of the requests that go to the hot keys (default 92)")
 	fs.IntVar(&e.Verify, "edge-verify", 0, "edge: hash the whole body of one response in N, and of each key's first response (default 10; 1: every response)")
 	fs.BoolVar(&e.Keep, "edge-keep", false, "edge: leave the objects and the bucket on the origin, for a later pass with --bucket")
+	fs.Float64Var(&e.Rate, "edge-rate", 0, "edge: open load: requests due at this many per second per endpoint, latency counted from each one's due time (default 0: each client asks again when its answer ends)")
 	fs.StringVar(&o.JSON, "json", "", "write the results as JSON to this file (- for stdout)")
 	fs.StringVar(&o.HTML, "html", "", "write a self-contained HTML report to this file")
 	fs.BoolVar(&o.Progress, "progress", false, "show the progress line even when stderr is not a terminal")

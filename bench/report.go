@@ -23,6 +23,8 @@ func FormatValue(m Metric) string {
 		return fmt.Sprintf("%.2fx", m.Value)
 	case "count":
 		return fmt.Sprintf("%.0f", m.Value)
+	case "requests":
+		return fmt.Sprintf("%.1f", m.Value)
 	case "%":
 		return fmt.Sprintf("%.1f%%", m.Value)
 	case "s":

@@ -30,6 +30,7 @@ type Summary struct {
 	P50   time.Duration `json:"p50_ns"`
 	P90   time.Duration `json:"p90_ns"`
 	P99   time.Duration `json:"p99_ns"`
+	P999  time.Duration `json:"p999_ns"`
 	Max   time.Duration `json:"max_ns"`
 	Mean  time.Duration `json:"mean_ns"`
 }
@@ -48,6 +49,7 @@ func Summarize(samples []time.Duration) Summary {
 	s.P50 = Percentile(samples, 50)
 	s.P90 = Percentile(samples, 90)
 	s.P99 = Percentile(samples, 99)
+	s.P999 = Percentile(samples, 99.9)
 	s.Max = samples[len(samples)-1]
 	s.Mean = sum / time.Duration(len(samples))
 	return s

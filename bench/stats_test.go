@@ -43,7 +43,7 @@ func TestPercentile(t *testing.T) {
 
 func TestSummarize(t *testing.T) {
 	s := Summarize([]time.Duration{5, 1, 4, 2, 3})
-	want := Summary{Count: 5, P50: 3, P90: 5, P99: 5, Max: 5, Mean: 3}
+	want := Summary{Count: 5, P50: 3, P90: 5, P99: 5, P999: 5, Max: 5, Mean: 3}
 	if s != want {
 		t.Fatalf("Summarize = %+v, want %+v", s, want)
 	}
