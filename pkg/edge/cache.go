@@ -30,9 +30,11 @@ type Cache struct {
 	entries map[string]*entry
 	opening map[string]*opening
 	closed  bool
-	// idleFiles counts the descriptors kept in the entries' idle lists;
-	// syncFiles those kept for a flush's sync (entry.syncFile).
-	idleFiles, syncFiles int
+	// syncFiles counts the descriptors kept for a flush's sync
+	// (entry.syncFile); idleFiles those kept in the entries' idle slots
+	// (hit.go), which hits take and give back without c.mu.
+	syncFiles int
+	idleFiles atomic.Int64
 
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -73,9 +75,13 @@ type entry struct {
 	dirtySince time.Time
 	syncFile   *os.File
 	// hdr is the header block of every answer (hit.go); idle the file
-	// descriptors kept for the next hits, closed when e is dropped.
-	hdr  atomic.Pointer[headerBlock]
-	idle []*os.File
+	// descriptors kept for the next hits, taken and given back without
+	// c.mu; idleShut is set once they are closed for good (e dropped, its
+	// disk failed, the cache closed), after which one given back is
+	// closed (hit.go, keepIdle).
+	hdr      atomic.Pointer[headerBlock]
+	idle     [maxIdlePerEntry]atomic.Pointer[os.File]
+	idleShut atomic.Bool
 	// hit is the rendered header lines of a fast hit (fasthit.go).
 	hit atomic.Pointer[hitLines]
 }

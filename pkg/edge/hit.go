@@ -133,47 +133,74 @@ func (hb *headerBlock) unset(h http.Header) {
 }
 
 // openFile returns a descriptor of e's file for one response, a kept one
-// when there is one. The caller gives it back with releaseFile.
+// when there is one. The caller gives it back with releaseFile. Neither
+// takes c.mu: a hit would otherwise take the cache's lock three times,
+// and under load a goroutine that has to wait for a lock waits in the
+// scheduler's queue as well.
 func (c *Cache) openFile(e *entry) (*os.File, error) {
 	if err := c.diskFault(e.d, "read"); err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	if n := len(e.idle); n > 0 && !e.removed {
-		f := e.idle[n-1]
-		e.idle[n-1] = nil
-		e.idle = e.idle[:n-1]
-		c.idleFiles--
-		c.mu.Unlock()
-		return f, nil
+	if !e.idleShut.Load() {
+		for i := range e.idle {
+			if e.idle[i].Load() == nil {
+				continue
+			}
+			if f := e.idle[i].Swap(nil); f != nil {
+				c.idleFiles.Add(-1)
+				return f, nil
+			}
+		}
 	}
-	c.mu.Unlock()
 	return openPath(e.path(), os.O_RDONLY, 0)
 }
 
-// releaseFile keeps f for e's next hit, or closes it when e was dropped
-// meanwhile, when the response failed (ok false: the descriptor's state
-// is not trusted) or when enough are kept.
+// releaseFile keeps f for e's next hit, or closes it when e's descriptors
+// were closed for good meanwhile (e dropped, the cache closed), when the
+// response failed (ok false: the descriptor's state is not trusted) or
+// when enough are kept.
 func (c *Cache) releaseFile(e *entry, f *os.File, ok bool) {
-	c.mu.Lock()
-	if ok && !e.removed && !c.closed && len(e.idle) < maxIdlePerEntry && c.idleFiles < maxIdleFiles {
-		e.idle = append(e.idle, f)
-		c.idleFiles++
-		c.mu.Unlock()
+	if ok && !e.idleShut.Load() && c.keepIdle(e, f) {
 		return
 	}
-	c.mu.Unlock()
 	f.Close()
 }
 
-// closeIdleLocked closes the descriptors kept for e (c.mu held): e is
-// being dropped, or the cache closed.
-func (c *Cache) closeIdleLocked(e *entry) {
-	for _, f := range e.idle {
-		f.Close()
+// keepIdle puts f in a free slot of e's and reports whether f is no
+// longer the caller's: false when every slot is taken, when maxIdleFiles
+// are kept already, or when closeIdleLocked ran meanwhile and f was taken
+// back here (the caller closes it).
+func (c *Cache) keepIdle(e *entry, f *os.File) bool {
+	if c.idleFiles.Add(1) > int64(maxIdleFiles) {
+		c.idleFiles.Add(-1)
+		return false
 	}
-	c.idleFiles -= len(e.idle)
-	e.idle = nil
+	for i := range e.idle {
+		if !e.idle[i].CompareAndSwap(nil, f) {
+			continue
+		}
+		// closeIdleLocked sets idleShut before it empties the slots:
+		// if it ran since the caller's check, either it took f (and
+		// closes it) or f is taken back here.
+		if e.idleShut.Load() && e.idle[i].CompareAndSwap(f, nil) {
+			break
+		}
+		return true
+	}
+	c.idleFiles.Add(-1)
+	return false
+}
+
+// closeIdleLocked closes the descriptors kept for e (c.mu held): e is
+// being dropped, its disk failed, or the cache closed.
+func (c *Cache) closeIdleLocked(e *entry) {
+	e.idleShut.Store(true)
+	for i := range e.idle {
+		if f := e.idle[i].Swap(nil); f != nil {
+			c.idleFiles.Add(-1)
+			f.Close()
+		}
+	}
 	if e.syncFile != nil {
 		e.syncFile.Close()
 		e.syncFile = nil

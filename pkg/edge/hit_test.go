@@ -21,9 +21,13 @@ func (e *env) kept(ck string) ([]*os.File, int) {
 	defer c.mu.Unlock()
 	var fs []*os.File
 	if en := c.entries[ck]; en != nil {
-		fs = append(fs, en.idle...)
+		for i := range en.idle {
+			if f := en.idle[i].Load(); f != nil {
+				fs = append(fs, f)
+			}
+		}
 	}
-	return fs, c.idleFiles
+	return fs, int(c.idleFiles.Load())
 }
 
 // TestHitKeepsDescriptor checks that hits on a cached object share one
@@ -221,5 +225,80 @@ func TestHitConcurrentRanges(t *testing.T) {
 	}
 	if _, n := e.kept("b/r"); n < 1 || n > maxIdlePerEntry {
 		t.Errorf("%d descriptors kept, want 1..%d", n, maxIdlePerEntry)
+	}
+}
+
+// TestKeptDescriptorsRaceDrop takes and gives back an entry's kept
+// descriptors from several goroutines while the entry is dropped: a
+// descriptor in use is never closed under its user, and once everything
+// is given back every one is closed and none is counted as kept.
+func TestKeptDescriptorsRaceDrop(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(301, 2*testSlice)
+	e.origin.put("b/a", data, func(o *object) { o.cacheControl = "max-age=60" })
+	e.mustGet("b/a", data, xMiss)
+	e.settle()
+	c := e.c()
+	c.mu.Lock()
+	en := c.entries["b/a"]
+	c.mu.Unlock()
+	if en == nil {
+		t.Fatal("no entry after a miss")
+	}
+	var (
+		mu    sync.Mutex
+		seen  = map[*os.File]bool{}
+		wg    sync.WaitGroup
+		start = make(chan struct{})
+	)
+	const workers, rounds = 8, 200
+	dropAt := make(chan struct{})
+	for w := range workers {
+		wg.Go(func() {
+			<-start
+			b := make([]byte, 1)
+			for i := range rounds {
+				if w == 0 && i == rounds/2 {
+					close(dropAt)
+				}
+				f, err := c.openFile(en)
+				if err != nil {
+					t.Errorf("openFile: %v", err)
+					return
+				}
+				mu.Lock()
+				seen[f] = true
+				mu.Unlock()
+				if _, err := f.ReadAt(b, int64(i)); err != nil {
+					t.Errorf("a descriptor in use was closed under its user: %v", err)
+					return
+				}
+				c.releaseFile(en, f, true)
+			}
+		})
+	}
+	wg.Go(func() {
+		<-dropAt
+		c.mu.Lock()
+		c.dropLocked(en)
+		c.mu.Unlock()
+	})
+	close(start)
+	wg.Wait()
+	if n := c.idleFiles.Load(); n != 0 {
+		t.Errorf("%d descriptors counted as kept after the entry was dropped", n)
+	}
+	for i := range en.idle {
+		if f := en.idle[i].Load(); f != nil {
+			t.Errorf("slot %d still holds a descriptor", i)
+		}
+	}
+	for f := range seen {
+		if _, err := f.Stat(); !errors.Is(err, os.ErrClosed) {
+			t.Errorf("a descriptor of the dropped entry is still open (Stat: %v)", err)
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("no descriptor was handed out")
 	}
 }
