@@ -405,3 +405,31 @@ func TestPublicAccessBlockSDK(t *testing.T) {
 		t.Errorf("anonymous GET after the block is deleted (the object's public-read ACL): %d, want 200", got)
 	}
 }
+
+// TestBucketPolicyNotPrincipalAllow checks that PutBucketPolicy refuses a
+// statement that allows with NotPrincipal, which IAM supports only with
+// "Effect":"Deny": it would have let everyone but the principals it
+// names, anonymous callers included, read the bucket. Nothing is stored;
+// the same statement with Deny is accepted.
+func TestBucketPolicyNotPrincipalAllow(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("notp")}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, "notp", "k", "secret")
+	allow := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","NotPrincipal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::notp/*"}]}`
+	_, err := g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String("notp"), Policy: aws.String(allow)})
+	wantCode(t, "PutBucketPolicy of an Allow with NotPrincipal", err, 400, "MalformedPolicy")
+	_, err = g.alice.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String("notp")})
+	wantCode(t, "GetBucketPolicy after the refusal", err, 404, "NoSuchBucketPolicy")
+	resp, err := http.Get(g.Endpoint + "/notp/k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("anonymous GET after the refusal: %d, want 403", resp.StatusCode)
+	}
+	putPolicy(t, g.alice, "notp", strings.Replace(allow, `"Allow"`, `"Deny"`, 1))
+}

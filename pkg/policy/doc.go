@@ -21,7 +21,8 @@
 //     "CanonicalUser" (64-hex ids), "Service" and "Federated" (accepted,
 //     never matched: no such principal reaches the gateway), each a
 //     string or a list. Wildcards other than a lone "*" are refused, as
-//     are role and other IAM ARNs.
+//     are role and other IAM ARNs. NotPrincipal is refused in an Allow
+//     statement: IAM supports it with "Effect":"Deny" only.
 //   - Action or NotAction: "*" or s3: action names with * and ?
 //     wildcards, compared without regard to case. Each must name at
 //     least one S3 action the package knows (actions.go); an identity

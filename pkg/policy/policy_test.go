@@ -100,6 +100,8 @@ func TestParseRejects(t *testing.T) {
 		{"unknown statement field", stmt(`{"Effect":"Allow","Principal":"*",` + get + `,"Foo":1}`), "Unknown field Foo"},
 		{"no principal", stmt(`{"Effect":"Allow",` + get + `}`), "Missing required field Principal"},
 		{"principal and not principal", stmt(`{"Effect":"Allow","Principal":"*","NotPrincipal":"*",` + get + `}`), "both Principal and NotPrincipal"},
+		{"not principal with allow", stmt(`{"Effect":"Allow","NotPrincipal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},` + get + `}`), `NotPrincipal must be used with "Effect":"Deny"`},
+		{"not principal everyone with allow", stmt(`{"Effect":"Allow","NotPrincipal":"*",` + get + `}`), `NotPrincipal must be used with "Effect":"Deny"`},
 		{"short account", stmt(`{"Effect":"Allow","Principal":{"AWS":["*","arn:aws:iam::1:root"]},` + get + `}`), "Invalid principal in policy"},
 		{"principal wildcard", stmt(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::123456789012:user/*"},` + get + `}`), "Invalid principal in policy"},
 		{"role principal", stmt(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::123456789012:role/r"},` + get + `}`), "Invalid principal in policy"},

@@ -34,6 +34,12 @@ func (ps *parser) principal(st *statement, m map[string]json.RawMessage) error {
 	switch {
 	case has && hasNot:
 		return malformed("A statement cannot have both Principal and NotPrincipal")
+	case hasNot && !st.deny:
+		// IAM: "NotPrincipal must be used with "Effect":"Deny". Using it
+		// with "Effect":"Allow" is not supported." Such a statement would
+		// allow everyone but the principals it names, anonymous callers
+		// included.
+		return malformed("Invalid principal in policy: NotPrincipal must be used with \"Effect\":\"Deny\"")
 	case hasNot:
 		st.notPrincipal = true
 		v = nv

