@@ -58,6 +58,16 @@ func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) pol
 	cs.Set("aws:CurrentTime", now.Format(time.RFC3339))
 	cs.Set("aws:EpochTime", strconv.FormatInt(now.Unix(), 10))
 	cs.Set("aws:PrincipalType", c.PrincipalType())
+	if c.Kind != policy.Anonymous {
+		// aws:PrincipalArn is the ARN a Principal element names the caller
+		// by (access.Caller.Principal), arn:aws:iam:::user/ACCESSKEY for a
+		// user; an anonymous request has none, as in AWS.
+		p := rq.principal
+		if !rq.principalSet {
+			p = c.Principal()
+		}
+		cs.Set("aws:PrincipalArn", p.ARN)
+	}
 	if c.Kind == policy.User {
 		cs.Set("aws:username", c.AccessKey)
 		cs.Set("aws:userid", c.AccessKey)

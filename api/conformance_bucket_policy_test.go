@@ -433,3 +433,55 @@ func TestBucketPolicyNotPrincipalAllow(t *testing.T) {
 	}
 	putPolicy(t, g.alice, "notp", strings.Replace(allow, `"Allow"`, `"Deny"`, 1))
 }
+
+// TestBucketPolicyPrincipalArn checks the condition key aws:PrincipalArn:
+// a user's is the ARN a Principal element names it by
+// (arn:aws:iam:::user/ACCESSKEY), matched by ArnEquals and ArnLike, and an
+// anonymous request has none. The Deny that spares a list of ARNs, the
+// key's common use, refuses everyone else, anonymous callers included;
+// without the key it refused every user, those it lists too.
+func TestBucketPolicyPrincipalArn(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("parn")}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, "parn", "k", "data")
+	putPolicy(t, g.alice, "parn", `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::parn/*","Condition":{"ArnEquals":{"aws:PrincipalArn":"arn:aws:iam:::user/AKIDBOB"}}},
+		{"Effect":"Allow","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::parn/*","Condition":{"ArnLike":{"aws:PrincipalArn":"arn:aws:iam::*:user/AKIDB*"}}},
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::parn/*","Condition":{"ArnNotEquals":{"aws:PrincipalArn":["arn:aws:iam:::user/AKIDALICE","arn:aws:iam:::user/AKIDBOB"]}}}]}`)
+	if _, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("parn"), Key: aws.String("k")}); err != nil {
+		t.Errorf("bob GetObject (ArnEquals on his ARN): %v", err)
+	}
+	put := func(c *s3.Client, key string) error {
+		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("parn"), Key: aws.String(key), Body: strings.NewReader("x")})
+		return err
+	}
+	if err := put(g.bob, "by-bob"); err != nil {
+		t.Errorf("bob PutObject (ArnLike, spared by the Deny): %v", err)
+	}
+	if err := put(g.alice, "by-alice"); err != nil {
+		t.Errorf("alice PutObject (the owner, spared by the Deny): %v", err)
+	}
+	for _, c := range []struct {
+		method, key string
+		want        int
+	}{
+		{http.MethodGet, "k", http.StatusForbidden},
+		{http.MethodPut, "anon", http.StatusForbidden},
+	} {
+		req, err := http.NewRequestWithContext(ctx, c.method, g.Endpoint+"/parn/"+c.key, strings.NewReader(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("anonymous %s (no aws:PrincipalArn): %d, want %d", c.method, resp.StatusCode, c.want)
+		}
+	}
+}
