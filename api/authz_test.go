@@ -1172,6 +1172,55 @@ func TestAuthzObjectLockBodyConditions(t *testing.T) {
 	}
 }
 
+// TestAuthzObjectLockRemainingRetentionDays checks the condition key
+// s3:object-lock-remaining-retention-days with the policy AWS gives to
+// bound retention periods ("Setting limits on retention periods with a
+// bucket policy"): a Deny of s3:PutObjectRetention where the key is
+// NumericGreaterThan 10 refuses a PutObjectRetention, and a PutObject
+// with lock headers, of more than ten days (ten and an hour count as
+// eleven) and lets nine through. Without the key the Deny never applied.
+func TestAuthzObjectLockRemainingRetentionDays(t *testing.T) {
+	g := startUsersGateway(t)
+	clearImmutable(t, g.Root)
+	ctx := t.Context()
+	bucket := uniqueBucket("lockdays")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket), ObjectLockEnabledForBucket: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, bucket, "a", "x")
+	mustPut(t, g.alice, bucket, "b", "x")
+	res := `"arn:aws:s3:::` + bucket + `/*"`
+	doc := `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":["s3:PutObject","s3:PutObjectRetention"],"Resource":` + res + `},
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObjectRetention","Resource":` + res + `,"Condition":{"NumericGreaterThan":{"s3:object-lock-remaining-retention-days":"10"}}}]}`
+	if _, err := g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	const day = 24 * time.Hour
+	retain := func(key string, until time.Time) error {
+		_, err := g.bob.PutObjectRetention(ctx, &s3.PutObjectRetentionInput{Bucket: aws.String(bucket), Key: aws.String(key),
+			Retention: &types.ObjectLockRetention{Mode: types.ObjectLockRetentionModeGovernance, RetainUntilDate: aws.Time(until)}})
+		return err
+	}
+	put := func(key string, until time.Time) error {
+		_, err := g.bob.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader("x"),
+			ChecksumAlgorithm: types.ChecksumAlgorithmCrc32, ObjectLockMode: types.ObjectLockModeGovernance, ObjectLockRetainUntilDate: aws.Time(until)})
+		return err
+	}
+	wantCode(t, "bob PutObjectRetention of 30 days", retain("a", time.Now().Add(30*day)), 403, "AccessDenied")
+	wantCode(t, "bob PutObjectRetention of 10 days and an hour", retain("a", time.Now().Add(10*day+time.Hour)), 403, "AccessDenied")
+	if _, err := g.alice.GetObjectRetention(ctx, &s3.GetObjectRetentionInput{Bucket: aws.String(bucket), Key: aws.String("a")}); err == nil {
+		t.Error("a refused PutObjectRetention left a retention")
+	}
+	if err := retain("b", time.Now().Add(9*day)); err != nil {
+		t.Errorf("bob PutObjectRetention of 9 days: %v", err)
+	}
+	wantCode(t, "bob PutObject locked for 30 days", put("locked", time.Now().Add(30*day)), 403, "AccessDenied")
+	if err := put("short", time.Now().Add(9*day)); err != nil {
+		t.Errorf("bob PutObject locked for 9 days: %v", err)
+	}
+}
+
 // TestAuthzWriteOnlyKeepsACLAndTags checks that a user whose identity
 // policy lets it only write (s3:PutObject) cannot give the object it
 // writes, which is the bucket owner's, an ACL granting anyone but the

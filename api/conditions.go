@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/objectgateway/objectgateway/pkg/access"
+	"github.com/objectgateway/objectgateway/pkg/objectlock"
 	"github.com/objectgateway/objectgateway/pkg/policy"
 )
 
@@ -130,6 +131,12 @@ func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) pol
 			cs.Set(h[1], v)
 		}
 	}
+	if v := r.Header.Get(objectlock.HeaderRetainUntil); v != "" {
+		// A date that does not parse gives no key; the handler refuses it.
+		if until, err := time.Parse(time.RFC3339, v); err == nil {
+			cs.Set("s3:object-lock-remaining-retention-days", remainingRetentionDays(until, now))
+		}
+	}
 	if e := rq.early; e != nil && rq.op == "PutObjectTagging" {
 		// The tag set of its body (readBodyFirst).
 		if e.err == nil {
@@ -159,6 +166,7 @@ func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) pol
 			}
 			if !e.retention.Until.IsZero() {
 				cs.Set("s3:object-lock-retain-until-date", e.retention.Until.UTC().Format(time.RFC3339))
+				cs.Set("s3:object-lock-remaining-retention-days", remainingRetentionDays(e.retention.Until, now))
 			}
 		case "PutObjectLegalHold":
 			status := "OFF"
@@ -169,6 +177,20 @@ func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) pol
 		}
 	}
 	return cs
+}
+
+// remainingRetentionDays is the value of s3:object-lock-remaining-retention-days
+// for a requested retain-until date: the days from now until it, a part of
+// a day counted as a whole one, so that a policy that denies more than N
+// days (NumericGreaterThan) refuses N days and a minute; zero for a date
+// that is not in the future, which the handler refuses.
+func remainingRetentionDays(until, now time.Time) string {
+	d := until.Sub(now)
+	if d <= 0 {
+		return "0"
+	}
+	const day = 24 * time.Hour
+	return strconv.FormatInt(int64((d+day-1)/day), 10)
 }
 
 // tlsVersion is a TLS version as s3:TlsVersion spells it ("1.2").
