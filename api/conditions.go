@@ -126,6 +126,14 @@ func (s *Server) conditionsOf(r *http.Request, rq *request, c access.Caller) pol
 			cs.Set("s3:"+strings.ToLower(h), v)
 		}
 	}
+	if rq.auth != nil && !rq.auth.Anonymous && rq.auth.PayloadHash != "" {
+		// s3:x-amz-content-sha256 is the payload mode the signature was
+		// verified with, the header of a Version 4 signature; a presigned
+		// URL signs UNSIGNED-PAYLOAD when it names no digest, and a
+		// Version 2 signature signs no body (sigv4.Auth.PayloadHash), so
+		// a policy that refuses unsigned uploads refuses them too.
+		cs.Set("s3:x-amz-content-sha256", rq.auth.PayloadHash)
+	}
 	for _, h := range objectLockHeaders {
 		if v := r.Header.Get(h[0]); v != "" {
 			cs.Set(h[1], v)

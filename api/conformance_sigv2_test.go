@@ -12,7 +12,9 @@ import (
 	"crypto/md5"
 	"crypto/rand"
 	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"io"
@@ -30,6 +32,7 @@ import (
 	miniocreds "github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/sigv4"
 )
 
 // v2Refusal is S3's message for Version 2 where only Version 4 is
@@ -544,5 +547,71 @@ func TestSigV2SignatureVersionDenyAWS(t *testing.T) {
 	wantXMLError(t, "V2 POST upload under a policy denying V2", resp, b, 403, "AccessDenied")
 	if _, err := alice.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")}); err != nil {
 		t.Errorf("V4 GetObject under a policy denying V2: %v", err)
+	}
+}
+
+// TestBucketPolicyUnsignedPayload checks s3:x-amz-content-sha256 with the
+// policy AWS gives to refuse uploads whose payload is not signed (a Deny
+// of s3:PutObject where the key equals UNSIGNED-PAYLOAD). The key is the
+// payload mode the request was verified with: the header of a Version 4
+// signature; UNSIGNED-PAYLOAD for a presigned URL, whose canonical request
+// signs that constant, and for a Version 2 signature, which signs no body,
+// when they carry no digest. Before, presigned and Version 2 uploads had no
+// key and passed the Deny.
+func TestBucketPolicyUnsignedPayload(t *testing.T) {
+	users := v2Users{root: testAccessKey, keys: map[string]string{
+		testAccessKey: testSecretKey, "AKIDALICE": "alice-secret", "AKIDBOB": "bob-secret",
+	}}
+	g := startGateway(t, withSigV2(), withCredentials(api.Options{Credentials: users}))
+	alice := g.sdkWith(sdkModes[0], "AKIDALICE", users.keys["AKIDALICE"])
+	ctx := t.Context()
+	bucket := uniqueBucket("unsigned")
+	if _, err := alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	res := `"arn:aws:s3:::` + bucket + `/*"`
+	doc := `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam:::user/AKIDBOB"},"Action":"s3:PutObject","Resource":` + res + `},
+		{"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":` + res + `,"Condition":{"StringEquals":{"s3:x-amz-content-sha256":"UNSIGNED-PAYLOAD"}}}]}`
+	if _, err := alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	body := []byte("payload")
+	sum := sha256.Sum256(body)
+	digest := hex.EncodeToString(sum[:])
+	bob := aws.Credentials{AccessKeyID: "AKIDBOB", SecretAccessKey: users.keys["AKIDBOB"]}
+	v4 := func(key, payload string) (*http.Response, []byte) {
+		req := g.rawRequest("PUT", "/"+bucket+"/"+key, "", body)
+		req.Header.Set("X-Amz-Content-Sha256", payload)
+		if err := signer.SignHTTP(ctx, bob, req, payload, "s3", g.Region, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		return g.do(req, body, false)
+	}
+	if resp, b := v4("signed", digest); resp.StatusCode != 200 {
+		t.Errorf("bob PUT with a signed payload: %d %s", resp.StatusCode, b)
+	}
+	resp, b := v4("unsigned-header", "UNSIGNED-PAYLOAD")
+	wantXMLError(t, "bob PUT with x-amz-content-sha256: UNSIGNED-PAYLOAD", resp, b, 403, "AccessDenied")
+
+	req := g.rawRequest("PUT", "/"+bucket+"/presigned", "", body)
+	sigv4.Presign(req, "AKIDBOB", users.keys["AKIDBOB"], g.Region, time.Now(), time.Hour)
+	resp, b = g.do(req, body, false)
+	wantXMLError(t, "bob presigned PUT (UNSIGNED-PAYLOAD)", resp, b, 403, "AccessDenied")
+
+	path := "/" + bucket + "/v2"
+	req = g.rawRequest("PUT", path, "", body)
+	signV2(req, "AKIDBOB", users.keys["AKIDBOB"], path, time.Now())
+	resp, b = g.do(req, body, false)
+	wantXMLError(t, "bob PUT signed with Version 2", resp, b, 403, "AccessDenied")
+
+	path = "/" + bucket + "/v2-presigned"
+	req = g.rawRequest("PUT", path, "", body)
+	presignV2(req, "AKIDBOB", users.keys["AKIDBOB"], path, time.Now().Add(time.Hour))
+	resp, b = g.do(req, body, false)
+	wantXMLError(t, "bob PUT presigned with Version 2", resp, b, 403, "AccessDenied")
+
+	if _, err := alice.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("presigned")}); err == nil {
+		t.Error("the refused presigned PUT stored its object")
 	}
 }
