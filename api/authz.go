@@ -96,7 +96,16 @@ func (s *Server) decide(r *http.Request, rq *request, b object.Bucket, action, k
 // record itself), an Allow that holds only if the object is not another
 // user's is given at once and asked again on the handler's record
 // (rq.ownerCheck, checkObjectOwner).
-func (s *Server) decideObject(r *http.Request, rq *request, b object.Bucket, action, key, versionID string, deferOwner bool) access.Decision {
+//
+// A record that cannot be read for a reason other than its absence (an
+// I/O error, a catalogue that stopped) fails the request with that error
+// before anything is allowed: the decision without the record lacks what
+// the record would have added (its tags, which a Deny may name; its owner,
+// whose object a bucket policy does not grant), and the handler's own read
+// of it may succeed. A missing object, version or delete marker
+// (recordMissing) has nothing to add, and its error is the handler's to
+// answer, as before.
+func (s *Server) decideObject(r *http.Request, rq *request, b object.Bucket, action, key, versionID string, deferOwner bool) (access.Decision, error) {
 	in := s.accessInput(r, rq, b, action, key)
 	var (
 		o    object.Object
@@ -104,27 +113,48 @@ func (s *Server) decideObject(r *http.Request, rq *request, b object.Bucket, act
 		read bool
 	)
 	if existingTagActions[action] && (in.Bucket.Policy.UsesExistingObjectTags() || in.Identity.UsesExistingObjectTags()) {
-		o, oErr = s.layer.StatVersion(b.Name, key, versionID)
+		o, oErr = s.recordOf(b.Name, key, versionID)
 		read = true
+		if oErr != nil && !recordMissing(oErr) {
+			return access.ImplicitDeny, oErr
+		}
 		if oErr == nil && len(o.Tags) > 0 {
 			in.Conditions = withExistingObjectTags(in.Conditions, o.Tags)
 		}
 	}
 	d := access.Decide(&in)
 	if !access.NeedsObject(&in, d) {
-		return d
+		return d, nil
 	}
 	if deferOwner && !read && d == access.Allowed {
 		rq.ownerCheck = &in
-		return d
+		return d, nil
 	}
 	if !read {
-		o, oErr = s.layer.StatVersion(b.Name, key, versionID)
+		o, oErr = s.recordOf(b.Name, key, versionID)
 	}
 	if oErr != nil {
-		return d
+		if !recordMissing(oErr) {
+			return access.ImplicitDeny, oErr
+		}
+		return d, nil
 	}
-	return s.decideOn(&in, &o)
+	return s.decideOn(&in, &o), nil
+}
+
+// recordMissing reports whether err, from reading an object's record,
+// says only that there is no such record to decide by: no such key or
+// version, a delete marker (MethodNotAllowed), or a malformed version id.
+func recordMissing(err error) bool {
+	c, ok := s3err.CodeOf(err)
+	if !ok {
+		return false
+	}
+	switch c {
+	case s3err.NoSuchKey, s3err.NoSuchVersion, s3err.MethodNotAllowed, s3err.InvalidArgument:
+		return true
+	}
+	return false
 }
 
 // decideOn asks in again with the owner and ACL of the object o.
@@ -291,7 +321,11 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		vid = vids[0]
 	}
 	read := op.name == "GetObject" || op.name == "HeadObject"
-	if d := s.decideObject(r, rq, b, action, rq.key, vid, read); d != access.Allowed {
+	d, err := s.decideObject(r, rq, b, action, rq.key, vid, read)
+	if err != nil {
+		return err
+	}
+	if d != access.Allowed {
 		if read && !byID && d == access.ImplicitDeny {
 			if err := s.missingKey(r, rq, b); err != nil {
 				return err
@@ -418,7 +452,11 @@ func (s *Server) mayReadSource(r *http.Request, rq *request) error {
 		return err
 	}
 	action, _ := access.ActionOf("GetObject", src.versionID != "")
-	if s.decideObject(r, rq, b, action, src.key, src.versionID, false) != access.Allowed {
+	d, err := s.decideObject(r, rq, b, action, src.key, src.versionID, false)
+	if err != nil {
+		return err
+	}
+	if d != access.Allowed {
 		return s3err.New(s3err.AccessDenied)
 	}
 	return nil

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -1319,6 +1321,80 @@ func TestAuthzWriteOnlyKeepsACLAndTags(t *testing.T) {
 	}
 	if st := anonPost("post-denied"); st != 403 {
 		t.Errorf("anonymous POST acl public-read under a Deny of it: %d, want 403", st)
+	}
+}
+
+// TestAuthzRecordReadErrorFailsClosed checks that a read of an object's
+// record that fails for a reason other than its absence fails the request
+// (500 InternalError) instead of leaving the decision made without it.
+// The read is made to fail for the access decision only, as a transient
+// I/O error would, so the handler's own read succeeds: before, the Deny
+// on s3:ExistingObjectTag/class, which the failed read did not see, let
+// bob read, copy and tag the secret object and everyone read it.
+func TestAuthzRecordReadErrorFailsClosed(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	bucket := uniqueBucket("readerr")
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	for k, class := range map[string]string{"secret": "secret", "open": "public"} {
+		if _, err := g.alice.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(k), Body: strings.NewReader(k), Tagging: aws.String("class=" + class)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := `"arn:aws:s3:::` + bucket + `/*"`
+	doc := `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Principal":"*","Action":["s3:GetObject","s3:GetObjectTagging","s3:PutObjectTagging"],"Resource":` + res + `},
+		{"Effect":"Deny","Principal":"*","Action":["s3:GetObject","s3:GetObjectTagging","s3:PutObjectTagging"],"Resource":` + res + `,"Condition":{"StringEquals":{"s3:ExistingObjectTag/class":"secret"}}}]}`
+	if _, err := g.alice.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	own := uniqueBucket("bobs")
+	if _, err := g.bob.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(own)}); err != nil {
+		t.Fatal(err)
+	}
+	var failing atomic.Bool
+	api.SetAuthzRecordRead(*g.handler.Load(), func(bucket, key, versionID string) (object.Object, error) {
+		if failing.Load() && key == "secret" {
+			return object.Object{}, &os.PathError{Op: "read", Path: key, Err: syscall.EIO}
+		}
+		return g.layer.StatVersion(bucket, key, versionID)
+	})
+	anonGet := func(key string) int {
+		resp, err := http.Get(g.Endpoint + "/" + bucket + "/" + key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	_, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("secret")})
+	wantCode(t, "bob GetObject of the secret object, read intact", err, 403, "AccessDenied")
+
+	failing.Store(true)
+	_, err = g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("secret")})
+	wantCode(t, "bob GetObject of the secret object, record unreadable", err, 500, "InternalError")
+	if got := anonGet("secret"); got != http.StatusInternalServerError {
+		t.Errorf("anonymous GET of the secret object, record unreadable: %d, want 500", got)
+	}
+	_, err = g.bob.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String("secret")})
+	wantCode(t, "bob GetObjectTagging, record unreadable", err, 500, "InternalError")
+	_, err = g.bob.PutObjectTagging(ctx, &s3.PutObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String("secret"),
+		Tagging: &types.Tagging{TagSet: []types.Tag{{Key: aws.String("class"), Value: aws.String("public")}}}})
+	wantCode(t, "bob PutObjectTagging, record unreadable", err, 500, "InternalError")
+	_, err = g.bob.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(own), Key: aws.String("stolen"), CopySource: aws.String(bucket + "/secret")})
+	wantCode(t, "bob CopyObject of the secret object, record unreadable", err, 500, "InternalError")
+	if _, err := g.bob.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(own), Key: aws.String("stolen")}); err == nil {
+		t.Error("the copy of the secret object was made")
+	}
+	if got := anonGet("open"); got != http.StatusOK {
+		t.Errorf("anonymous GET of the public object, its record readable: %d, want 200", got)
+	}
+	failing.Store(false)
+	tags, err := g.root.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String("secret")})
+	if err != nil || len(tags.TagSet) != 1 || aws.ToString(tags.TagSet[0].Value) != "secret" {
+		t.Errorf("the secret object's tags after the refusals: %+v, %v", tags, err)
 	}
 }
 

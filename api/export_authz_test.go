@@ -4,7 +4,16 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+
+	"github.com/objectgateway/objectgateway/pkg/object"
 )
+
+// SetAuthzRecordRead makes the Server h read the records its access
+// decisions need with f instead of the layer's StatVersion, so that a test
+// can make that read fail.
+func SetAuthzRecordRead(h http.Handler, f func(bucket, key, versionID string) (object.Object, error)) {
+	h.(*Server).recordOf = f
+}
 
 // ImplementedOperations returns the name of every operation route can
 // dispatch to, found by probing it with every method, level, subresource

@@ -162,6 +162,10 @@ type Server struct {
 	bucketVersioning bool
 	// flights are the requests being served; see Cut.
 	flights flights
+	// recordOf reads an object's record for an access decision
+	// (decideObject): the layer's StatVersion, which a test replaces to
+	// make the read fail (SetAuthzRecordRead).
+	recordOf func(bucket, key, versionID string) (object.Object, error)
 }
 
 // New returns the S3 handler for a layer.
@@ -181,7 +185,7 @@ func New(layer *object.Layer, o Options) *Server {
 	if o.PostFieldTimeout == 0 {
 		o.PostFieldTimeout = defaultPostFieldTimeout
 	}
-	s := &Server{layer: layer, opts: o, now: o.Now, documents: newDocumentBudget(o.DocumentMemory)}
+	s := &Server{layer: layer, opts: o, now: o.Now, documents: newDocumentBudget(o.DocumentMemory), recordOf: layer.StatVersion}
 	s.authenticated.limit = int64(max(o.MaxInFlight, 0))
 	s.anonymous.limit = int64(anonymousLimit(o))
 	var seed [8]byte
