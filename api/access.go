@@ -199,9 +199,11 @@ func (c *accessCache) bucketOf(b object.Bucket) *access.Bucket {
 // once.
 func (c *accessCache) parsedPolicy(b object.Bucket) *policy.Policy {
 	return c.policies.get(b.Name+"\x00"+b.Policy, func() *policy.Policy {
-		// The text was validated before it was stored; a parse failure
-		// here (a record written by another version) grants nothing.
-		p, _ := policy.Parse([]byte(b.Policy), b.Name)
+		// The text was validated before it was stored; ParseStored
+		// reads what an earlier version accepted and this one refuses
+		// (an Allow with NotPrincipal) as granting nothing, keeping the
+		// other statements. A parse failure here grants nothing.
+		p, _ := policy.ParseStored([]byte(b.Policy), b.Name)
 		return p
 	})
 }

@@ -409,3 +409,31 @@ func TestUsesExistingObjectTagsVariables(t *testing.T) {
 		}
 	}
 }
+
+// TestParseStoredNotPrincipalAllow reads back a policy stored before an
+// Allow with NotPrincipal was refused: the Allow grants nothing, and the
+// policy's Deny still applies (Parse refuses the document).
+func TestParseStoredNotPrincipalAllow(t *testing.T) {
+	d := doc(`{"Effect":"Allow","NotPrincipal":{"AWS":"arn:aws:iam::`+acct+`:user/bob"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::site/*"}`,
+		`{"Effect":"Deny","Principal":"*","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::site/*"}`)
+	if _, err := Parse([]byte(d), "site"); err == nil {
+		t.Fatal("Parse accepted an Allow with NotPrincipal")
+	}
+	p, err := ParseStored([]byte(d), "site")
+	if err != nil {
+		t.Fatalf("ParseStored: %v", err)
+	}
+	runEval(t, p, []evalCase{
+		{"anonymous read", req(anon, "s3:GetObject", objARN+"x"), NoDecision},
+		{"alice read", req(alice, "s3:GetObject", objARN+"x"), NoDecision},
+		{"bob read", req(bob, "s3:GetObject", objARN+"x"), NoDecision},
+		{"deny kept", req(alice, "s3:DeleteObject", objARN+"x"), Deny},
+	})
+	if p.IsPublic() {
+		t.Error("the stored policy is public")
+	}
+	// A stored document that is malformed otherwise is still refused.
+	if _, err := ParseStored([]byte(`{"Statement":[]}`), "site"); err == nil {
+		t.Error("ParseStored accepted an empty statement list")
+	}
+}

@@ -90,7 +90,20 @@ func ParseIdentity(doc []byte) (*Policy, error) {
 	return parse(doc, Identity, "")
 }
 
+// ParseStored is Parse of a bucket policy read back from the catalogue,
+// validated when it was stored, perhaps by a version of the gateway that
+// accepted more: a statement that allows with NotPrincipal, refused by
+// Parse since, is read as granting nothing, so that the policy's other
+// statements, its Denies above all, still apply.
+func ParseStored(doc []byte, bucket string) (*Policy, error) {
+	return parseDoc(doc, Bucket, bucket, true)
+}
+
 func parse(doc []byte, kind Kind, bucket string) (*Policy, error) {
+	return parseDoc(doc, kind, bucket, false)
+}
+
+func parseDoc(doc []byte, kind Kind, bucket string, stored bool) (*Policy, error) {
 	if len(doc) > MaxSize {
 		return nil, malformed("Policies must be less than %d bytes; this one is %d bytes.", MaxSize, len(doc))
 	}
@@ -146,6 +159,7 @@ func parse(doc []byte, kind Kind, bucket string) (*Policy, error) {
 	ps := &parser{
 		kind:    kind,
 		bucket:  bucket,
+		stored:  stored,
 		mode:    compileMode{wildcards: true, variables: version == "2012-10-17"},
 		actions: s3Actions(),
 	}
@@ -172,8 +186,10 @@ func parse(doc []byte, kind Kind, bucket string) (*Policy, error) {
 
 // parser holds what every statement of one document is parsed against.
 type parser struct {
-	kind    Kind
-	bucket  string
+	kind   Kind
+	bucket string
+	// stored: the document is read back from the catalogue (ParseStored).
+	stored  bool
 	mode    compileMode
 	actions map[string]resType
 }

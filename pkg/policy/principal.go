@@ -34,6 +34,14 @@ func (ps *parser) principal(st *statement, m map[string]json.RawMessage) error {
 	switch {
 	case has && hasNot:
 		return malformed("A statement cannot have both Principal and NotPrincipal")
+	case hasNot && !st.deny && ps.stored:
+		// Stored before the rule below: the statement grants nothing
+		// (an empty principal set matches no caller).
+		if _, err := parsePrincipal(nv); err != nil {
+			return err
+		}
+		st.principal = &principalSet{}
+		return nil
 	case hasNot && !st.deny:
 		// IAM: "NotPrincipal must be used with "Effect":"Deny". Using it
 		// with "Effect":"Allow" is not supported." Such a statement would
