@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/objectgateway/objectgateway/pkg/connlimit"
 	lcworker "github.com/objectgateway/objectgateway/pkg/expire"
 )
 
@@ -119,4 +120,25 @@ func (a *admin) indexSize(path string) {
 		}
 		return float64(fi.Size())
 	}))
+}
+
+// connections exports the connection counts of a listener's cap (none
+// when st is nil: no cap).
+func (a *admin) connections(listener string, st *connlimit.Stats) {
+	if st == nil {
+		return
+	}
+	labels := prometheus.Labels{"listener": listener}
+	a.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "objectgateway_connections_open", ConstLabels: labels,
+		Help: "Connections the listener holds open, counted against --max-connections.",
+	}, func() float64 { return float64(st.Open.Load()) }))
+	a.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "objectgateway_connections_evicted_total", ConstLabels: labels,
+		Help: "Connections waiting for a request (idle keep-alive, or an unfinished request head) closed at --max-connections to make room for a new one.",
+	}, func() float64 { return float64(st.Evicted.Load()) }))
+	a.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "objectgateway_connections_waited_total", ConstLabels: labels,
+		Help: "New connections held at --max-connections before they were served.",
+	}, func() float64 { return float64(st.Waited.Load()) }))
 }

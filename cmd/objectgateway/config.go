@@ -63,6 +63,9 @@ type config struct {
 	headerTimeout time.Duration
 	bodyTimeout   time.Duration
 	idleTimeout   time.Duration
+	// maxConnections caps the open connections of the S3 listener, and
+	// of the website endpoint's apart (0: no cap).
+	maxConnections int
 	// defaultCacheControl is sent with objects stored without
 	// Cache-Control (docs/cdn.md).
 	defaultCacheControl string
@@ -143,6 +146,7 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	fs.DurationVar(&c.bodyTimeout, "body-timeout", 60*time.Second, "fail a request with RequestTimeout when its body stops arriving for this long (0: no limit)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT or SIGTERM, wait this long for requests in flight to finish; the ones still running are then cut off, logged and their partial uploads removed")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 2*time.Minute, "close keep-alive connections idle for this long")
+	fs.IntVar(&c.maxConnections, "max-connections", defaultMaxConnections, "connections the S3 listener (and the website endpoint, apart) holds open at once; at the cap the one waiting longest for a request (idle keep-alive, or an unfinished request head) is closed for a new one, and when all are serving requests new ones wait in the kernel's listen queue (0: no cap)")
 	fs.StringVar(&c.defaultCacheControl, "default-cache-control", "", "Cache-Control sent with GET/HEAD of objects stored without one, e.g. \"public, max-age=300\" (empty: none; see docs/cdn.md)")
 	fs.Var(&c.cacheMemory, "cache-memory", "memory for the hot-object cache of small objects, e.g. 64MiB (0: off)")
 	c.cacheMaxObject = hotcache.DefaultMaxObject
@@ -197,8 +201,8 @@ func parseConfig(args []string, stderr io.Writer, getenv func(string) string) (c
 	if c.headerTimeout <= 0 || c.idleTimeout <= 0 || c.bodyTimeout < 0 || c.postFieldTimeout <= 0 || c.shutdownTimeout < 0 {
 		return c, fmt.Errorf("--header-timeout, --idle-timeout and --post-field-timeout must be positive, --body-timeout and --shutdown-timeout not negative")
 	}
-	if c.maxRequests < 0 || c.maxAnonymousRequests < 0 {
-		return c, fmt.Errorf("--max-requests and --max-anonymous-requests must not be negative")
+	if c.maxRequests < 0 || c.maxAnonymousRequests < 0 || c.maxConnections < 0 {
+		return c, fmt.Errorf("--max-requests, --max-anonymous-requests and --max-connections must not be negative")
 	}
 	if c.multipartExpiry <= 0 {
 		return c, fmt.Errorf("--multipart-expiry must be positive")

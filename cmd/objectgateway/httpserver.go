@@ -3,8 +3,10 @@ package main
 import (
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/objectgateway/objectgateway/api"
+	"github.com/objectgateway/objectgateway/pkg/connlimit"
 	"github.com/objectgateway/objectgateway/pkg/expect"
 	"github.com/objectgateway/objectgateway/pkg/httpintercept"
 	"github.com/objectgateway/objectgateway/pkg/rawread"
@@ -78,4 +80,38 @@ func fastHitListener(ln net.Listener, srv *http.Server, h *api.Server) *httpinte
 	})
 	srv.RegisterOnShutdown(fl.Shutdown)
 	return fl
+}
+
+// defaultMaxConnections is --max-connections' default: the connections a
+// listener holds open at once. A connection waiting for its request head
+// holds about 20 KB (its goroutine and buffers) besides the head's bytes,
+// and a flood that is closed at the cap and reconnects leaves as much
+// again to the garbage collector (docs/security.md has the figures), so
+// the cap is what bounds the memory of a flood. 1,024 is nginx's
+// worker_connections in its sample configuration (HAProxy's maxconn was
+// 2,000 before it was derived from the descriptor limit) and
+// --max-requests' default: enough for the connection pools of the
+// applications beside the gateway, and for an edge whose idle keep-alive
+// connections are closed at the cap for new clients rather than
+// refusing them.
+const defaultMaxConnections = 1024
+
+// connectionGrace is how long a connection may wait for a request before
+// it can be closed at --max-connections for a new one: a client's request
+// head, sent at once after the connect, takes a round trip, and a flood
+// that reconnects as fast as it is closed must not push a client's new
+// connection out before its head is read (connlimit.Options.Grace).
+const connectionGrace = time.Second
+
+// limitConnections caps srv's open connections on ln at max (0: no cap,
+// and nil stats). Give srv the returned listener: it must be the last
+// wrapper, whose connections net/http serves, because its ConnState hook,
+// chained to srv's, counts them.
+func limitConnections(ln net.Listener, srv *http.Server, max int) (net.Listener, *connlimit.Stats) {
+	if max <= 0 {
+		return ln, nil
+	}
+	lim := connlimit.NewListener(ln, connlimit.Options{Max: max, Grace: connectionGrace})
+	srv.ConnState = lim.ChainConnState(srv.ConnState)
+	return lim, lim.Stats()
 }

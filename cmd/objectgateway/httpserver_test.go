@@ -130,14 +130,14 @@ func TestParseConfigLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.headerTimeout != 30*time.Second || c.bodyTimeout != time.Minute || c.idleTimeout != 2*time.Minute {
-		t.Fatalf("defaults %v %v %v", c.headerTimeout, c.bodyTimeout, c.idleTimeout)
+	if c.headerTimeout != 30*time.Second || c.bodyTimeout != time.Minute || c.idleTimeout != 2*time.Minute || c.maxConnections != 1024 {
+		t.Fatalf("defaults %v %v %v %d", c.headerTimeout, c.bodyTimeout, c.idleTimeout, c.maxConnections)
 	}
-	c, err = parseConfig([]string{"--header-timeout=5s", "--body-timeout=0", "--idle-timeout=1m"}, io.Discard, none)
-	if err != nil || c.headerTimeout != 5*time.Second || c.bodyTimeout != 0 || c.idleTimeout != time.Minute {
+	c, err = parseConfig([]string{"--header-timeout=5s", "--body-timeout=0", "--idle-timeout=1m", "--max-connections=0"}, io.Discard, none)
+	if err != nil || c.headerTimeout != 5*time.Second || c.bodyTimeout != 0 || c.idleTimeout != time.Minute || c.maxConnections != 0 {
 		t.Fatalf("%+v %v", c, err)
 	}
-	for _, bad := range []string{"--header-timeout=0", "--idle-timeout=-1s", "--body-timeout=-1s"} {
+	for _, bad := range []string{"--header-timeout=0", "--idle-timeout=-1s", "--body-timeout=-1s", "--max-connections=-1"} {
 		if _, err := parseConfig([]string{bad}, io.Discard, none); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
@@ -271,4 +271,39 @@ func TestPlainListenerChain(t *testing.T) {
 			t.Errorf("plaintext %v, fast hits %v: %s, want %s", tc.plaintext, tc.fastHits, got, tc.want)
 		}
 	}
+}
+
+// TestServeMaxConnections is the slow-loris flood at the cap: with
+// --max-connections 2 held by two connections that never finish their
+// request heads, a client's request is served at once, and the
+// connection that has waited longest is closed for it. Before the cap
+// every such connection stayed until --header-timeout, holding its head.
+func TestServeMaxConnections(t *testing.T) {
+	root := t.TempDir()
+	vars := map[string]string{"OBJECTGATEWAY_ACCESS_KEY": "AKIACONNS", "OBJECTGATEWAY_SECRET_KEY": "conns-secret"}
+	sv := startServe(t, []string{"--root", root, "--listen", "127.0.0.1:0", "--fsync=false", "--log-level", "error",
+		"--max-connections", "2", "--header-timeout", "1h"}, vars, nil)
+	var loris []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", sv.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := io.WriteString(c, "GET /b/k HTTP/1.1\r\nHost: x\r\nX-Slow: "+strings.Repeat("s", 1000)); err != nil {
+			t.Fatal(err)
+		}
+		loris = append(loris, c)
+	}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: time.Minute}
+	resp, err := client.Get("http://" + sv.addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "AccessDenied") {
+		t.Fatalf("anonymous ListBuckets at the cap: %d %s", resp.StatusCode, body)
+	}
+	waitClosed(t, loris[0], time.Minute)
 }

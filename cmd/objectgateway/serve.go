@@ -192,7 +192,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	// comes first, and serve returns only once it has stopped.
 	webCtx, stopWeb := context.WithCancel(ctx)
 	defer stopWeb()
-	web, err := startWebsite(webCtx, cfg, handler, log)
+	web, err := startWebsite(webCtx, cfg, handler, adm, log)
 	if err != nil {
 		return err
 	}
@@ -234,6 +234,8 @@ func serve(ctx context.Context, args []string, e env) error {
 		serveLn = fastLn
 		log.Info().Msg("edge mode: anonymous plain GET and HEAD hits answered on the connection, outside net/http (--edge-fast-hits)")
 	}
+	serveLn, connStats := limitConnections(serveLn, srv, cfg.maxConnections)
+	adm.connections("s3", connStats)
 	served = true
 	go func() { errc <- srv.Serve(serveLn) }()
 	lc := lcworker.New(lcworker.Options{

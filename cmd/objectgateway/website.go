@@ -26,7 +26,7 @@ type websiteListener struct {
 // startWebsite starts the website endpoint when --website-listen is set
 // (nil otherwise). It stops when ctx ends, giving the requests in flight
 // the drain limit, at the same time as the S3 listener drains.
-func startWebsite(ctx context.Context, cfg config, h *api.Server, log zerolog.Logger) (*websiteListener, error) {
+func startWebsite(ctx context.Context, cfg config, h *api.Server, adm *admin, log zerolog.Logger) (*websiteListener, error) {
 	if cfg.websiteListen == "" {
 		return nil, nil
 	}
@@ -39,8 +39,10 @@ func startWebsite(ctx context.Context, cfg config, h *api.Server, log zerolog.Lo
 	}
 	srv := newHTTPServer(cfg, h.Website(api.WebsiteOptions{Domain: cfg.websiteDomain}))
 	wl := &websiteListener{addr: ln.Addr().String(), done: make(chan struct{})}
+	serveLn, connStats := limitConnections(ln, srv, cfg.maxConnections)
+	adm.connections("website", connStats)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(serveLn) }()
 	go func() {
 		defer close(wl.done)
 		select {
