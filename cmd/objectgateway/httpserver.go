@@ -13,11 +13,17 @@ import (
 )
 
 // maxHeaderBytes bounds the request line and headers. S3 allows 8 KiB of
-// headers (2 KiB of them user metadata); 64 KiB leaves room for long
-// presigned URLs and many x-amz-meta-* names. Beyond it net/http answers
-// 431 Request Header Fields Too Large itself, before any handler runs, so
-// that answer carries no S3 error body (docs/security.md).
-const maxHeaderBytes = 64 << 10
+// headers (2 KiB of them user metadata); 16 KiB, Node.js's limit and
+// twice nginx's longest line (large_client_header_buffers 8k), leaves room
+// for a presigned URL of a 1,024-byte key, percent-encoded, with a long
+// session token (8 KB of request line: TestServePresignedLongKeyAndToken).
+// A connection holds what it has received of its head until the head is
+// complete, so the limit is also what a connection stalled in its head
+// costs beside its own 20 KB, --max-connections times (docs/security.md).
+// Beyond it, and the 4 KiB net/http reads past it, net/http answers 431
+// Request Header Fields Too Large itself, before any handler runs, so
+// that answer carries no S3 error body.
+const maxHeaderBytes = 16 << 10
 
 // newHTTPServer returns the S3 listener's server with the connection
 // limits of cfg: slow request headers (headerTimeout) close the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awscreds "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/objectgateway/objectgateway/api"
@@ -68,6 +69,16 @@ func TestHeaderLimit(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
 		t.Fatalf("status %d, want 431", resp.StatusCode)
+	}
+	// 24 KiB: over 16 KiB and what net/http reads past it.
+	req.Header.Set("X-Amz-Meta-Big", strings.Repeat("h", 24<<10))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("24 KiB of headers: status %d, want 431", resp.StatusCode)
 	}
 	req.Header.Set("X-Amz-Meta-Big", strings.Repeat("h", 8<<10))
 	resp, err = http.DefaultClient.Do(req)
@@ -306,4 +317,64 @@ func TestServeMaxConnections(t *testing.T) {
 		t.Fatalf("anonymous ListBuckets at the cap: %d %s", resp.StatusCode, body)
 	}
 	waitClosed(t, loris[0], time.Minute)
+}
+
+// TestServePresignedLongKeyAndToken: a presigned GET and PUT of a key of
+// 1,024 bytes that all need percent-encoding, with a session token of
+// 4,096 characters (STS tokens are about 1 to 2 KB; their size is not
+// fixed) whose '+', '/' and '=' are encoded too, fit the head limit: the
+// request line alone is about 8 KB.
+func TestServePresignedLongKeyAndToken(t *testing.T) {
+	root := t.TempDir()
+	vars := map[string]string{"OBJECTGATEWAY_ACCESS_KEY": "AKIALONGURL", "OBJECTGATEWAY_SECRET_KEY": "long-url-secret"}
+	sv := startServe(t, []string{"--root", root, "--listen", "127.0.0.1:0", "--fsync=false", "--log-level", "error"}, vars, nil)
+	client := s3Client(sv.addr, vars["OBJECTGATEWAY_ACCESS_KEY"], vars["OBJECTGATEWAY_SECRET_KEY"])
+	if _, err := client.CreateBucket(t.Context(), &s3.CreateBucketInput{Bucket: aws.String("long")}); err != nil {
+		t.Fatal(err)
+	}
+	key := strings.Repeat("\u00e9", 512) // 1,024 bytes, each sent as %XX
+	token := strings.Repeat("AQoDYXdzEJr+/=", 293)[:4096]
+	presign := s3.NewPresignClient(s3.NewFromConfig(aws.Config{
+		Region:      "us-east-1",
+		Credentials: awscreds.NewStaticCredentialsProvider(vars["OBJECTGATEWAY_ACCESS_KEY"], vars["OBJECTGATEWAY_SECRET_KEY"], token),
+	}, func(o *s3.Options) {
+		o.BaseEndpoint = aws.String("http://" + sv.addr)
+		o.UsePathStyle = true
+	}))
+	body := "behind a long presigned URL"
+	put, err := presign.PresignPutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String("long"), Key: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get, err := presign.PresignGetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String("long"), Key: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(get.URL); n < 8000 || n > maxHeaderBytes {
+		t.Fatalf("presigned URL of %d bytes: want 8,000 to %d, a realistic worst case that fits", n, maxHeaderBytes)
+	}
+	req, _ := http.NewRequest(http.MethodPut, put.URL, strings.NewReader(body))
+	for name, v := range put.SignedHeader {
+		if name != "Host" {
+			req.Header[name] = v
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("presigned PUT of %d bytes of URL: %d %s", len(put.URL), resp.StatusCode, text)
+	}
+	resp, err = http.Get(get.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(text) != body {
+		t.Fatalf("presigned GET of %d bytes of URL: %d %s", len(get.URL), resp.StatusCode, text)
+	}
 }
