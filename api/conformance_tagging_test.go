@@ -279,3 +279,64 @@ func elevenHeader(kv []string) string {
 	}
 	return strings.Join(parts, "&")
 }
+
+// TestConformanceTaggingDocuments covers the Tagging documents S3 refuses,
+// on PutObjectTagging and PutBucketTagging alike: one without a TagSet
+// (no tags, or Tags outside one) is MalformedXML, as S3 answers it
+// (versity/versitygw#1231); the tag rules are InvalidTag. An empty TagSet
+// is a set of no tags, and neither changes what is stored.
+func TestConformanceTaggingDocuments(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := makeBucket(t, c, "tagdoc")
+	b := aws.String(bucket)
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: b, Key: aws.String("k"), Body: strings.NewReader("x"), Tagging: aws.String("a=1")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: b, Tagging: &types.Tagging{TagSet: tagSet("a", "1")}}); err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]string{"PutObjectTagging": "/" + bucket + "/k", "PutBucketTagging": "/" + bucket}
+	for name, doc := range map[string]string{
+		"empty root":           `<Tagging/>`,
+		"namespaced, no set":   `<Tagging xmlns="http://s3.amazonaws.com/doc/2006-03-01/"></Tagging>`,
+		"Tag outside a TagSet": `<Tagging><Tag><Key>b</Key><Value>2</Value></Tag></Tagging>`,
+	} {
+		for op, path := range targets {
+			req := g.rawRequest("PUT", path, "tagging", []byte(doc))
+			resp, body := g.do(req, []byte(doc), true)
+			wantXMLError(t, op+" "+name, resp, body, 400, "MalformedXML")
+		}
+	}
+	if got := tagsOf(t, c, bucket, "k"); got != "a=1" {
+		t.Errorf("object tags after refused documents: %q", got)
+	}
+	if got, err := c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b}); err != nil || len(got.TagSet) != 1 {
+		t.Errorf("bucket tags after refused documents: %v, %v", got, err)
+	}
+
+	for name, tags := range map[string][]types.Tag{
+		"129-char key":   tagSet(strings.Repeat("k", 129), "v"),
+		"257-char value": tagSet("k", strings.Repeat("v", 257)),
+		"duplicate keys": tagSet("k", "1", "k", "2"),
+		"empty key":      tagSet("", "v"),
+	} {
+		_, err := c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: b, Tagging: &types.Tagging{TagSet: tags}})
+		wantCode(t, "PutBucketTagging "+name, err, 400, "InvalidTag")
+	}
+
+	const emptySet = `<Tagging><TagSet></TagSet></Tagging>`
+	for op, path := range targets {
+		req := g.rawRequest("PUT", path, "tagging", []byte(emptySet))
+		resp, body := g.do(req, []byte(emptySet), true)
+		if resp.StatusCode/100 != 2 {
+			t.Errorf("%s with an empty TagSet: %d %s", op, resp.StatusCode, body)
+		}
+	}
+	if got := tagsOf(t, c, bucket, "k"); got != "" {
+		t.Errorf("object tags after an empty TagSet: %q", got)
+	}
+	_, err := c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b})
+	wantCode(t, "GetBucketTagging after an empty TagSet", err, 404, "NoSuchTagSet")
+}

@@ -114,6 +114,7 @@ func FuzzParseTaggingBody(f *testing.F) {
 	f.Add([]byte(`<Tagging><TagSet><Tag><Key>&lt;</Key></Tag></TagSet></Tagging>`))                                                      // forbidden character
 	f.Add([]byte(`<Tagging><TagSet><Tag><Key>k</Key><Value>&#x1F600;</Value></Tag></TagSet></Tagging>`))                                 // character reference
 	f.Add([]byte(`<Tagging><TagSet>`))                                                                                                   // truncated
+	f.Add([]byte(`<Tagging><Tag><Key>k</Key></Tag></Tagging>`))                                                                          // no TagSet
 	f.Fuzz(func(t *testing.T, body []byte) {
 		tags, err := parseTaggingBody(body)
 		if !beyondStreamingLimits(err, tooManyTags(maxTags, "Object")) {

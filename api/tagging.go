@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/xml"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -104,18 +105,26 @@ func parseTaggingBody(body []byte) ([]metadata.KV, error) {
 	return parseTags(body, maxTags, "Object")
 }
 
+// errNoTagSet is the cause of the MalformedXML of a Tagging document
+// without a TagSet, which S3's schema requires.
+var errNoTagSet = errors.New("the Tagging document has no TagSet")
+
 // parseTags parses a Tagging document of at most max tags of a kind. The
-// max+1st Tag is InvalidTag as soon as it begins.
+// max+1st Tag is InvalidTag as soon as it begins. A document without a
+// TagSet is MalformedXML, as S3 answers it; an empty TagSet is a set of no
+// tags.
 func parseTags(body []byte, max int, kind string) ([]metadata.KV, error) {
 	var tags []metadata.KV
 	x := newXMLDoc(body, maxTagTokens(max))
 	if err := x.root("Tagging"); err != nil {
 		return nil, err
 	}
+	tagSet := false
 	err := x.elements(func(e xml.StartElement) error {
 		if e.Name.Local != "TagSet" {
 			return x.skip()
 		}
+		tagSet = true
 		return x.elements(func(e xml.StartElement) error {
 			if e.Name.Local != "Tag" {
 				return x.skip()
@@ -130,6 +139,9 @@ func parseTags(body []byte, max int, kind string) ([]metadata.KV, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !tagSet {
+		return nil, malformed(errNoTagSet)
 	}
 	if err := validTagSet(tags, max, kind); err != nil {
 		return nil, err

@@ -88,12 +88,20 @@ func referenceCompleteRequest(body []byte) ([]object.CompletePart, error) {
 }
 
 func referenceTags(body []byte, max int, kind string) ([]metadata.KV, error) {
-	var t tagging
+	var t struct {
+		XMLName xml.Name `xml:"Tagging"`
+		TagSet  *struct {
+			Tags []tagXML `xml:"Tag"`
+		} `xml:"TagSet"`
+	}
 	if err := xml.Unmarshal(body, &t); err != nil {
 		return nil, s3err.Wrap(s3err.MalformedXML, err)
 	}
-	tags := make([]metadata.KV, 0, len(t.TagSet))
-	for _, x := range t.TagSet {
+	if t.TagSet == nil {
+		return nil, s3err.Wrap(s3err.MalformedXML, errNoTagSet)
+	}
+	tags := make([]metadata.KV, 0, len(t.TagSet.Tags))
+	for _, x := range t.TagSet.Tags {
 		tags = append(tags, metadata.KV{Key: x.Key, Value: x.Value})
 	}
 	if err := validTagSet(tags, max, kind); err != nil {
