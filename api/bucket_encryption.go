@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/xml"
+	"errors"
 	"net/http"
 
 	"github.com/objectgateway/objectgateway/pkg/object"
@@ -44,27 +45,90 @@ func (s *Server) routeEncryption(method string, lv level, sub string) (operation
 	return operation{}, false
 }
 
+// encryptionDoc is a ServerSideEncryptionConfiguration as the request
+// wrote it, before its values are checked: its number of Rules and the
+// values of the first. Repeated elements are read as xml.Unmarshal reads
+// them into encryptionConfig: the last value of each is kept.
+type encryptionDoc struct {
+	rules            int
+	hasDefault       bool
+	sseAlgorithm     string
+	kmsMasterKeyID   string
+	bucketKeyEnabled bool
+}
+
+// errEncryptionRules is the cause of the MalformedXML of a configuration
+// with other than one Rule, or one without its default.
+var errEncryptionRules = errors.New("a ServerSideEncryptionConfiguration has one Rule with an ApplyServerSideEncryptionByDefault")
+
+// readEncryptionConfig reads a PutBucketEncryption body with the bounded
+// reader of every request document (xmlDoc): a document with more tokens
+// or deeper nesting than any valid one, or a second Rule, is MalformedXML
+// as soon as it is read.
+func readEncryptionConfig(body []byte) (doc encryptionDoc, err error) {
+	x := newXMLDoc(body, maxConfigTokens)
+	if err := x.root("ServerSideEncryptionConfiguration"); err != nil {
+		return doc, err
+	}
+	err = x.elements(func(e xml.StartElement) error {
+		if e.Name.Local != "Rule" {
+			return x.skip()
+		}
+		if doc.rules++; doc.rules > 1 {
+			return malformed(errEncryptionRules)
+		}
+		return x.elements(func(e xml.StartElement) error {
+			var err error
+			switch e.Name.Local {
+			case "ApplyServerSideEncryptionByDefault":
+				doc.hasDefault = true
+				err = x.elements(func(e xml.StartElement) error {
+					var err error
+					switch e.Name.Local {
+					case "SSEAlgorithm":
+						doc.sseAlgorithm, err = x.text()
+					case "KMSMasterKeyID":
+						doc.kmsMasterKeyID, err = x.text()
+					default:
+						err = x.skip()
+					}
+					return err
+				})
+			case "BucketKeyEnabled":
+				var v string
+				if v, err = x.text(); err == nil {
+					doc.bucketKeyEnabled, err = xmlBool(v)
+				}
+			default:
+				err = x.skip()
+			}
+			return err
+		})
+	})
+	return doc, err
+}
+
 // parseEncryptionConfig reads a PutBucketEncryption body: one rule whose
 // default is AES256, or aws:kms with an optional key id (an existing
 // key-ring key, checked by the caller); aws:kms:dsse is NotImplemented.
 func parseEncryptionConfig(body []byte) (alg, keyID string, bucketKey bool, err error) {
-	var c encryptionConfig
-	if xml.Unmarshal(body, &c) != nil || len(c.Rules) != 1 || c.Rules[0].Default == nil {
-		return "", "", false, s3err.New(s3err.MalformedXML)
+	d, err := readEncryptionConfig(body)
+	if err != nil {
+		return "", "", false, err
 	}
-	r := c.Rules[0]
-	if r.BucketKeyEnabled != nil {
-		bucketKey = *r.BucketKeyEnabled
+	if d.rules != 1 || !d.hasDefault {
+		return "", "", false, malformed(errEncryptionRules)
 	}
-	switch d := r.Default; d.SSEAlgorithm {
+	bucketKey = d.bucketKeyEnabled
+	switch d.sseAlgorithm {
 	case sse.AES256:
-		if d.KMSMasterKeyID != "" {
+		if d.kmsMasterKeyID != "" {
 			return "", "", false, s3err.Newf(s3err.InvalidArgument, "a KMSMasterKeyID is not applicable if the default sse algorithm is not aws:kms").
 				With("ArgumentName", "ApplyServerSideEncryptionByDefault")
 		}
 		return sse.AES256, "", bucketKey, nil
 	case sse.KMS:
-		return sse.KMS, kmsKeyName(d.KMSMasterKeyID), bucketKey, nil
+		return sse.KMS, kmsKeyName(d.kmsMasterKeyID), bucketKey, nil
 	case "aws:kms:dsse":
 		return "", "", false, s3err.Newf(s3err.NotImplemented, "Dual-layer server-side encryption (aws:kms:dsse) is not supported; use aws:kms.")
 	}

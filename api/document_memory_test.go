@@ -148,6 +148,10 @@ func TestDocumentMemory(t *testing.T) {
 			repeatTo(64<<10, "<CORSConfiguration>", "<X/>", "</CORSConfiguration>"), 400, "MalformedXML", maxCORSAllocation},
 		{"PutBucketCors of comments", http.MethodPut, "/docmem", "cors", 64 << 10,
 			repeatTo(64<<10, "<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod>", "<!---->", "</CORSRule></CORSConfiguration>"), 400, "MalformedXML", maxCORSAllocation},
+		{"PutBucketEncryption of unknown elements", http.MethodPut, "/docmem", "encryption", 64 << 10,
+			repeatTo(64<<10, "<ServerSideEncryptionConfiguration><Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>AES256</SSEAlgorithm></ApplyServerSideEncryptionByDefault></Rule>", "<X/>", "</ServerSideEncryptionConfiguration>"), 400, "MalformedXML", 0},
+		{"PutBucketEncryption of empty rules", http.MethodPut, "/docmem", "encryption", 64 << 10,
+			repeatTo(64<<10, "<ServerSideEncryptionConfiguration>", "<Rule/>", "</ServerSideEncryptionConfiguration>"), 400, "MalformedXML", 0},
 		// A policy is refused over 20 KiB before it is parsed; the case
 		// shows that what remains is the buffer.
 		{"PutBucketPolicy of empty statements", http.MethodPut, "/docmem", "policy", 64 << 10,

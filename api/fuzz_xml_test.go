@@ -13,6 +13,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/objectlock"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/sse"
 )
 
 // wantCodes fails unless err is an S3 error with one of codes.
@@ -310,6 +311,38 @@ func FuzzParseVersioningConfiguration(f *testing.F) {
 		}
 		if back, err := parseVersioningConfiguration(appendVersioningConfiguration(nil, status)); err != nil || back != status {
 			t.Fatalf("status %q read back as %q, %v", status, back, err)
+		}
+	})
+}
+
+// FuzzParseEncryptionConfig feeds PutBucketEncryption bodies to
+// parseEncryptionConfig: it never panics, fails only with MalformedXML,
+// InvalidArgument or (dual-layer) NotImplemented, accepts only AES256
+// without a key or aws:kms, and reads as xml.Unmarshal read
+// (referenceEncryptionConfig) unless the body is over a limit of the token
+// reader.
+func FuzzParseEncryptionConfig(f *testing.F) {
+	f.Add([]byte(`<ServerSideEncryptionConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>AES256</SSEAlgorithm></ApplyServerSideEncryptionByDefault><BucketKeyEnabled>false</BucketKeyEnabled></Rule></ServerSideEncryptionConfiguration>`))                 // as SDKs send it
+	f.Add([]byte(`<ServerSideEncryptionConfiguration><Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>aws:kms</SSEAlgorithm><KMSMasterKeyID>arn:aws:kms:us-east-1:1:key/k</KMSMasterKeyID></ApplyServerSideEncryptionByDefault><BucketKeyEnabled> true </BucketKeyEnabled></Rule></ServerSideEncryptionConfiguration>`)) // KMS key ARN, bucket key
+	f.Add([]byte(`<ServerSideEncryptionConfiguration><Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>AES256</SSEAlgorithm><KMSMasterKeyID>k</KMSMasterKeyID></ApplyServerSideEncryptionByDefault></Rule></ServerSideEncryptionConfiguration>`))                                                                         // key without KMS
+	f.Add([]byte(`<ServerSideEncryptionConfiguration><Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>AES256</SSEAlgorithm></ApplyServerSideEncryptionByDefault></Rule><Rule/></ServerSideEncryptionConfiguration>`))                                                                                                    // two rules
+	f.Add([]byte(`<ServerSideEncryptionConfiguration><Rule><BucketKeyEnabled>maybe</BucketKeyEnabled><ApplyServerSideEncryptionByDefault><SSEAlgorithm>aws:kms:dsse</SSEAlgorithm></ApplyServerSideEncryptionByDefault></Rule></ServerSideEncryptionConfiguration>`))                                                           // bad boolean
+	f.Add([]byte(`<ServerSideEncryptionConfiguration><Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>AES<x/>256</SSEAlgorithm></ApplyServerSideEncryptionByDefault><ApplyServerSideEncryptionByDefault/></Rule></ServerSideEncryptionConfiguration>`))                                                                  // nested element, repeated default
+	f.Add([]byte(`<ServerSideEncryptionConfiguration><Rule>`))                                                                                                                                                                                                                                                                  // truncated
+	f.Fuzz(func(t *testing.T, body []byte) {
+		alg, keyID, bucketKey, err := parseEncryptionConfig(body)
+		if !beyondStreamingLimits(err, nil) {
+			wantAlg, wantKey, wantBucketKey, wantErr := referenceEncryptionConfig(body)
+			if !sameAnswer(err, wantErr) || alg != wantAlg || keyID != wantKey || bucketKey != wantBucketKey {
+				t.Fatalf("parsed %q %q %v, %v; xml.Unmarshal: %q %q %v, %v", alg, keyID, bucketKey, err, wantAlg, wantKey, wantBucketKey, wantErr)
+			}
+		}
+		if err != nil {
+			wantCodes(t, err, s3err.MalformedXML, s3err.InvalidArgument, s3err.NotImplemented)
+			return
+		}
+		if alg != sse.AES256 && alg != sse.KMS || alg == sse.AES256 && keyID != "" {
+			t.Fatalf("accepted %q with key %q", alg, keyID)
 		}
 	})
 }

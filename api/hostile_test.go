@@ -425,6 +425,9 @@ func TestHostileXML(t *testing.T) {
 		{name: "PutBucketPolicy deep JSON nesting", method: "PUT", path: "/" + h.bucket, query: "policy", body: []byte(strings.Repeat("[", 20000) + strings.Repeat("]", 20000)), status: 400, code: "MalformedPolicy"},
 		{name: "PutBucketPolicy over 20 KiB", method: "PUT", path: "/" + h.bucket, query: "policy", body: pad(`{"Statement":[]}`, 20<<10+1), status: 400, code: "MalformedPolicy"},
 		{name: "PutBucketPolicy over 64 KiB", method: "PUT", path: "/" + h.bucket, query: "policy", body: pad(`{"Statement":[]}`, 64<<10+1), status: 400, code: "MaxMessageLengthExceeded"},
+		{name: "PutBucketEncryption billion laughs", method: "PUT", path: "/" + h.bucket, query: "encryption", body: billionLaughs("<ServerSideEncryptionConfiguration><Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>", "</SSEAlgorithm></ApplyServerSideEncryptionByDefault></Rule></ServerSideEncryptionConfiguration>"), status: 400, code: "MalformedXML"},
+		{name: "PutBucketEncryption deep nesting", method: "PUT", path: "/" + h.bucket, query: "encryption", body: []byte("<ServerSideEncryptionConfiguration>" + strings.Repeat("<a>", 8000) + strings.Repeat("</a>", 8000) + "</ServerSideEncryptionConfiguration>"), status: 400, code: "MalformedXML"},
+		{name: "PutBucketEncryption over 64 KiB", method: "PUT", path: "/" + h.bucket, query: "encryption", body: pad("<ServerSideEncryptionConfiguration/>", 64<<10+1), status: 400, code: "MaxMessageLengthExceeded"},
 		{name: "CreateBucket billion laughs", method: "PUT", path: "/bomb-bucket", body: billionLaughs("<CreateBucketConfiguration><LocationConstraint>", "</LocationConstraint></CreateBucketConfiguration>"), status: 400, code: "MalformedXML"},
 		{name: "CreateBucket over 64 KiB", method: "PUT", path: "/big-bucket", body: pad("<CreateBucketConfiguration/>", 64<<10+1), status: 400, code: "MaxMessageLengthExceeded"},
 	})

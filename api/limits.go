@@ -67,9 +67,10 @@ const (
 	// times over.
 	maxCreateBucketTokens = 1024
 	// maxConfigTokens allows a VersioningConfiguration, an
-	// ObjectLockConfiguration, a Retention or a LegalHold, the largest of
-	// which (an ObjectLockConfiguration with its Rule) has under 30
-	// tokens, many times over.
+	// ObjectLockConfiguration, a ServerSideEncryptionConfiguration, a
+	// Retention or a LegalHold, the largest of which (an
+	// ObjectLockConfiguration with its Rule) has under 30 tokens, many
+	// times over.
 	maxConfigTokens = 1024
 )
 

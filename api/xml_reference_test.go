@@ -9,6 +9,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/checksum"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/sse"
 )
 
 // This file keeps the parsers of request documents as they were before
@@ -169,4 +170,30 @@ func sameAnswer(got, want error) bool {
 	}
 	g, w := s3err.As(got), s3err.As(want)
 	return g.Code == w.Code && g.Text() == w.Text()
+}
+
+// referenceEncryptionConfig reads a PutBucketEncryption body with
+// xml.Unmarshal into encryptionConfig, as parseEncryptionConfig must read
+// it.
+func referenceEncryptionConfig(body []byte) (alg, keyID string, bucketKey bool, err error) {
+	var c encryptionConfig
+	if xml.Unmarshal(body, &c) != nil || len(c.Rules) != 1 || c.Rules[0].Default == nil {
+		return "", "", false, s3err.New(s3err.MalformedXML)
+	}
+	r := c.Rules[0]
+	if r.BucketKeyEnabled != nil {
+		bucketKey = *r.BucketKeyEnabled
+	}
+	switch d := r.Default; d.SSEAlgorithm {
+	case sse.AES256:
+		if d.KMSMasterKeyID != "" {
+			return "", "", false, s3err.Newf(s3err.InvalidArgument, "a KMSMasterKeyID is not applicable if the default sse algorithm is not aws:kms")
+		}
+		return sse.AES256, "", bucketKey, nil
+	case sse.KMS:
+		return sse.KMS, kmsKeyName(d.KMSMasterKeyID), bucketKey, nil
+	case "aws:kms:dsse":
+		return "", "", false, s3err.Newf(s3err.NotImplemented, "Dual-layer server-side encryption (aws:kms:dsse) is not supported; use aws:kms.")
+	}
+	return "", "", false, s3err.New(s3err.MalformedXML)
 }
