@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -896,5 +897,53 @@ func TestConformanceListVersionsControlKeys(t *testing.T) {
 				listVersions(t, c, bucket, sorted, p)
 			}
 		}
+	}
+}
+
+// TestConformanceListV2EmptyContinuationToken: an empty continuation-token
+// is no token, as S3 takes it (ceph/s3-tests
+// test_bucket_listv2_continuationtoken_empty): the whole listing, from
+// start-after when it is given, with the empty token echoed, which boto3
+// and the SDKs read back as "".
+func TestConformanceListV2EmptyContinuationToken(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := makeBucket(t, c, "emptytoken")
+	keys := []string{"bar", "baz", "foo", "quxx"}
+	for _, k := range keys {
+		if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(k), Body: strings.NewReader(k)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func(out *s3.ListObjectsV2Output) []string {
+		var got []string
+		for _, o := range out.Contents {
+			got = append(got, aws.ToString(o.Key))
+		}
+		return got
+	}
+	out, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), ContinuationToken: aws.String("")})
+	if err != nil {
+		t.Fatalf("ListObjectsV2 with an empty continuation-token: %v", err)
+	}
+	if got := names(out); !slices.Equal(got, keys) || aws.ToBool(out.IsTruncated) || out.ContinuationToken == nil || *out.ContinuationToken != "" {
+		t.Errorf("ListObjectsV2 with an empty continuation-token: keys %q, truncated %v, ContinuationToken %v", got, aws.ToBool(out.IsTruncated), out.ContinuationToken)
+	}
+	out, err = c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), ContinuationToken: aws.String(""), StartAfter: aws.String("baz")})
+	if err != nil {
+		t.Fatalf("ListObjectsV2 with an empty continuation-token and start-after: %v", err)
+	}
+	if got := names(out); !slices.Equal(got, keys[2:]) {
+		t.Errorf("ListObjectsV2 with an empty continuation-token and start-after: keys %q, want %q", got, keys[2:])
+	}
+	req := g.rawRequest("GET", "/"+bucket, "list-type=2&continuation-token=&max-keys=1", nil)
+	resp, body := g.do(req, nil, true)
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte("<ContinuationToken></ContinuationToken>")) || !bytes.Contains(body, []byte("<Key>bar</Key>")) {
+		t.Errorf("raw ListObjectsV2 with continuation-token=: %d %s", resp.StatusCode, body)
+	}
+	out, err = c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	if err != nil || out.ContinuationToken != nil {
+		t.Errorf("ListObjectsV2 without a token: ContinuationToken %v, %v", out.ContinuationToken, err)
 	}
 }

@@ -84,13 +84,16 @@ type listBucketResultV1 struct {
 	CommonPrefixes []commonPrefix `xml:"CommonPrefixes"`
 }
 
+// listBucketResultV2 is a ListObjectsV2 answer. Its ContinuationToken
+// echoes the request's token, an empty one included; it is nil when the
+// request had none.
 type listBucketResultV2 struct {
 	XMLName               xml.Name       `xml:"ListBucketResult"`
 	NS                    string         `xml:"xmlns,attr"`
 	Name                  string         `xml:"Name"`
 	Prefix                string         `xml:"Prefix"`
 	StartAfter            string         `xml:"StartAfter,omitempty"`
-	ContinuationToken     string         `xml:"ContinuationToken,omitempty"`
+	ContinuationToken     *string        `xml:"ContinuationToken,omitempty"`
 	NextContinuationToken string         `xml:"NextContinuationToken,omitempty"`
 	KeyCount              int            `xml:"KeyCount"`
 	MaxKeys               int            `xml:"MaxKeys"`
@@ -150,7 +153,9 @@ func (s *Server) listOwner(rq *request, page *object.ListPage) string {
 
 // listObjectsV2 answers ListObjectsV2. The continuation token is the
 // position after which the next page starts, base64-encoded; a token the
-// gateway did not issue answers InvalidArgument.
+// gateway did not issue answers InvalidArgument. An empty token is no
+// token, as S3 takes it: the listing starts where it would without one
+// (at start-after, if given), and the empty token is echoed.
 func (s *Server) listObjectsV2(w http.ResponseWriter, r *http.Request, rq *request) error {
 	q := r.URL.Query()
 	p, err := parseListParams(q)
@@ -159,7 +164,7 @@ func (s *Server) listObjectsV2(w http.ResponseWriter, r *http.Request, rq *reque
 	}
 	after := q.Get("start-after")
 	token, hasToken := q["continuation-token"]
-	if hasToken {
+	if hasToken && token[0] != "" {
 		raw, derr := base64.RawURLEncoding.DecodeString(token[0])
 		if derr != nil || len(raw) == 0 || raw[0] != 'k' {
 			return s3err.Newf(s3err.InvalidArgument, "The continuation token provided is incorrect").With("ArgumentName", "continuation-token")
@@ -175,7 +180,7 @@ func (s *Server) listObjectsV2(w http.ResponseWriter, r *http.Request, rq *reque
 		MaxKeys: p.maxKeys, Delimiter: p.encode(p.delimiter), IsTruncated: page.Truncated,
 	}
 	if hasToken {
-		out.ContinuationToken = token[0]
+		out.ContinuationToken = &token[0]
 	}
 	if p.encodeURL {
 		out.EncodingType = "url"

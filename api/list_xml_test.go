@@ -175,7 +175,7 @@ func checkListXML(t testing.TB, keys []string, prefix, delim, accessKey string, 
 	v1 := listBucketResultV1{NS: s3NS, Name: "bucket", Prefix: p.encode(prefix), Marker: p.encode(prefix + "m"),
 		MaxKeys: p.maxKeys, Delimiter: p.encode(delim), IsTruncated: page.Truncated, NextMarker: p.encode(delim)}
 	v2 := listBucketResultV2{NS: s3NS, Name: "bucket", Prefix: p.encode(prefix), StartAfter: p.encode(delim),
-		ContinuationToken: prefix, NextContinuationToken: delim, KeyCount: 2 * len(keys),
+		ContinuationToken: &prefix, NextContinuationToken: delim, KeyCount: 2 * len(keys),
 		MaxKeys: p.maxKeys, Delimiter: p.encode(delim), IsTruncated: page.Truncated}
 	if encodeURL {
 		v1.EncodingType, v2.EncodingType = "url", "url"

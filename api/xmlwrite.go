@@ -249,7 +249,9 @@ func appendListV2(b []byte, out *listBucketResultV2, p listParams, page *object.
 	b = appendElem(b, "Name", out.Name)
 	b = appendElem(b, "Prefix", out.Prefix)
 	b = appendElemOmit(b, "StartAfter", out.StartAfter)
-	b = appendElemOmit(b, "ContinuationToken", out.ContinuationToken)
+	if out.ContinuationToken != nil {
+		b = appendElem(b, "ContinuationToken", *out.ContinuationToken)
+	}
 	b = appendElemOmit(b, "NextContinuationToken", out.NextContinuationToken)
 	b = appendIntElem(b, "KeyCount", int64(out.KeyCount))
 	b = appendIntElem(b, "MaxKeys", int64(out.MaxKeys))
