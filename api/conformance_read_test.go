@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/minio/minio-go/v7"
 )
 
@@ -404,4 +405,63 @@ func TestConformancePartNumberSinglePart(t *testing.T) {
 		_, err = sc.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("r"), PartNumber: aws.Int32(2)})
 		wantCode(t, sc.name+": GetObject(PartNumber 2)", err, 416, "InvalidPartNumber")
 	}
+}
+
+// TestConformanceRangeEmptyObject pins what S3 answers a Range on an empty
+// object, for GET and HEAD, plain and encrypted: a range that names a
+// first byte (bytes=0-0, bytes=0-, bytes=40-50) selects none of it and is
+// 416 InvalidRange with Content-Range bytes */0 (ceph/s3-tests
+// test_ranged_request_empty_object; minio/minio-java#636 shows S3's 416
+// for bytes=0-), and so is bytes=-0; a suffix range (bytes=-1) is
+// answered 200 with the empty body and no Content-Range, as S3 answers it
+// (apache/arrow-rs-object-store#846, floci-io/floci#1141).
+func TestConformanceRangeEmptyObject(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	bucket := makeBucket(t, c, "emptyrange")
+	if _, err := c.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("plain"), Body: bytes.NewReader(nil)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("sse"), Body: bytes.NewReader(nil),
+		ServerSideEncryption: types.ServerSideEncryptionAes256}); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"plain", "sse"} {
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			for _, rng := range []string{"bytes=0-0", "bytes=0-", "bytes=40-50", "bytes=-0"} {
+				req := g.rawRequest(method, "/"+bucket+"/"+key, "", nil)
+				req.Header.Set("Range", rng)
+				resp, b := g.do(req, nil, true)
+				what := method + " " + key + " Range " + rng
+				if method == http.MethodGet {
+					wantXMLError(t, what, resp, b, http.StatusRequestedRangeNotSatisfiable, "InvalidRange")
+				} else if resp.StatusCode != http.StatusRequestedRangeNotSatisfiable {
+					t.Errorf("%s: status %d, want 416", what, resp.StatusCode)
+				}
+				if cr := resp.Header.Get("Content-Range"); cr != "bytes */0" {
+					t.Errorf("%s: Content-Range %q, want \"bytes */0\"", what, cr)
+				}
+			}
+			for _, rng := range []string{"bytes=-1", "bytes=-500"} {
+				req := g.rawRequest(method, "/"+bucket+"/"+key, "", nil)
+				req.Header.Set("Range", rng)
+				resp, b := g.do(req, nil, true)
+				if resp.StatusCode != http.StatusOK || len(b) != 0 || resp.Header.Get("Content-Length") != "0" || resp.Header.Get("Content-Range") != "" {
+					t.Errorf("%s %s Range %s: %d, %d bytes, Content-Length %q, Content-Range %q; want 200, empty, no Content-Range",
+						method, key, rng, resp.StatusCode, len(b), resp.Header.Get("Content-Length"), resp.Header.Get("Content-Range"))
+				}
+			}
+		}
+	}
+	// The SDK reads the empty object through a suffix range.
+	out, err := c.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("plain"), Range: aws.String("bytes=-1")})
+	if err != nil {
+		t.Fatalf("GetObject(Range bytes=-1) of an empty object: %v", err)
+	}
+	if b, err := io.ReadAll(out.Body); err != nil || len(b) != 0 {
+		t.Errorf("GetObject(Range bytes=-1) of an empty object: %q, %v", b, err)
+	}
+	out.Body.Close()
+	_, err = c.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("plain"), Range: aws.String("bytes=0-0")})
+	wantCode(t, "GetObject(Range bytes=0-0) of an empty object", err, 416, "InvalidRange")
 }
