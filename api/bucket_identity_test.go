@@ -127,8 +127,10 @@ func signUnsigned(t *testing.T, g *gateway, req *http.Request, accessKey, secret
 func TestWriteNeverLandsInARecreatedBucketHTTP(t *testing.T) {
 	type write struct {
 		method, key, query, contentType string
-		body                            []byte
-		prefix                          int
+		// contentMD5 is sent as Content-MD5 when set.
+		contentMD5 string
+		body       []byte
+		prefix     int
 		// signed is false for a browser POST, which carries its own
 		// signature in the form.
 		signed bool
@@ -168,7 +170,7 @@ func TestWriteNeverLandsInARecreatedBucketHTTP(t *testing.T) {
 		{"PostObject", post, 404, false},
 		{"DeleteObjects", func(string) write {
 			doc := []byte(`<Delete><Object><Key>victim</Key></Object><Object><Key>other</Key></Object></Delete>`)
-			return write{method: "POST", query: "delete=", body: doc, prefix: 20, signed: true}
+			return write{method: "POST", query: "delete=", body: doc, contentMD5: md5Base64(doc), prefix: 20, signed: true}
 		}, 404, false},
 		{"UploadPart", func(bucket string) write {
 			up := createUpload(t, g, bucket)
@@ -212,6 +214,9 @@ func TestWriteNeverLandsInARecreatedBucketHTTP(t *testing.T) {
 			req := g.rawRequest(w.method, path, w.query, nil)
 			if w.contentType != "" {
 				req.Header.Set("Content-Type", w.contentType)
+			}
+			if w.contentMD5 != "" {
+				req.Header.Set("Content-Md5", w.contentMD5)
 			}
 			if w.signed {
 				req.ContentLength = int64(len(w.body))

@@ -108,8 +108,9 @@ func parseDeleteObject(x *xmlDoc) (o deleteObject, err error) {
 	return o, err
 }
 
-// deleteObjects answers DeleteObjects. The body may carry Content-MD5, any
-// x-amz-checksum-*, or neither; whichever is present is verified. Each
+// deleteObjects answers DeleteObjects. The body must carry Content-MD5 or
+// an x-amz-checksum-* (in a header or a trailer), as S3 requires of a
+// multi-object delete, and it is verified. Each
 // entry is one DeleteObject: with a VersionId it removes that version,
 // which Object Lock may refuse (x-amz-bypass-governance-retention lets a
 // GOVERNANCE retention go), and without one in a versioned bucket it
@@ -118,6 +119,9 @@ func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *reque
 	// The bucket's identity is taken before the body is read: the deletes
 	// apply to the bucket the request was authorized against, or to none.
 	id := s.bucketID(rq)
+	if err := requireBodyDigest(r.Header); err != nil {
+		return err
+	}
 	body, err := s.readBody(r, rq, maxSmallBody)
 	if err != nil {
 		return err

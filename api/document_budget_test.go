@@ -43,12 +43,16 @@ func (b *signalBody) send(doc string) {
 	}()
 }
 
-// startDirect serves a request of unknown length (no Content-Length) in a
-// goroutine; the recorder is complete once done is closed.
-func (g *gateway) startDirect(ctx context.Context, method, path, query string, body io.Reader) (rec *httptest.ResponseRecorder, done chan struct{}) {
+// startDirect serves a request of unknown length (no Content-Length), with
+// header's fields besides its signature, in a goroutine; the recorder is
+// complete once done is closed.
+func (g *gateway) startDirect(ctx context.Context, method, path, query string, body io.Reader, header http.Header) (rec *httptest.ResponseRecorder, done chan struct{}) {
 	target := path + "?" + query
 	req := httptest.NewRequest(method, g.Endpoint+target, body).WithContext(ctx)
 	req.ContentLength = -1
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	sigv4.SignRequest(req, g.AccessKey, g.SecretKey, g.Region, time.Now(), "UNSIGNED-PAYLOAD")
 	rec, done = httptest.NewRecorder(), make(chan struct{})
 	h := *g.handler.Load()
@@ -73,14 +77,15 @@ func TestDocumentBudget(t *testing.T) {
 		t.Fatalf("CreateBucket: %d %s", rec.Code, rec.Body)
 	}
 	doc := "<Delete><Object><Key>k</Key></Object></Delete>"
+	digest := http.Header{"Content-Md5": {md5Base64([]byte(doc))}}
 
 	first := newSignalBody()
-	firstRec, firstDone := g.startDirect(context.Background(), http.MethodPost, "/budget", "delete", first)
+	firstRec, firstDone := g.startDirect(context.Background(), http.MethodPost, "/budget", "delete", first, digest)
 	<-first.started
 
 	ctx, cancel := context.WithCancel(context.Background())
 	gone := newSignalBody()
-	goneRec, goneDone := g.startDirect(ctx, http.MethodPost, "/budget", "delete", gone)
+	goneRec, goneDone := g.startDirect(ctx, http.MethodPost, "/budget", "delete", gone, digest)
 	select {
 	case <-waiting:
 	case <-gone.started:
@@ -95,7 +100,7 @@ func TestDocumentBudget(t *testing.T) {
 	}
 
 	second := newSignalBody()
-	secondRec, secondDone := g.startDirect(context.Background(), http.MethodPost, "/budget", "delete", second)
+	secondRec, secondDone := g.startDirect(context.Background(), http.MethodPost, "/budget", "delete", second, digest)
 	select {
 	case <-waiting:
 	case <-second.started:
@@ -125,7 +130,7 @@ func TestDocumentBudget(t *testing.T) {
 	}
 	whole := newSignalBody()
 	whole.send("<CompleteMultipartUpload/>")
-	wholeRec, wholeDone := g.startDirect(context.Background(), http.MethodPost, "/budget/mp", "uploadId="+created.UploadID, whole)
+	wholeRec, wholeDone := g.startDirect(context.Background(), http.MethodPost, "/budget/mp", "uploadId="+created.UploadID, whole, nil)
 	select {
 	case <-wholeDone:
 	case <-waiting:

@@ -71,6 +71,12 @@ type reply struct {
 func (h *hostile) send(method, path, query string, body []byte, hdr ...string) reply {
 	h.t.Helper()
 	req := h.rawRequest(method, path, query, body)
+	if query == "delete" {
+		// DeleteObjects carries the Content-MD5 S3 requires of it, as
+		// every client sends it (or a checksum), so that what is
+		// attacked is the document.
+		req.Header.Set("Content-Md5", md5Base64(body))
+	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
