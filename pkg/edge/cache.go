@@ -26,9 +26,7 @@ type Cache struct {
 	// one.
 	disks []*disk
 
-	// mu guards the entries and their state; a fast hit only reads it
-	// (ServeHit), everything else takes it whole.
-	mu      sync.RWMutex
+	mu      sync.Mutex
 	entries map[string]*entry
 	opening map[string]*opening
 	closed  bool
@@ -542,13 +540,6 @@ func (c *Cache) checkDisk(d *disk) error {
 	os.Remove(p)
 	return err
 }
-
-// lruInterval is how long after its last move to the front of the LRU
-// order a fast hit leaves an entry where it is: a hot object's hits then
-// only read the cache's lock (ServeHit) instead of each taking it. The
-// order is that of the entries' last use to within lruInterval, as
-// Varnish's lru_interval (2 s) makes its own.
-const lruInterval = 100 * time.Millisecond
 
 // touch marks e used now (c.mu held).
 func (c *Cache) touchLocked(e *entry, now time.Time) {

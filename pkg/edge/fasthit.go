@@ -110,24 +110,18 @@ var hitBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2<<10); return
 func (c *Cache) ServeHit(w io.Writer, r *HitRequest) (answered bool, written int64, err error) {
 	ck := r.Bucket + "/" + r.Key
 	now := c.o.Now()
-	// The cache's lock is read for the entry, and taken only to move it
-	// to the front of the LRU order when it was last moved lruInterval
-	// ago or more (even if the slow path answers after all, as it would
-	// touch it too); the descriptor is taken and given back without it
-	// (openFile).
-	c.mu.RLock()
+	// The cache's lock once per hit: the entry, and its place in the LRU
+	// order (touched even if the slow path answers after all, as it
+	// would touch it too); the descriptor is taken and given back
+	// without it (openFile).
+	c.mu.Lock()
 	e := c.entries[ck]
 	if e == nil || e.removed || !now.Before(e.freshUntil) || !e.d.healthy.Load() || !e.complete() {
-		c.mu.RUnlock()
+		c.mu.Unlock()
 		return false, 0, nil
 	}
-	touch := now.Sub(e.lastAccess) >= lruInterval
-	c.mu.RUnlock()
-	if touch {
-		c.mu.Lock()
-		c.touchLocked(e, now)
-		c.mu.Unlock()
-	}
+	c.touchLocked(e, now)
+	c.mu.Unlock()
 	hl, ok := e.hitLines()
 	if !ok {
 		return false, 0, nil
