@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -28,6 +29,9 @@ type Cache struct {
 
 	mu      sync.Mutex
 	entries map[string]*entry
+	// index holds what entries holds, changed with it under mu, for the
+	// fast hit, which reads it without mu (index.go).
+	index   *hitIndex
 	opening map[string]*opening
 	closed  bool
 	// syncFiles counts the descriptors kept for a flush's sync
@@ -79,6 +83,13 @@ type entry struct {
 	// c.mu; idleShut is set once they are closed for good (e dropped, its
 	// disk failed, the cache closed), after which one given back is
 	// closed (hit.go, keepIdle).
+	// freshNs (freshUntil in Unix nanoseconds), whole (every slice
+	// present) and gone (removed) are what the fast hit reads of e
+	// without c.mu; each is written with the field it mirrors
+	// (setFreshUntil, markWhole, markRemoved).
+	freshNs  atomic.Int64
+	whole    atomic.Bool
+	gone     atomic.Bool
 	hdr      atomic.Pointer[headerBlock]
 	idle     [maxIdlePerEntry]atomic.Pointer[os.File]
 	idleShut atomic.Bool
@@ -95,6 +106,30 @@ func (e *entry) slices() int64 {
 
 func (e *entry) has(i int64) bool { return e.present[i/8]&(1<<(i%8)) != 0 }
 func (e *entry) set(i int64)      { e.present[i/8] |= 1 << (i % 8) }
+
+// setFreshUntil sets e's freshness limit (c.mu held, or e not yet
+// shared).
+func (e *entry) setFreshUntil(t time.Time) {
+	e.freshUntil = t
+	switch {
+	case t.Year() < 1678:
+		e.freshNs.Store(math.MinInt64)
+	case t.Year() > 2261:
+		e.freshNs.Store(math.MaxInt64)
+	default:
+		e.freshNs.Store(t.UnixNano())
+	}
+}
+
+// markWhole records, for the fast hit, whether every slice of e is
+// present (c.mu held, or e not yet shared).
+func (e *entry) markWhole() { e.whole.Store(e.complete()) }
+
+// markRemoved marks e removed (c.mu held, or e not yet shared).
+func (e *entry) markRemoved() {
+	e.removed = true
+	e.gone.Store(true)
+}
 
 // complete reports whether every slice is present.
 func (e *entry) complete() bool {
@@ -166,6 +201,7 @@ func Open(o Options) (*Cache, error) {
 	c := &Cache{
 		o:       o,
 		entries: make(map[string]*entry),
+		index:   newHitIndex(),
 		opening: make(map[string]*opening),
 		stop:    make(chan struct{}),
 	}
@@ -220,12 +256,14 @@ func (c *Cache) attach(d *disk, verify bool) error {
 			return
 		}
 		e := &entry{ck: ck, d: d, id: r.ID, size: r.Size, etag: r.ETag,
-			freshUntil: r.FreshUntil, staleIfError: r.StaleIfError,
-			sliceSize: r.SliceSize, present: r.Slices, lastAccess: r.LastAccess}
+			staleIfError: r.StaleIfError,
+			sliceSize:    r.SliceSize, present: r.Slices, lastAccess: r.LastAccess}
 		if int64(len(e.present)) != (e.slices()+7)/8 {
 			bad = append(bad, ck)
 			return
 		}
+		e.setFreshUntil(r.FreshUntil)
+		e.markWhole()
 		h := http.Header(r.Header)
 		if h == nil {
 			h = http.Header{}
@@ -300,7 +338,7 @@ func (c *Cache) attach(d *disk, verify bool) error {
 			// one was away, or left by a run with the disks in another
 			// order. The newer copy stays.
 			if !e.fetchedAt().After(old.fetchedAt()) {
-				e.removed = true
+				e.markRemoved()
 				purged = append(purged, e)
 				continue
 			}
@@ -308,11 +346,12 @@ func (c *Cache) attach(d *disk, verify bool) error {
 			purged = append(purged, old)
 		}
 		if slices.ContainsFunc(d.detachedPurges, func(p purge) bool { return p.matches(e.ck) }) {
-			e.removed = true
+			e.markRemoved()
 			purged = append(purged, e)
 			continue
 		}
 		c.entries[e.ck] = e
+		c.index.set(e.ck, e)
 		e.elem = d.lru.PushFront(e)
 		d.bytes += e.size
 	}
@@ -471,9 +510,10 @@ func (c *Cache) diskFailed(d *disk, op string, err error) {
 	// The catalogue is reloaded from disk when the probe reattaches it.
 	for ck, e := range c.entries {
 		if e.d == d {
-			e.removed = true
+			e.markRemoved()
 			c.closeIdleLocked(e)
 			delete(c.entries, ck)
+			c.index.del(ck)
 		}
 	}
 	d.lru.Init()
@@ -576,13 +616,14 @@ func (c *Cache) dropLocked(e *entry) {
 	if e.removed {
 		return
 	}
-	e.removed = true
+	e.markRemoved()
 	if e.queued {
 		e.d.dropped++
 	}
 	c.closeIdleLocked(e)
 	if c.entries[e.ck] == e {
 		delete(c.entries, e.ck)
+		c.index.del(e.ck)
 	}
 	if e.elem != nil {
 		e.d.lru.Remove(e.elem)

@@ -94,10 +94,38 @@ func newEnv(t *testing.T, mod func(*Options)) *env {
 		e.client.CloseIdleConnections()
 		e.srv.Close()
 		if c := e.cache.Load(); c != nil {
+			checkIndex(t, c)
 			c.Close()
 		}
 	})
 	return e
+}
+
+// checkIndex checks that what the fast hit reads without the cache's lock
+// is what the lock guards: the index holds exactly the entries, and each
+// entry's mirrored state is its own.
+func checkIndex(t *testing.T, c *Cache) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for i := range c.index.shards {
+		for k, v := range c.index.shards[i].m {
+			n++
+			if c.entries[k] != v {
+				t.Errorf("index holds %s, which is not among the entries", k)
+			}
+		}
+	}
+	if n != len(c.entries) {
+		t.Errorf("index holds %d entries, the cache %d", n, len(c.entries))
+	}
+	for ck, en := range c.entries {
+		if en.gone.Load() != en.removed || en.whole.Load() != en.complete() || en.freshNs.Load() != en.freshUntil.UnixNano() {
+			t.Errorf("%s: mirrors gone %v whole %v fresh %d, state removed %v complete %v fresh %d",
+				ck, en.gone.Load(), en.whole.Load(), en.freshNs.Load(), en.removed, en.complete(), en.freshUntil.UnixNano())
+		}
+	}
 }
 
 // open opens a cache on the env's options and serves it.

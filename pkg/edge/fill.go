@@ -235,6 +235,9 @@ func (c *Cache) complete(fl *fill, f *os.File) {
 			delete(e.fills, i)
 		}
 	}
+	if stored {
+		e.markWhole()
+	}
 	removed := e.removed
 	c.mu.Unlock()
 	fl.mu.Lock()

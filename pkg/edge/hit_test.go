@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -300,5 +301,43 @@ func TestKeptDescriptorsRaceDrop(t *testing.T) {
 	}
 	if len(seen) == 0 {
 		t.Fatal("no descriptor was handed out")
+	}
+}
+
+// TestFastHitDoesNotWaitForTheLock answers a hit with ServeHit while the
+// cache's lock is held elsewhere: the hit is answered (it would wait for
+// ever if it took the lock), and the LRU order, which needs the lock, is
+// left as it was; the next hit with the lock free moves the entry.
+func TestFastHitDoesNotWaitForTheLock(t *testing.T) {
+	e := newEnv(t, nil)
+	a, b := randomBytes(302, 1000), randomBytes(303, 1000)
+	e.origin.put("b/a", a, func(o *object) { o.cacheControl = "max-age=600" })
+	e.origin.put("b/b", b, func(o *object) { o.cacheControl = "max-age=600" })
+	e.mustGet("b/a", a, xMiss)
+	e.clock.advance(time.Second)
+	e.mustGet("b/b", b, xMiss)
+	e.settle()
+	c := e.c()
+	front := func() string {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.disks[0].lru.Front().Value.(*entry).ck
+	}
+	if f := front(); f != "b/b" {
+		t.Fatalf("front of the LRU order %s, want b/b", f)
+	}
+	e.clock.advance(time.Second)
+	c.mu.Lock()
+	r := e.fastHit("b", "a")
+	c.mu.Unlock()
+	if r.status != http.StatusOK || !bytes.Equal(r.body, a) {
+		t.Fatalf("hit with the lock held: %d, %d bytes", r.status, len(r.body))
+	}
+	if f := front(); f != "b/b" {
+		t.Errorf("front of the LRU order %s after a hit that could not take the lock, want b/b", f)
+	}
+	e.fastHit("b", "a")
+	if f := front(); f != "b/a" {
+		t.Errorf("front of the LRU order %s after a hit with the lock free, want b/a", f)
 	}
 }

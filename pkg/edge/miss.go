@@ -241,9 +241,9 @@ func (c *Cache) originHead(ctx context.Context, bucket, key string) (*entry, str
 	pol := cachePolicy(resp.Header, now, c.o.DefaultTTL)
 	e := &entry{
 		ck: ck, size: resp.ContentLength, etag: resp.Header.Get("ETag"),
-		freshUntil:   pol.freshUntil(now),
 		staleIfError: pol.staleIfError, sliceSize: c.o.SliceSize, lastAccess: now,
 	}
+	e.setFreshUntil(pol.freshUntil(now))
 	e.setHeader(storedHeader(resp.Header))
 	e.setFetched(pol.since(now))
 	if e.size < 0 {

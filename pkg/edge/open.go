@@ -123,12 +123,13 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	}
 	e := &entry{
 		ck: bucket + "/" + key, id: newID(), size: size, etag: etag,
-		freshUntil:   pol.freshUntil(now),
 		staleIfError: pol.staleIfError, sliceSize: s, lastAccess: now,
 	}
+	e.setFreshUntil(pol.freshUntil(now))
 	e.setHeader(storedHeader(resp.Header))
 	e.setFetched(pol.since(now))
 	e.present = make([]byte, (e.slices()+7)/8)
+	e.markWhole()
 	// A disk failing at create is dropped from placement: the next in
 	// the hash order is tried, each disk once at most.
 	var f *os.File
@@ -172,6 +173,7 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 		e.fills[i] = fl
 	}
 	c.entries[e.ck] = e
+	c.index.set(e.ck, e)
 	e.elem = e.d.lru.PushFront(e)
 	e.d.bytes += size
 	c.evictLocked(e.d, e)
@@ -299,7 +301,7 @@ func (c *Cache) doRevalidate(e *entry, bucket, key string) (outcome, error) {
 			// Answers from now on carry them, and so does the record.
 			e.setHeader(nh)
 		}
-		e.freshUntil = pol.freshUntil(now)
+		e.setFreshUntil(pol.freshUntil(now))
 		e.staleIfError = pol.staleIfError
 		e.setFetched(pol.since(now))
 		c.mu.Unlock()
