@@ -81,7 +81,13 @@ func TestDocumentBudget(t *testing.T) {
 
 	first := newSignalBody()
 	firstRec, firstDone := g.startDirect(context.Background(), http.MethodPost, "/budget", "delete", first, digest)
-	<-first.started
+	// A request answered before its body is read fails the test rather
+	// than leaving it waiting for a read that never comes.
+	select {
+	case <-first.started:
+	case <-firstDone:
+		t.Fatalf("DeleteObjects answered before its body was read: %d %s", firstRec.Code, firstRec.Body)
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	gone := newSignalBody()
@@ -110,7 +116,11 @@ func TestDocumentBudget(t *testing.T) {
 	}
 	first.send(doc)
 	<-firstDone
-	<-second.started
+	select {
+	case <-second.started:
+	case <-secondDone:
+		t.Fatalf("the waiting DeleteObjects was answered before its body was read: %d %s", secondRec.Code, secondRec.Body)
+	}
 	second.send(doc)
 	<-secondDone
 	for i, rec := range []*httptest.ResponseRecorder{firstRec, secondRec} {
