@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -107,18 +106,20 @@ func (e *entry) slices() int64 {
 func (e *entry) has(i int64) bool { return e.present[i/8]&(1<<(i%8)) != 0 }
 func (e *entry) set(i int64)      { e.present[i/8] |= 1 << (i % 8) }
 
+// monoEpoch is what entry.freshNs counts from: a time stored as its
+// distance from it keeps the monotonic clock's reading where both have
+// one, as time.Time's own comparisons do, so that a step of the wall
+// clock moves the fast hit's freshness as little as the slow path's.
+var monoEpoch = time.Now()
+
+// sinceEpoch is t as entry.freshNs holds it (clamped by time.Time.Sub).
+func sinceEpoch(t time.Time) int64 { return int64(t.Sub(monoEpoch)) }
+
 // setFreshUntil sets e's freshness limit (c.mu held, or e not yet
 // shared).
 func (e *entry) setFreshUntil(t time.Time) {
 	e.freshUntil = t
-	switch {
-	case t.Year() < 1678:
-		e.freshNs.Store(math.MinInt64)
-	case t.Year() > 2261:
-		e.freshNs.Store(math.MaxInt64)
-	default:
-		e.freshNs.Store(t.UnixNano())
-	}
+	e.freshNs.Store(sinceEpoch(t))
 }
 
 // markWhole records, for the fast hit, whether every slice of e is
@@ -514,6 +515,9 @@ func (c *Cache) diskFailed(d *disk, op string, err error) {
 			c.closeIdleLocked(e)
 			delete(c.entries, ck)
 			c.index.del(ck)
+			// d.lru.Init below: the element is in no list any more (a
+			// fast hit that read e before this must not move it).
+			e.elem = nil
 		}
 	}
 	d.lru.Init()
@@ -581,8 +585,12 @@ func (c *Cache) checkDisk(d *disk) error {
 	return err
 }
 
-// touch marks e used now (c.mu held).
+// touch marks e used now (c.mu held); a removed entry is left alone (a
+// fast hit reads its entry before it takes the lock).
 func (c *Cache) touchLocked(e *entry, now time.Time) {
+	if e.removed {
+		return
+	}
 	e.lastAccess = now
 	if e.elem != nil {
 		e.d.lru.MoveToFront(e.elem)

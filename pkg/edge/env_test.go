@@ -3,6 +3,7 @@ package edge
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -121,11 +122,45 @@ func checkIndex(t *testing.T, c *Cache) {
 		t.Errorf("index holds %d entries, the cache %d", n, len(c.entries))
 	}
 	for ck, en := range c.entries {
-		if en.gone.Load() != en.removed || en.whole.Load() != en.complete() || en.freshNs.Load() != en.freshUntil.UnixNano() {
+		if en.gone.Load() != en.removed || en.whole.Load() != en.complete() || en.freshNs.Load() != sinceEpoch(en.freshUntil) {
 			t.Errorf("%s: mirrors gone %v whole %v fresh %d, state removed %v complete %v fresh %d",
-				ck, en.gone.Load(), en.whole.Load(), en.freshNs.Load(), en.removed, en.complete(), en.freshUntil.UnixNano())
+				ck, en.gone.Load(), en.whole.Load(), en.freshNs.Load(), en.removed, en.complete(), sinceEpoch(en.freshUntil))
 		}
 	}
+	for _, d := range c.disks {
+		if p := lruProblem(c, d); p != "" {
+			t.Errorf("LRU list of %s: %s", d.dir, p)
+		}
+	}
+}
+
+// lruProblem reports what is wrong with d's LRU list (c.mu held): an
+// element that is not a live entry of d, the list's root returned as an
+// element, or a length that is not the number of elements.
+func lruProblem(c *Cache, d *disk) string {
+	if b := d.lru.Back(); b != nil {
+		if _, ok := b.Value.(*entry); !ok {
+			return fmt.Sprintf("Back() is the list's root (Value %v), Len %d", b.Value, d.lru.Len())
+		}
+	}
+	n := 0
+	for el := d.lru.Front(); el != nil; el = el.Next() {
+		n++
+		if n > d.lru.Len()+16 {
+			return fmt.Sprintf("more elements than Len %d", d.lru.Len())
+		}
+		en, ok := el.Value.(*entry)
+		if !ok {
+			return fmt.Sprintf("element %d is not an entry (%v)", n, el.Value)
+		}
+		if en.removed || c.entries[en.ck] != en || en.d != d {
+			return fmt.Sprintf("element %d is %s, removed %v: not the live entry of its key on this disk", n, en.ck, en.removed)
+		}
+	}
+	if n != d.lru.Len() {
+		return fmt.Sprintf("%d elements reachable from Front, Len %d", n, d.lru.Len())
+	}
+	return ""
 }
 
 // open opens a cache on the env's options and serves it.

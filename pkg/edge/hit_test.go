@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -340,4 +341,47 @@ func TestFastHitDoesNotWaitForTheLock(t *testing.T) {
 	if f := front(); f != "b/a" {
 		t.Errorf("front of the LRU order %s after a hit with the lock free, want b/a", f)
 	}
+}
+
+// TestTouchAfterDiskFailedKeepsLRU replays a fast hit that read its entry
+// just before the entry's disk failed: ServeHit's checks pass, diskFailed
+// runs, then ServeHit's touch. The touch must leave the disk's new LRU
+// list alone (it moved the removed entry's old element into it, and an
+// eviction then found the list's root as an element and panicked with
+// the cache's lock held), and a miss that evicts on the reattached disk
+// works.
+func TestTouchAfterDiskFailedKeepsLRU(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.MaxBytes = 2500 })
+	a, b, x := randomBytes(304, 1000), randomBytes(305, 1000), randomBytes(306, 1000)
+	for ck, data := range map[string][]byte{"b/a": a, "b/b": b, "b/x": x} {
+		e.origin.put(ck, data, func(o *object) { o.cacheControl = "max-age=600" })
+	}
+	e.mustGet("b/a", a, xMiss)
+	e.clock.advance(time.Second)
+	e.mustGet("b/b", b, xMiss)
+	e.settle()
+	c, d := e.c(), e.c().disks[0]
+
+	// ServeHit's checks pass ...
+	en := c.index.get("b/b")
+	if en == nil || en.gone.Load() || sinceEpoch(e.clock.Now()) >= en.freshNs.Load() || !en.d.healthy.Load() || !en.whole.Load() {
+		t.Fatal("b/b is not a fast hit")
+	}
+	// ... the disk fails (another response's read error) ...
+	c.diskFailed(d, "read", syscall.EIO)
+	// ... and ServeHit touches.
+	if c.mu.TryLock() {
+		c.touchLocked(en, e.clock.Now())
+		c.mu.Unlock()
+	}
+	eventually(t, "the disk to be reattached", func() bool { return d.healthy.Load() })
+	c.mu.Lock()
+	p := lruProblem(c, d)
+	c.mu.Unlock()
+	if p != "" {
+		t.Fatalf("LRU list of the reattached disk: %s", p)
+	}
+	e.mustGet("b/x", x, xMiss)
+	e.clock.advance(time.Second)
+	e.mustGet("b/a", a, "")
 }
