@@ -70,25 +70,26 @@ type entry struct {
 	reval        *revalidation
 	lastAccess   time.Time
 	elem         *list.Element
-	removed      bool
+	// removed is set, once, when e leaves the cache (markRemoved, c.mu
+	// held); the fast hit reads it without c.mu.
+	removed atomic.Bool
 	// queued is set while e waits in d.dirty (since dirtySince) or in
 	// d.due for a flush to record it; syncFile is a descriptor of its
 	// file kept open from a fill until that flush syncs it.
 	queued     bool
 	dirtySince time.Time
 	syncFile   *os.File
+	// freshNs (freshUntil as sinceEpoch counts it) and whole (every
+	// slice present) are what the fast hit reads of e without c.mu, with
+	// removed; each is written with the field it mirrors (setFreshUntil,
+	// markWhole).
+	freshNs atomic.Int64
+	whole   atomic.Bool
 	// hdr is the header block of every answer (hit.go); idle the file
 	// descriptors kept for the next hits, taken and given back without
 	// c.mu; idleShut is set once they are closed for good (e dropped, its
 	// disk failed, the cache closed), after which one given back is
 	// closed (hit.go, keepIdle).
-	// freshNs (freshUntil in Unix nanoseconds), whole (every slice
-	// present) and gone (removed) are what the fast hit reads of e
-	// without c.mu; each is written with the field it mirrors
-	// (setFreshUntil, markWhole, markRemoved).
-	freshNs  atomic.Int64
-	whole    atomic.Bool
-	gone     atomic.Bool
 	hdr      atomic.Pointer[headerBlock]
 	idle     [maxIdlePerEntry]atomic.Pointer[os.File]
 	idleShut atomic.Bool
@@ -127,10 +128,7 @@ func (e *entry) setFreshUntil(t time.Time) {
 func (e *entry) markWhole() { e.whole.Store(e.complete()) }
 
 // markRemoved marks e removed (c.mu held, or e not yet shared).
-func (e *entry) markRemoved() {
-	e.removed = true
-	e.gone.Store(true)
-}
+func (e *entry) markRemoved() { e.removed.Store(true) }
 
 // complete reports whether every slice is present.
 func (e *entry) complete() bool {
@@ -588,7 +586,7 @@ func (c *Cache) checkDisk(d *disk) error {
 // touch marks e used now (c.mu held); a removed entry is left alone (a
 // fast hit reads its entry before it takes the lock).
 func (c *Cache) touchLocked(e *entry, now time.Time) {
-	if e.removed {
+	if e.removed.Load() {
 		return
 	}
 	e.lastAccess = now
@@ -621,7 +619,7 @@ func (c *Cache) evictLocked(d *disk, keep *entry) []*entry {
 // dropLocked takes e out of the cache's memory (c.mu held); its file and
 // record are removed by removeFiles.
 func (c *Cache) dropLocked(e *entry) {
-	if e.removed {
+	if e.removed.Load() {
 		return
 	}
 	e.markRemoved()
@@ -667,7 +665,7 @@ type gone struct{ ck, id string }
 // drop removes one entry now (object changed or gone at the origin).
 func (c *Cache) drop(e *entry) {
 	c.mu.Lock()
-	was := !e.removed
+	was := !e.removed.Load()
 	c.dropLocked(e)
 	c.mu.Unlock()
 	if was {
@@ -699,7 +697,7 @@ func (c *Cache) persist(e *entry, f *os.File) {
 // persistLocked is persist with c.mu held; it sets *f to nil when it
 // keeps the descriptor.
 func (c *Cache) persistLocked(e *entry, f **os.File) {
-	if e.d.cat == nil || c.closed || e.removed {
+	if e.d.cat == nil || c.closed || e.removed.Load() {
 		return
 	}
 	if *f != nil && e.syncFile == nil && c.o.syncAge > 0 && c.syncFiles < maxSyncFiles {
@@ -781,7 +779,7 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 	var files []*os.File
 	take := func(e *entry) {
 		e.queued = false
-		if e.removed {
+		if e.removed.Load() {
 			d.dropped--
 			return
 		}
@@ -807,7 +805,7 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 	taken := n
 	n = 0
 	for _, e := range d.dirty {
-		if full() || !all && !e.removed && e.dirtySince.After(cutoff) {
+		if full() || !all && !e.removed.Load() && e.dirtySince.After(cutoff) {
 			break // and so are all after it
 		}
 		n++
@@ -820,14 +818,14 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 	// they go once they are half of the queue.
 	if d.dropped > 0 && 2*d.dropped >= len(d.dirty) {
 		d.dirty = slices.DeleteFunc(d.dirty, func(e *entry) bool {
-			if e.removed {
+			if e.removed.Load() {
 				e.queued = false
 			}
-			return e.removed
+			return e.removed.Load()
 		})
 		d.dropped = 0
 		for _, e := range d.due {
-			if e.removed {
+			if e.removed.Load() {
 				d.dropped++
 			}
 		}
@@ -850,7 +848,7 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 			f := files[i]
 			files[i] = nil
 			c.mu.Lock()
-			gone := e.removed
+			gone := e.removed.Load()
 			c.mu.Unlock()
 			var err error
 			if !gone {
@@ -935,7 +933,7 @@ func (c *Cache) flushDisk(d *disk, cutoff time.Time, all bool, limit int) int {
 				continue
 			}
 			c.mu.Lock()
-			removed := e.removed
+			removed := e.removed.Load()
 			c.mu.Unlock()
 			if removed {
 				continue

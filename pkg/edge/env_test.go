@@ -122,9 +122,9 @@ func checkIndex(t *testing.T, c *Cache) {
 		t.Errorf("index holds %d entries, the cache %d", n, len(c.entries))
 	}
 	for ck, en := range c.entries {
-		if en.gone.Load() != en.removed || en.whole.Load() != en.complete() || en.freshNs.Load() != sinceEpoch(en.freshUntil) {
-			t.Errorf("%s: mirrors gone %v whole %v fresh %d, state removed %v complete %v fresh %d",
-				ck, en.gone.Load(), en.whole.Load(), en.freshNs.Load(), en.removed, en.complete(), sinceEpoch(en.freshUntil))
+		if en.removed.Load() || en.whole.Load() != en.complete() || en.freshNs.Load() != sinceEpoch(en.freshUntil) {
+			t.Errorf("%s: removed %v; mirrors whole %v fresh %d, state complete %v fresh %d",
+				ck, en.removed.Load(), en.whole.Load(), en.freshNs.Load(), en.complete(), sinceEpoch(en.freshUntil))
 		}
 	}
 	for _, d := range c.disks {
@@ -153,8 +153,8 @@ func lruProblem(c *Cache, d *disk) string {
 		if !ok {
 			return fmt.Sprintf("element %d is not an entry (%v)", n, el.Value)
 		}
-		if en.removed || c.entries[en.ck] != en || en.d != d {
-			return fmt.Sprintf("element %d is %s, removed %v: not the live entry of its key on this disk", n, en.ck, en.removed)
+		if en.removed.Load() || c.entries[en.ck] != en || en.d != d {
+			return fmt.Sprintf("element %d is %s, removed %v: not the live entry of its key on this disk", n, en.ck, en.removed.Load())
 		}
 	}
 	if n != d.lru.Len() {

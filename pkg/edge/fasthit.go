@@ -111,17 +111,17 @@ func (c *Cache) ServeHit(w io.Writer, r *HitRequest) (answered bool, written int
 	ck := r.Bucket + "/" + r.Key
 	now := c.o.Now()
 	// A hit does not wait for the cache's lock: the entry is read from
-	// the index (a shard's read lock) and its mirrored state (freshNs, whole, gone); the
-	// descriptor is taken and given back with atomics (openFile); the
-	// LRU order is touched when the lock is free (even if the slow path
-	// answers after all, as it would touch it too), and left as it is
-	// when another goroutine holds it. On two CPUs shared with other
+	// the index (a shard's read lock) and its state from atomics
+	// (removed, freshNs, whole); the descriptor is taken and given back
+	// with atomics (openFile); the LRU order is touched when the lock is
+	// free (even if the slow path answers after all, as it would touch it
+	// too), and left as it is when another goroutine holds it. On two CPUs shared with other
 	// processes the holder's thread is often descheduled, and a hit that
 	// waited for the lock would wait for it and then in the scheduler's
 	// queue: with the lock taken, 2.6 % of the hits of the 100 KiB class
 	// waited, 0.5 ms at the median (docs/performance.md).
 	e := c.index.get(ck)
-	if e == nil || e.gone.Load() || sinceEpoch(now) >= e.freshNs.Load() || !e.d.healthy.Load() || !e.whole.Load() {
+	if e == nil || e.removed.Load() || sinceEpoch(now) >= e.freshNs.Load() || !e.d.healthy.Load() || !e.whole.Load() {
 		return false, 0, nil
 	}
 	if c.mu.TryLock() {

@@ -238,7 +238,7 @@ func (c *Cache) complete(fl *fill, f *os.File) {
 	if stored {
 		e.markWhole()
 	}
-	removed := e.removed
+	removed := e.removed.Load()
 	c.mu.Unlock()
 	fl.mu.Lock()
 	fl.done = true

@@ -364,7 +364,7 @@ func TestTouchAfterDiskFailedKeepsLRU(t *testing.T) {
 
 	// ServeHit's checks pass ...
 	en := c.index.get("b/b")
-	if en == nil || en.gone.Load() || sinceEpoch(e.clock.Now()) >= en.freshNs.Load() || !en.d.healthy.Load() || !en.whole.Load() {
+	if en == nil || en.removed.Load() || sinceEpoch(e.clock.Now()) >= en.freshNs.Load() || !en.d.healthy.Load() || !en.whole.Load() {
 		t.Fatal("b/b is not a fast hit")
 	}
 	// ... the disk fails (another response's read error) ...

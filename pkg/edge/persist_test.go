@@ -649,7 +649,7 @@ func TestQueueDropsEvicted(t *testing.T) {
 	c.mu.Lock()
 	queued, dropped := len(c.disks[0].dirty), 0
 	for _, en := range c.disks[0].dirty {
-		if en.removed {
+		if en.removed.Load() {
 			dropped++
 		}
 	}
@@ -691,8 +691,8 @@ func TestQueueAfterReattach(t *testing.T) {
 	e.mustGet("b/x", x, xPass) // create fails: the disk is detached
 	eventually(t, "the disk to fail", func() bool { return !c.disks[0].healthy.Load() })
 	c.mu.Lock()
-	if n := len(c.disks[0].dirty) + len(c.disks[0].due); n != 0 || !old.removed || c.syncFiles != 0 {
-		t.Errorf("after the failure: %d queued, old entry removed %v, %d kept descriptors", n, old.removed, c.syncFiles)
+	if n := len(c.disks[0].dirty) + len(c.disks[0].due); n != 0 || !old.removed.Load() || c.syncFiles != 0 {
+		t.Errorf("after the failure: %d queued, old entry removed %v, %d kept descriptors", n, old.removed.Load(), c.syncFiles)
 	}
 	c.mu.Unlock()
 	f.set()

@@ -216,7 +216,7 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		var fl, next *fill
 		var startFl, startNext bool
 		c.mu.Lock()
-		usable := !e.removed && e.d.healthy.Load()
+		usable := !e.removed.Load() && e.d.healthy.Load()
 		present := e.has(i)
 		if present {
 			// The complete slices that follow go in the same sendfile.
@@ -380,7 +380,7 @@ func (c *Cache) serveMemory(w http.ResponseWriter, e *entry, status int, rng byt
 		mem.Hit()
 	} else {
 		c.mu.Lock()
-		complete := !e.removed && e.complete()
+		complete := !e.removed.Load() && e.complete()
 		c.mu.Unlock()
 		if !complete {
 			return false, nil
