@@ -426,14 +426,14 @@ func edgeRound(ctx context.Context, r *run, i, n int, deadline time.Time) error 
 		wg.Go(func() {
 			buf := make([]byte, 256<<10)
 			for {
-				i := int(next.Add(1)) - 1
-				j := from + i
+				q := int(next.Add(1)) - 1 // the request's place in the round
+				j := from + q
 				if j >= to || ctx.Err() != nil || time.Now().After(end) {
 					return
 				}
 				var due time.Time
 				if o.Edge.Rate > 0 {
-					due = start.Add(time.Duration(float64(i) / o.Edge.Rate * float64(time.Second)))
+					due = start.Add(time.Duration(float64(q) / o.Edge.Rate * float64(time.Second)))
 					if !sleepCtx(ctx, time.Until(due)) {
 						return
 					}
@@ -497,7 +497,6 @@ func (st *edgeRun) sample(pids []int) (procSample, error) {
 	return sampleProcs("/proc", pids)
 }
 
-// fetch sends request j of the sequence and records its outcome.
 // fetch GETs request j of the class's sequence and records it; its
 // latency counts from due when that is earlier than now (an open load's
 // request sent late), else from now.
@@ -622,12 +621,13 @@ func edgeMetrics(r *run, lat map[string]Summary) []Metric {
 	}
 	if el > 0 {
 		// Little's law: the mean number of requests outstanding over the
-		// class's time. The clients ask again as soon as an answer ends,
-		// so it is Conns unless some wait on something other than the
-		// endpoint's work, or sit idle at a round's end behind a slow
-		// answer; a cache holding a few requests back (nginx's
-		// proxy_cache_lock waiters sleep 500 ms between checks) has the
-		// others' latency measured under less concurrency.
+		// class's time. Under the closed load (no Rate) the clients ask
+		// again as soon as an answer ends, so it is Conns unless some
+		// sit idle at a round's end behind a slow answer; a cache holding
+		// a few requests back (nginx's proxy_cache_lock waiters sleep
+		// 500 ms between checks) has the others' latency measured under
+		// less concurrency. Under an open load it grows when the cache
+		// falls behind the rate.
 		s := lat["TTLB"]
 		m = append(m, Metric{"requests in flight", "requests", float64(s.Mean) * float64(s.Count) / float64(el)})
 	}
