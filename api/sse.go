@@ -57,7 +57,10 @@ func parseCustomerKey(h http.Header, prefix string) (*customerKey, error) {
 		return nil, s3err.Newf(s3err.InvalidArgument, "The calculated MD5 hash of the key did not match the hash that was provided.").
 			With("ArgumentName", arg+"key-MD5")
 	}
-	return &customerKey{key: k, md5: sum}, nil
+	// The MD5 answers carry is the key's, in canonical base64: a client's
+	// encoding with non-zero padding bits ("…MX==" for "…MQ==") decodes to
+	// the same digest and is accepted, but is not echoed.
+	return &customerKey{key: k, md5: base64.StdEncoding.EncodeToString(want[:])}, nil
 }
 
 // bytes is the key, nil for none.
