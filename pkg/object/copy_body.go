@@ -63,10 +63,20 @@ const (
 var pipeBufs = sync.Pool{New: func() any { b := make([]byte, pipeChunk); return &b }}
 
 // pipelines bounds the bodies copied through a pipeline at once to one per
-// CPU: more hashing goroutines than CPUs gain nothing, and each pipeline
-// holds pipeDepth×pipeChunk bytes (4 MiB). Bodies beyond the bound are
-// copied serially.
-var pipelines = make(chan struct{}, runtime.GOMAXPROCS(0))
+// CPU, and to maxPipelines: more hashing goroutines than CPUs gain
+// nothing, and each pipeline holds pipeDepth×pipeChunk bytes (4 MiB) for
+// as long as its client takes to send the body, so one per CPU would let
+// slow clients pin 256 MiB on a 64-core host. Bodies beyond the bound are
+// copied serially, as fast as one core hashes; a pipeline pays for a
+// single stream, and many streams keep the cores busy without one.
+var pipelines = pipelineSlots(runtime.GOMAXPROCS(0))
+
+// maxPipelines caps pipelines whatever the CPU count: 16 MiB of buffers.
+const maxPipelines = 4
+
+func pipelineSlots(procs int) chan struct{} {
+	return make(chan struct{}, max(1, min(procs, maxPipelines)))
+}
 
 // copyBody copies body into the upload, hashing it with dg, checks the
 // length (size, or -1 when unknown) and verifies the digests at the end

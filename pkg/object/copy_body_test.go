@@ -240,3 +240,45 @@ func TestSlowBodiesHoldBoundedBuffers(t *testing.T) {
 		release()
 	}
 }
+
+// TestSlowPipelinedBodiesHoldBoundedBuffers stalls more large bodies (the
+// size that takes a pipeline) than there are pipelines: the first ones
+// each read into a pipeline buffer, the rest copy serially through a copy
+// buffer, so slow clients pin at most cap(pipelines) pipelines' buffers;
+// and the number of pipelines stays at maxPipelines on a host of many CPUs.
+func TestSlowPipelinedBodiesHoldBoundedBuffers(t *testing.T) {
+	for _, procs := range []int{1, 2, maxPipelines, 64, 1024} {
+		if got, want := cap(pipelineSlots(procs)), min(procs, maxPipelines); got != want {
+			t.Fatalf("%d CPUs: %d pipelines, want %d", procs, got, want)
+		}
+	}
+	l, _ := newLayer(t)
+	bodies := cap(pipelines) + 3
+	reading := make(chan int)
+	release := make(chan struct{})
+	errs := make(chan error, bodies)
+	for i := range bodies {
+		go func() {
+			_, err := l.PutObject(PutInput{Bucket: "bkt", Key: fmt.Sprintf("big%d", i),
+				Body: &stalled{reading: reading, release: release}, Size: pipelineMin})
+			errs <- err
+		}()
+	}
+	sizes := map[int]int{}
+	for range bodies {
+		sizes[<-reading]++
+	}
+	if sizes[pipeChunk] != cap(pipelines) || sizes[copyBufSize] != bodies-cap(pipelines) {
+		t.Fatalf("buffers handed to %d stalled large bodies, by size: %v; want %d of %d bytes, the rest of %d",
+			bodies, sizes, cap(pipelines), pipeChunk, copyBufSize)
+	}
+	close(release)
+	for range bodies {
+		if err := <-errs; code(err) != s3err.IncompleteBody {
+			t.Fatalf("stalled body: %v, want IncompleteBody", err)
+		}
+	}
+	if n := len(pipelines); n != 0 {
+		t.Fatalf("%d pipelines still taken after the bodies ended", n)
+	}
+}
