@@ -32,14 +32,23 @@ var (
 	pipelineMinPackages int64 = 64
 	// spareCores is how many helpers may run at once in the process:
 	// GOMAXPROCS-1, since a helper only pays when a core would otherwise
-	// idle, and under many concurrent streams every core is busy already.
+	// idle, and under many concurrent streams every core is busy already;
+	// and at most maxHelpers, since a helper decrypts ahead of a client
+	// that reads slowly and holds its blocks (over 1 MiB) meanwhile.
 	// A variable for the tests.
-	spareCores = func() int32 { return int32(runtime.GOMAXPROCS(0) - 1) }
+	spareCores = func() int32 { return helperSlots(runtime.GOMAXPROCS(0)) }
 	// helpers counts the helper goroutines running; pipelined counts the
 	// ranges written with one.
 	helpers   atomic.Int32
 	pipelined atomic.Int64
 )
+
+// maxHelpers caps the helpers whatever the CPU count: their buffers stay
+// under 12 MiB, and eight streams decrypting at twice one core's speed
+// already keep a large host's network busy.
+const maxHelpers = 8
+
+func helperSlots(procs int) int32 { return int32(max(0, min(procs-1, maxHelpers))) }
 
 func takeHelper() bool {
 	if helpers.Add(1) <= spareCores() {

@@ -424,3 +424,13 @@ func TestShortWriteIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestHelperSlots: one helper fewer than the CPUs, none on one CPU, and
+// never more than maxHelpers however many CPUs the host has.
+func TestHelperSlots(t *testing.T) {
+	for _, c := range []struct{ procs, want int }{{1, 0}, {2, 1}, {maxHelpers + 1, maxHelpers}, {64, maxHelpers}, {1024, maxHelpers}} {
+		if got := helperSlots(c.procs); int(got) != c.want {
+			t.Errorf("%d CPUs: %d helpers, want %d", c.procs, got, c.want)
+		}
+	}
+}
