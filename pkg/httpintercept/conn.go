@@ -308,6 +308,14 @@ type Conn struct {
 	lingered bool   // linger ran
 	sticky   error  // a read error to return after the buffered bytes, in pass-through
 	answered bool   // the Handler answered since net/http's last Read began
+	// afterPost: the last head handed to net/http was a POST's. net/http
+	// discards up to four CR or LF bytes before the request line that
+	// follows a POST (server.go's "RFC 7230 section 3 tolerance for old
+	// buggy clients"), and only then: it remembers the method of the
+	// last request it read. The next head is therefore handed to it
+	// rather than answered, so that what it remembers is the method of
+	// the request before the one it reads next, as without this package.
+	afterPost bool
 	// headTimed: the ReadHeaderTimeout deadline is set for the head
 	// whose first bytes are at buf[off:end].
 	headTimed bool
@@ -487,10 +495,11 @@ func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 				return c.switchPass(p)
 			}
 			if end > 0 {
-				switch parseHead(c.buf[c.off:c.off+end], &c.req) {
-				case passThrough:
+				v := parseHead(c.buf[c.off:c.off+end], &c.req)
+				switch {
+				case v == passThrough:
 					return c.switchPass(p)
-				case offer:
+				case v == offer && !c.afterPost:
 					if c.offer() {
 						c.consume(end)
 						if c.eof {
@@ -507,6 +516,7 @@ func (c *Conn) serveHeads(p []byte, st int32) (int, error) {
 				}
 				// Hand exactly this head over. net/http reports
 				// StateActive before it reads again.
+				c.afterPost = c.req.post
 				c.deliver = end
 				c.state.CompareAndSwap(st, stateHanded)
 				return c.deliverHead(p), nil

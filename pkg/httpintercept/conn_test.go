@@ -868,3 +868,58 @@ func hitAnswer(mode int) string {
 	}
 	return "hit:/hit/a"
 }
+
+// net/http discards CR and LF bytes before a request line only after a
+// POST (its conn.lastMethod). A head after a POST is handed to net/http,
+// not answered, so that a request line preceded by CRLF two requests
+// after a POST gets net/http's 400, as without the Listener, instead of
+// being served because net/http never saw the request in between.
+func TestLeadingCRLFAfterPost(t *testing.T) {
+	post := "POST /p HTTP/1.1\r\nHost: example.com\r\n\r\n"
+	for _, tc := range []struct {
+		name, req string
+		plain     []string // net/http's answers, status|body
+		intercept []string // the answers with the Listener
+	}{
+		{"hit, then CRLF", post + get("/hit/a") + "\r\n" + get("/hit/b"),
+			[]string{"200|net/http:/p", "200|net/http:/hit/a", "400|400 Bad Request"},
+			[]string{"200|net/http:/p", "200|net/http:/hit/a", "400|400 Bad Request"}},
+		{"CRLF right after", post + "\r\n" + get("/hit/a") + get("/hit/b"),
+			[]string{"200|net/http:/p", "200|net/http:/hit/a", "200|net/http:/hit/b"},
+			// The CRLF makes the rest of the connection net/http's.
+			[]string{"200|net/http:/p", "200|net/http:/hit/a", "200|net/http:/hit/b"}},
+		{"two hits, then CRLF", post + get("/hit/a") + get("/hit/b") + "\r\n" + get("/hit/c"),
+			[]string{"200|net/http:/p", "200|net/http:/hit/a", "200|net/http:/hit/b", "400|400 Bad Request"},
+			[]string{"200|net/http:/p", "200|net/http:/hit/a", "200|hit:/hit/b", "400|400 Bad Request"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, mode := range []int{plainServer, intercepted} {
+				f := newFixture(t, mode, nil)
+				c := f.dial()
+				go io.WriteString(c.c, tc.req)
+				want := tc.plain
+				if mode == intercepted {
+					want = tc.intercept
+				}
+				var hits, nets int64
+				for i, w := range want {
+					if strings.Contains(w, "|hit:") {
+						hits++
+					} else if strings.Contains(w, "|net/http:") {
+						nets++
+					}
+					res, err := http.ReadResponse(c.br, &http.Request{Method: "GET"})
+					if err != nil {
+						t.Fatalf("mode %d, answer %d: %v", mode, i+1, err)
+					}
+					b, _ := io.ReadAll(res.Body)
+					res.Body.Close()
+					if got := strconv.Itoa(res.StatusCode) + "|" + string(b); got != w {
+						t.Fatalf("mode %d, answer %d: %q, want %q", mode, i+1, got, w)
+					}
+				}
+				f.counts(hits, nets)
+			}
+		})
+	}
+}

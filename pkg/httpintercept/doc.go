@@ -43,7 +43,9 @@
 //     Shutdown. A head the Handler declines, or a
 //     complete well-formed body-less HTTP/1.1 head of another method, is
 //     handed to net/http: exactly that head, and nothing after it, which
-//     stays in the Conn's buffer.
+//     stays in the Conn's buffer. So is the head that follows a POST's,
+//     unanswered: net/http skips CR and LF bytes before a request line
+//     only after a POST, judged by the last request it read itself.
 //   - While net/http serves a request (StateActive), its only read is
 //     its background read of one byte, started once the request has no
 //     body left to read, which exists to notice the client closing.

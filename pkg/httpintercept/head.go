@@ -25,6 +25,8 @@ type Request struct {
 
 	// closing: the listener is shutting down (WantsClose).
 	closing bool
+	// post: the head parsed last was a POST's (see Conn.afterPost).
+	post bool
 }
 
 // HeaderField is one header line of a Request.
@@ -124,6 +126,7 @@ func parseHead(h []byte, r *Request) verdict {
 	r.Target = nil
 	r.Method = ""
 	r.Proto = ""
+	r.post = false
 
 	eol := bytes.Index(h, crlf)
 	line := h[:eol]
@@ -189,6 +192,9 @@ func parseHead(h []byte, r *Request) verdict {
 	}
 
 	switch string(method) {
+	case "POST":
+		r.post = true
+		return handOver
 	case "GET":
 		r.Method = "GET"
 	case "HEAD":
