@@ -128,8 +128,11 @@ func (s *Server) bucketRecord(rq *request) (object.Bucket, error) {
 
 // accessCache caches parsed bucket policies and CORS configurations.
 type accessCache struct {
-	policies parsedCache[*policy.Policy]
-	cors     parsedCache[*cors.Config]
+	// unreadable is told of a stored bucket policy that cannot be
+	// parsed, once per text (the server logs it).
+	unreadable func(bucket string, err error)
+	policies   parsedCache[*policy.Policy]
+	cors       parsedCache[*cors.Config]
 	// acls holds parsed bucket and object ACLs by stored form.
 	acls parsedCache[*access.ACL]
 }
@@ -202,8 +205,16 @@ func (c *accessCache) parsedPolicy(b object.Bucket) *policy.Policy {
 		// The text was validated before it was stored; ParseStored
 		// reads what an earlier version accepted and this one refuses
 		// (an Allow with NotPrincipal) as granting nothing, keeping the
-		// other statements. A parse failure here grants nothing.
-		p, _ := policy.ParseStored([]byte(b.Policy), b.Name)
+		// other statements. A text it still cannot read (from a later
+		// version, or damaged) denies everything but the owner's policy
+		// operations: read as no policy, its Denies would be lost.
+		p, err := policy.ParseStored([]byte(b.Policy), b.Name)
+		if err != nil {
+			if c.unreadable != nil {
+				c.unreadable(b.Name, err)
+			}
+			return policy.Unreadable(b.Name)
+		}
 		return p
 	})
 }

@@ -191,6 +191,10 @@ func New(layer *object.Layer, o Options) *Server {
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
 	s.ids.Store(binary.BigEndian.Uint64(seed[:]))
+	s.access.unreadable = func(bucket string, err error) {
+		s.opts.Logger.Error().Str("bucket", bucket).Err(err).
+			Msg("the bucket's stored policy cannot be read: every request on the bucket is denied but root's and the owner's policy operations until the policy is replaced or deleted")
+	}
 	s.verify = sigv4.NewVerifier(sigv4.Options{Region: o.Region, Credentials: o.Credentials, Now: o.Now})
 	if o.SigV2 {
 		s.verifyV2 = sigv2.NewVerifier(sigv2.Options{Credentials: o.Credentials, Now: o.Now})

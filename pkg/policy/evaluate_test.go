@@ -437,3 +437,20 @@ func TestParseStoredNotPrincipalAllow(t *testing.T) {
 		t.Error("ParseStored accepted an empty statement list")
 	}
 }
+
+// TestUnreadable: the policy that stands for an unreadable stored one
+// denies every action on its bucket and its objects to everyone, and
+// nothing outside the bucket.
+func TestUnreadable(t *testing.T) {
+	p := Unreadable("site")
+	runEval(t, p, []evalCase{
+		{"anonymous read", req(anon, "s3:GetObject", objARN+"x"), Deny},
+		{"alice list", req(alice, "s3:ListBucket", "arn:aws:s3:::site"), Deny},
+		{"bob delete", req(bob, "s3:DeleteObject", objARN+"x"), Deny},
+		{"bob policy", req(bob, "s3:PutBucketPolicy", "arn:aws:s3:::site"), Deny},
+		{"another bucket", req(bob, "s3:GetObject", "arn:aws:s3:::other/x"), NoDecision},
+	})
+	if p.IsPublic() {
+		t.Error("the deny-all policy is public")
+	}
+}

@@ -99,6 +99,25 @@ func ParseStored(doc []byte, bucket string) (*Policy, error) {
 	return parseDoc(doc, Bucket, bucket, true)
 }
 
+// Unreadable is what stands for a stored bucket policy of bucket that
+// ParseStored cannot read (written by a later version of the gateway, or
+// damaged): it denies every action on the bucket and its objects to every
+// principal. Reading such a policy as no policy would drop its Denies and
+// leave the bucket to its ACLs; this way it fails closed, and the bucket's
+// owner can still read, replace or delete the policy (pkg/access exempts
+// the policy operations for the owner, and root, from every Deny).
+func Unreadable(bucket string) *Policy {
+	arn := "arn:aws:s3:::" + bucket
+	doc, _ := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
+		"Effect": "Deny", "Principal": "*", "Action": "s3:*", "Resource": []string{arn, arn + "/*"}}}})
+	p, err := parse(doc, Bucket, bucket)
+	if err != nil {
+		// A bucket name the gateway accepted always makes a valid ARN.
+		panic("policy: the deny-all policy of bucket " + bucket + ": " + err.Error())
+	}
+	return p
+}
+
 func parse(doc []byte, kind Kind, bucket string) (*Policy, error) {
 	return parseDoc(doc, kind, bucket, false)
 }
