@@ -255,12 +255,7 @@ func copySourceRange(v string, size int64) (int64, int64, error) {
 }
 
 func copySourceConditions(h http.Header) precondition.Headers {
-	return precondition.Headers{
-		IfMatch:           h.Get("X-Amz-Copy-Source-If-Match"),
-		IfNoneMatch:       h.Get("X-Amz-Copy-Source-If-None-Match"),
-		IfModifiedSince:   h.Get("X-Amz-Copy-Source-If-Modified-Since"),
-		IfUnmodifiedSince: h.Get("X-Amz-Copy-Source-If-Unmodified-Since"),
-	}
+	return precondition.FromHeader(h, "X-Amz-Copy-Source-")
 }
 
 type completeMultipartUploadResult struct {

@@ -290,12 +290,7 @@ func deleteConditions(etag, size, lastModified string) (object.Conditions, error
 }
 
 func preconditionHeaders(h http.Header) precondition.Headers {
-	return precondition.Headers{
-		IfMatch:           h.Get("If-Match"),
-		IfNoneMatch:       h.Get("If-None-Match"),
-		IfModifiedSince:   h.Get("If-Modified-Since"),
-		IfUnmodifiedSince: h.Get("If-Unmodified-Since"),
-	}
+	return precondition.FromHeader(h, "")
 }
 
 // deleteObject answers DeleteObject: 204 whether or not the key or the
@@ -400,12 +395,7 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 		}
 		in.Algorithm = alg
 	}
-	cond := precondition.Headers{
-		IfMatch:           r.Header.Get("X-Amz-Copy-Source-If-Match"),
-		IfNoneMatch:       r.Header.Get("X-Amz-Copy-Source-If-None-Match"),
-		IfModifiedSince:   r.Header.Get("X-Amz-Copy-Source-If-Modified-Since"),
-		IfUnmodifiedSince: r.Header.Get("X-Amz-Copy-Source-If-Unmodified-Since"),
-	}
+	cond := copySourceConditions(r.Header)
 	var copied object.Object
 	in.Check = func(o *object.Object) error {
 		copied = *o

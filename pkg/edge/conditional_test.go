@@ -34,6 +34,11 @@ func TestConditionalAtEdge(t *testing.T) {
 	if r.status != http.StatusNotModified || r.header.Get("ETag") != ob.etag || r.xcache() != xHit {
 		t.Errorf("If-None-Match: %d, ETag %q, X-Cache %q", r.status, r.header.Get("ETag"), r.xcache())
 	}
+	// A list on several lines is one list (RFC 9110 §5.3).
+	if r := e.get("b/obj", "If-None-Match", `"other"`, "If-None-Match", ob.etag); r.status != http.StatusNotModified {
+		t.Errorf("If-None-Match matching on its second line: %d, want 304", r.status)
+	}
+	checkBody(t, "If-Match matching on its second line", e.get("b/obj", "If-Match", `"other"`, "If-Match", ob.etag), http.StatusOK, data)
 	if r := e.get("b/obj", "If-None-Match", "*"); r.status != http.StatusNotModified {
 		t.Errorf("If-None-Match *: %d, want 304", r.status)
 	}

@@ -275,7 +275,7 @@ func (e *env) do(method, ck string, hdr ...string) response {
 		e.t.Fatal(err)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+		req.Header.Add(hdr[i], hdr[i+1])
 	}
 	resp, err := e.client.Do(req)
 	if err != nil {

@@ -139,11 +139,9 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 	h := w.Header()
 	hb.set(h, state)
 	h["Age"] = []string{strconv.FormatInt(e.age(c.o.Now()), 10)}
-	if err := precondition.Check(precondition.Headers{
-		IfMatch: r.Header.Get("If-Match"), IfNoneMatch: r.Header.Get("If-None-Match"),
-		IfModifiedSince: r.Header.Get("If-Modified-Since"), IfUnmodifiedSince: r.Header.Get("If-Unmodified-Since"),
-		Now: c.o.Now(),
-	}, etag, lastMod); err != nil {
+	cond := precondition.FromHeader(r.Header, "")
+	cond.Now = c.o.Now()
+	if err := precondition.Check(cond, etag, lastMod); err != nil {
 		if s3err.As(err).Code != s3err.NotModified {
 			clearEntityHeaders(h)
 		}

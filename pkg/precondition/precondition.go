@@ -1,6 +1,7 @@
 package precondition
 
 import (
+	"net/http"
 	"strings"
 	"time"
 
@@ -18,6 +19,21 @@ type Headers struct {
 	// observed to copy, not fail, when x-amz-copy-source-if-modified-since
 	// is in the future. The zero value disables the check.
 	Now time.Time
+}
+
+// FromHeader reads the four conditional headers of a request, each named
+// prefix + "If-Match" and so on: prefix "" for a GET's or a HEAD's,
+// "X-Amz-Copy-Source-" for a copy's source. If-Match and If-None-Match
+// are lists, and one sent on several lines is the lines joined with ", "
+// (RFC 9110 §5.3): a client's second line is not ignored. A date sent
+// twice is read from its first line.
+func FromHeader(h http.Header, prefix string) Headers {
+	return Headers{
+		IfMatch:           strings.Join(h.Values(prefix+"If-Match"), ", "),
+		IfNoneMatch:       strings.Join(h.Values(prefix+"If-None-Match"), ", "),
+		IfModifiedSince:   h.Get(prefix + "If-Modified-Since"),
+		IfUnmodifiedSince: h.Get(prefix + "If-Unmodified-Since"),
+	}
 }
 
 // Check evaluates h for a GetObject or HeadObject of an existing object whose

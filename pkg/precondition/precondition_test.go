@@ -1,6 +1,7 @@
 package precondition
 
 import (
+	"net/http"
 	"testing"
 	"time"
 
@@ -168,4 +169,45 @@ func TestRangeApplies(t *testing.T) {
 			t.Errorf("RangeApplies(%q) = %v, want %v", c.ifRange, got, c.want)
 		}
 	}
+}
+
+// TestFromHeaderJoinsListLines: If-None-Match and If-Match sent on several
+// lines are one list (RFC 9110 §5.3), so a matching ETag on the second
+// line counts; the copy source's fields are read under their prefix.
+func TestFromHeaderJoinsListLines(t *testing.T) {
+	const etag = "abc"
+	lm := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	h := http.Header{}
+	h.Add("If-None-Match", `"other"`)
+	h.Add("If-None-Match", `"abc"`)
+	if err := Check(FromHeader(h, ""), etag, lm); code(err) != s3err.NotModified {
+		t.Errorf("If-None-Match matching on its second line: %v, want NotModified", err)
+	}
+	h = http.Header{}
+	h.Add("If-Match", `"other"`)
+	h.Add("If-Match", `"abc", "more"`)
+	if err := Check(FromHeader(h, ""), etag, lm); err != nil {
+		t.Errorf("If-Match matching on its second line: %v, want nil", err)
+	}
+	h = http.Header{}
+	h.Add("If-Match", `"other"`)
+	h.Add("If-Match", `"third"`)
+	if err := Check(FromHeader(h, ""), etag, lm); code(err) != s3err.PreconditionFailed {
+		t.Errorf("If-Match matching no line: %v, want PreconditionFailed", err)
+	}
+	h = http.Header{}
+	h.Add("X-Amz-Copy-Source-If-None-Match", `"x"`)
+	h.Add("X-Amz-Copy-Source-If-None-Match", `"abc"`)
+	h.Set("If-None-Match", `"abc"`)
+	got := FromHeader(h, "X-Amz-Copy-Source-")
+	if got.IfNoneMatch != `"x", "abc"` || got.IfMatch != "" {
+		t.Errorf("copy source fields: %+v", got)
+	}
+}
+
+func code(err error) s3err.Code {
+	if err == nil {
+		return -1
+	}
+	return s3err.As(err).Code
 }
