@@ -441,6 +441,77 @@ func TestConformanceCompleteChecksumUnchecked(t *testing.T) {
 
 func slicesConcat(a, b []byte) []byte { return append(append([]byte(nil), a...), b...) }
 
+// TestConformanceCompleteChecksumType states x-amz-checksum-type on
+// CompleteMultipartUpload. The API reference has the header check that
+// the type is the one CreateMultipartUpload gave the upload; one that
+// differs is refused (400 InvalidRequest "The upload was created using
+// the COMPOSITE checksum mode. The complete request must use the same
+// checksum mode.") and completes nothing, the same type completes, and
+// a value that is no type is InvalidRequest. An upload created without
+// an algorithm gets a FULL_OBJECT CRC64NVME, so COMPOSITE is refused.
+func TestConformanceCompleteChecksumType(t *testing.T) {
+	g := startGateway(t)
+	// When-required: a part carries the checksum it is given, or none.
+	c := g.sdk(sdkModes[2])
+	ctx := t.Context()
+	bucket := mpBucket(t, c, "completetype")
+	p := mpData(32<<10, 49)
+	for _, tc := range []struct {
+		name      string
+		alg       types.ChecksumAlgorithm
+		typ       types.ChecksumType // of CreateMultipartUpload
+		wrong     types.ChecksumType // stated on the refused completion
+		wantAlg   types.ChecksumAlgorithm
+		wantType  types.ChecksumType // the upload's, and the object's
+		wantValue string
+	}{
+		{"crc32-composite", types.ChecksumAlgorithmCrc32, "", types.ChecksumTypeFullObject,
+			types.ChecksumAlgorithmCrc32, types.ChecksumTypeComposite, mpComposite(types.ChecksumAlgorithmCrc32, p)},
+		{"crc32-full-object", types.ChecksumAlgorithmCrc32, types.ChecksumTypeFullObject, types.ChecksumTypeComposite,
+			types.ChecksumAlgorithmCrc32, types.ChecksumTypeFullObject, mpFull(types.ChecksumAlgorithmCrc32, p)},
+		{"sha256", types.ChecksumAlgorithmSha256, "", types.ChecksumTypeFullObject,
+			types.ChecksumAlgorithmSha256, types.ChecksumTypeComposite, mpComposite(types.ChecksumAlgorithmSha256, p)},
+		{"crc64nvme", types.ChecksumAlgorithmCrc64nvme, "", types.ChecksumTypeComposite,
+			types.ChecksumAlgorithmCrc64nvme, types.ChecksumTypeFullObject, mpFull(types.ChecksumAlgorithmCrc64nvme, p)},
+		{"no-algorithm", "", "", types.ChecksumTypeComposite,
+			types.ChecksumAlgorithmCrc64nvme, types.ChecksumTypeFullObject, mpFull(types.ChecksumAlgorithmCrc64nvme, p)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			key := "k-" + tc.name
+			id := mpCreate(t, c, bucket, key, func(in *s3.CreateMultipartUploadInput) { in.ChecksumAlgorithm, in.ChecksumType = tc.alg, tc.typ })
+			parts := mpCompleted(mpPart(t, c, bucket, key, id, 1, p, func(in *s3.UploadPartInput) { in.ChecksumAlgorithm = tc.alg }))
+
+			in := mpCompleteInput(bucket, key, id, parts)
+			in.ChecksumType = tc.wrong
+			_, err := c.CompleteMultipartUpload(ctx, in)
+			wantCode(t, "CompleteMultipartUpload(x-amz-checksum-type "+string(tc.wrong)+")", err, 400, "InvalidRequest")
+			want := "The upload was created using the " + string(tc.wantType) + " checksum mode. The complete request must use the same checksum mode."
+			if apiMessage(err) != want {
+				t.Errorf("CompleteMultipartUpload(x-amz-checksum-type %s): message %q, want %q", tc.wrong, apiMessage(err), want)
+			}
+			if _, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}); httpStatus(err) != 404 {
+				t.Errorf("HeadObject after the refused completion: %v, want 404", err)
+			}
+
+			body := []byte(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>` + aws.ToString(parts[0].ETag) + `</ETag></Part></CompleteMultipartUpload>`)
+			req := g.rawRequest(http.MethodPost, "/"+bucket+"/"+key, "uploadId="+id, body)
+			req.Header.Set("X-Amz-Checksum-Type", "composite")
+			resp, b := g.do(req, body, true)
+			wantXMLError(t, "CompleteMultipartUpload(x-amz-checksum-type composite)", resp, b, 400, "InvalidRequest")
+
+			in = mpCompleteInput(bucket, key, id, parts)
+			in.ChecksumType = tc.wantType
+			res, err := c.CompleteMultipartUpload(ctx, in)
+			if err != nil {
+				t.Fatalf("CompleteMultipartUpload(x-amz-checksum-type %s): %v", tc.wantType, err)
+			}
+			if got := sdkSum(res, tc.wantAlg); got != tc.wantValue || res.ChecksumType != tc.wantType {
+				t.Errorf("CompleteMultipartUpload: %s %q type %q, want %q %s", tc.wantAlg, got, res.ChecksumType, tc.wantValue, tc.wantType)
+			}
+		})
+	}
+}
+
 // TestConformanceCopyObjectChecksumAlgorithms copies an object asking for
 // each new algorithm: the copy's checksum is computed in it and reported
 // by CopyObjectResult and HEAD.

@@ -370,6 +370,12 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 			in.ExpectAlgorithm, in.ExpectValue = alg, v
 		}
 	}
+	if v := r.Header.Get("X-Amz-Checksum-Type"); v != "" {
+		if v != object.ChecksumComposite && v != object.ChecksumFullObject {
+			return s3err.Newf(s3err.InvalidRequest, "Value for x-amz-checksum-type header is invalid.")
+		}
+		in.ExpectType = v
+	}
 	if v := r.Header.Get("X-Amz-Mp-Object-Size"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {

@@ -560,6 +560,10 @@ type CompleteInput struct {
 	// (x-amz-checksum-<alg> on the request).
 	ExpectAlgorithm checksum.Algorithm
 	ExpectValue     string
+	// ExpectType, when set, is the checksum type the client states
+	// (x-amz-checksum-type): COMPOSITE or FULL_OBJECT, which must be the
+	// upload's (see checkCompleteType).
+	ExpectType string
 	// ExpectSize is x-amz-mp-object-size, or -1.
 	ExpectSize int64
 	Conditions Conditions
@@ -599,7 +603,7 @@ func completionKey(in CompleteInput) string {
 	if in.Chown != nil {
 		owner = *in.Chown
 	}
-	fmt.Fprintf(h, "%q %q %q %q %d %+v %t %+v|", in.Bucket, in.Key, in.UploadID, in.ExpectAlgorithm.String()+":"+in.ExpectValue, in.ExpectSize, in.Conditions, in.Chown != nil, owner)
+	fmt.Fprintf(h, "%q %q %q %q %q %d %+v %t %+v|", in.Bucket, in.Key, in.UploadID, in.ExpectAlgorithm.String()+":"+in.ExpectValue, in.ExpectType, in.ExpectSize, in.Conditions, in.Chown != nil, owner)
 	// Only a retry with the same SSE-C key (or none) joins: the key is
 	// checked by the run that completes.
 	fmt.Fprintf(h, "%t %x|", in.CustomerKey != nil, in.CustomerKey)
@@ -672,6 +676,9 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 		if cur, ok := l.completed(in.Bucket, in.Key, in.UploadID); ok {
 			return cur, nil
 		}
+		return Object{}, err
+	}
+	if err := checkCompleteType(&u, in.ExpectType); err != nil {
 		return Object{}, err
 	}
 	if in.CustomerKey != nil || u.SSE.Algorithm != sse.Customer {
@@ -792,6 +799,22 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 	l.dropGate(in.UploadID)
 	_ = l.fs.RemoveParts(in.UploadID)
 	return out, nil
+}
+
+// checkCompleteType applies S3's rule for the x-amz-checksum-type of a
+// completion: when the request states one, it must be the type the
+// upload was created with. An upload created without an algorithm gets
+// S3's default, a FULL_OBJECT CRC64NVME (objectChecksum), so FULL_OBJECT
+// is its type and COMPOSITE is refused.
+func checkCompleteType(u *Upload, stated string) error {
+	typ := u.ChecksumType
+	if u.ChecksumAlgorithm == "" {
+		typ = ChecksumFullObject
+	}
+	if stated == "" || stated == typ {
+		return nil
+	}
+	return s3err.Newf(s3err.InvalidRequest, "The upload was created using the %s checksum mode. The complete request must use the same checksum mode.", typ)
 }
 
 // requirePartChecksums applies S3's rule for the completion of an upload
