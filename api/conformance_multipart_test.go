@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/xml"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -588,6 +589,62 @@ func TestConformanceMultipartRules(t *testing.T) {
 			_, err = c.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String("no-such-bucket-mp")})
 			wantCode(t, "ListMultipartUploads of a missing bucket", err, 404, "NoSuchBucket")
 		})
+	}
+}
+
+// TestConformanceCompleteRequestValues sends CompleteMultipartUpload
+// values S3 refuses before it looks at the parts, with the answers
+// recorded from S3: a part number below 1 is 400 InvalidArgument
+// "PartNumber must be >= 1" (versity/versitygw#1072), an
+// x-amz-mp-object-size that is no integer 400 InvalidRequest "Value for
+// x-amz-mp-object-size header is invalid: 'size'" (versitygw#1398), a
+// negative one "... is less than zero: '-1'" (versitygw#1400), one that is
+// not the object's size InvalidRequest (the API reference: "If there's a
+// mismatch ..., it results in an HTTP 400 InvalidRequest error"). None of
+// them touches the upload, which then completes with its right size.
+func TestConformanceCompleteRequestValues(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := mpBucket(t, c, "completevalues")
+	key := "k"
+	p := mpData(2048, 13)
+	id := mpCreate(t, c, bucket, key)
+	o := mpPart(t, c, bucket, key, id, 1, p)
+
+	for _, n := range []int32{0, -1} {
+		parts := []types.CompletedPart{mpCP(n, aws.ToString(o.ETag))}
+		_, err := c.CompleteMultipartUpload(ctx, mpCompleteInput(bucket, key, id, parts))
+		what := fmt.Sprintf("Complete with part number %d", n)
+		wantCode(t, what, err, 400, "InvalidArgument")
+		if apiMessage(err) != "PartNumber must be >= 1" {
+			t.Errorf("%s: message %q, want %q", what, apiMessage(err), "PartNumber must be >= 1")
+		}
+	}
+
+	for _, tc := range []struct{ value, message string }{
+		{"size", "Value for x-amz-mp-object-size header is invalid: 'size'"},
+		{"-1", "Value for x-amz-mp-object-size header is less than zero: '-1'"},
+		{"2047", "The provided 'x-amz-mp-object-size' header value 2047 does not match what was computed: 2048"},
+	} {
+		body := []byte(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>` + aws.ToString(o.ETag) + `</ETag></Part></CompleteMultipartUpload>`)
+		req := g.rawRequest(http.MethodPost, "/"+bucket+"/"+key, "uploadId="+id, body)
+		req.Header.Set("X-Amz-Mp-Object-Size", tc.value)
+		resp, b := g.do(req, body, true)
+		what := "Complete with x-amz-mp-object-size " + tc.value
+		wantXMLError(t, what, resp, b, 400, "InvalidRequest")
+		var e s3Error
+		if err := xml.Unmarshal(b, &e); err != nil || e.Message != tc.message {
+			t.Errorf("%s: message %q (%v), want %q", what, e.Message, err, tc.message)
+		}
+	}
+	in := mpCompleteInput(bucket, key, id, mpCompleted(o))
+	in.MpuObjectSize = aws.Int64(int64(len(p)))
+	if _, err := c.CompleteMultipartUpload(ctx, in); err != nil {
+		t.Fatalf("Complete with the right x-amz-mp-object-size: %v", err)
+	}
+	if got := mpGet(t, c, bucket, key); !bytes.Equal(got, p) {
+		t.Errorf("completed object: %d bytes, want %d", len(got), len(p))
 	}
 }
 

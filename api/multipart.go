@@ -377,9 +377,9 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 		in.ExpectType = v
 	}
 	if v := r.Header.Get("X-Amz-Mp-Object-Size"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return s3err.Newf(s3err.InvalidArgument, "Invalid x-amz-mp-object-size").With("ArgumentName", "x-amz-mp-object-size")
+		n, err := parseMpObjectSize(v)
+		if err != nil {
+			return err
 		}
 		in.ExpectSize = n
 	}
@@ -406,6 +406,21 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	setWrittenVersionID(w.Header(), c.o.VersionID)
 	setEncryptionHeaders(w.Header(), c.o.SSE, ck)
 	return writeXML(w, http.StatusOK, completeResult(r, rq, c.o))
+}
+
+// parseMpObjectSize reads x-amz-mp-object-size, the size in bytes a
+// completion states for its object, with S3's answers for a value that
+// is no integer and for a negative one (versity/versitygw#1398 and #1400
+// record them from S3).
+func parseMpObjectSize(v string) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, s3err.Newf(s3err.InvalidRequest, "Value for x-amz-mp-object-size header is invalid: '%s'", v)
+	}
+	if n < 0 {
+		return 0, s3err.Newf(s3err.InvalidRequest, "Value for x-amz-mp-object-size header is less than zero: '%s'", v)
+	}
+	return n, nil
 }
 
 // completion is the outcome of a CompleteMultipartUpload in the layer.

@@ -837,14 +837,21 @@ func requirePartChecksums(u *Upload, req []CompletePart) error {
 }
 
 // choosePartsFrom checks a completion's part list against the stored parts
-// with S3's rules: ascending numbers, every part present with its ETag,
-// every part but the last at least 5 MiB.
+// with S3's rules: numbers from 1, ascending, every part present with its
+// ETag, every part but the last at least 5 MiB.
 func choosePartsFrom(stored []Part, req []CompletePart) ([]Part, error) {
 	if len(req) == 0 {
 		return nil, s3err.Newf(s3err.MalformedXML, "You must specify at least one part")
 	}
 	if len(req) > MaxParts {
 		return nil, s3err.Newf(s3err.InvalidArgument, "Part number must be an integer between 1 and 10000, inclusive")
+	}
+	for _, r := range req {
+		// A number below 1 is refused as S3 refuses it
+		// (versity/versitygw#1072), not taken for a missing part.
+		if r.Number < 1 {
+			return nil, s3err.Newf(s3err.InvalidArgument, "PartNumber must be >= 1")
+		}
 	}
 	byNumber := make(map[int]Part, len(stored))
 	for _, p := range stored {
