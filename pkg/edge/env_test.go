@@ -203,6 +203,8 @@ func (e *env) serve(w http.ResponseWriter, r *http.Request) {
 	for _, f := range se.Headers {
 		w.Header().Set(f.Name, f.Value)
 	}
+	// The error's code, which the gateway writes in an XML body.
+	w.Header().Set("X-Test-Error-Code", se.Code.String())
 	w.WriteHeader(se.Code.Status())
 }
 

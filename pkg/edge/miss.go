@@ -49,6 +49,9 @@ type negative struct {
 	err    *s3err.Error
 	stored time.Time // when the origin answered it, for Age
 	until  time.Time
+	// head: the 404 answered a HEAD, which has no body, so whether the
+	// key or the bucket is missing is not known; it answers HEADs only.
+	head bool
 }
 
 // maxSideEntries bounds each map of the side cache. When one is full,
@@ -60,9 +63,11 @@ const maxSideEntries = 100000
 // Options.NegativeTTL is zero; see docs/cdn.md ("Negative caching").
 const DefaultNegativeTTL = 10 * time.Second
 
-// negativeHit returns the cached 404 of ck, nil when there is none or it
-// expired.
-func (c *Cache) negativeHit(ck string, now time.Time) *s3err.Error {
+// negativeHit returns the cached 404 of ck for a request of method, nil
+// when there is none, it expired, or it came from a HEAD and method is
+// not HEAD (a GET's answer names the missing thing, NoSuchKey or
+// NoSuchBucket, which a HEAD's 404 does not tell).
+func (c *Cache) negativeHit(ck, method string, now time.Time) *s3err.Error {
 	s := &c.side
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -72,6 +77,9 @@ func (c *Cache) negativeHit(ck string, now time.Time) *s3err.Error {
 	}
 	if !now.Before(n.until) {
 		delete(s.neg, ck)
+		return nil
+	}
+	if n.head && method != http.MethodHead {
 		return nil
 	}
 	return n.err.WithHeader("Age", strconv.FormatInt(max(0, now.Unix()-n.stored.Unix()), 10))
@@ -110,7 +118,8 @@ func (c *Cache) rememberMissing(ck string, resp *http.Response, err error) {
 			return
 		}
 	}
-	s.neg[ck] = negative{err: e, stored: pol.since(now), until: now.Add(ttl)}
+	head := resp.Request != nil && resp.Request.Method == http.MethodHead
+	s.neg[ck] = negative{err: e, stored: pol.since(now), until: now.Add(ttl), head: head}
 }
 
 // headHit returns the fresh HEAD metadata of ck, nil when there is none.
@@ -261,7 +270,7 @@ func (c *Cache) originHead(ctx context.Context, bucket, key string) (*entry, str
 // when the side cache holds nothing for it.
 func (c *Cache) resolveSide(r *http.Request, bucket, key string, now time.Time) (e *entry, state string, err error, ok bool) {
 	ck := bucket + "/" + key
-	if nerr := c.negativeHit(ck, now); nerr != nil {
+	if nerr := c.negativeHit(ck, r.Method, now); nerr != nil {
 		c.stats.hits.Add(1)
 		c.stats.negativeHits.Add(1)
 		return nil, "", nerr, true

@@ -165,6 +165,33 @@ func TestNegativeCache(t *testing.T) {
 	e.mustGet("b/gone", v2, xMiss)
 }
 
+// TestNegativeCacheOfHead: a HEAD's 404 has no body, so it does not say
+// whether the key or the bucket is missing; it is cached for HEADs only,
+// and a GET asks the origin and gets NoSuchBucket, which is then cached
+// for both. Before, the GET got the HEAD's 404 as NoSuchKey.
+func TestNegativeCacheOfHead(t *testing.T) {
+	e := newEnv(t, nil)
+	code := func(r response) string { return r.header.Get("X-Test-Error-Code") }
+	for i := range 2 {
+		r := e.do(http.MethodHead, "nobucket/k")
+		if want := map[bool]string{true: "", false: xHit}[i == 0]; r.status != http.StatusNotFound || r.xcache() != want {
+			t.Errorf("HEAD %d in a missing bucket: %d X-Cache %q, want 404 %q", i, r.status, r.xcache(), want)
+		}
+	}
+	for i := range 2 {
+		r := e.get("nobucket/k")
+		if want := map[bool]string{true: "", false: xHit}[i == 0]; r.status != http.StatusNotFound || code(r) != "NoSuchBucket" || r.xcache() != want {
+			t.Errorf("GET %d in a missing bucket after a HEAD: %d %q X-Cache %q, want 404 NoSuchBucket %q", i, r.status, code(r), r.xcache(), want)
+		}
+	}
+	if r := e.do(http.MethodHead, "nobucket/k"); r.status != http.StatusNotFound || r.xcache() != xHit {
+		t.Errorf("HEAD after the GET: %d X-Cache %q, want 404 HIT", r.status, r.xcache())
+	}
+	if h, g := e.origin.total(http.MethodHead, "nobucket/k"), e.origin.total(http.MethodGet, "nobucket/k"); h != 1 || g != 1 {
+		t.Errorf("origin HEADs %d and GETs %d, want 1 and 1", h, g)
+	}
+}
+
 // TestNegativeCacheOff checks NegativeTTL < 0: every 404 asks the origin.
 func TestNegativeCacheOff(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.NegativeTTL = -1 })

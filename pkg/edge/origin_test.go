@@ -263,7 +263,11 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 		if age, _ := o.missingAge.Load().(string); age != "" {
 			w.Header().Set("Age", age)
 		}
-		writeS3Error(w, http.StatusNotFound, "NoSuchKey")
+		code := "NoSuchKey"
+		if strings.HasPrefix(ck, "nobucket/") {
+			code = "NoSuchBucket"
+		}
+		writeS3Error(w, http.StatusNotFound, code)
 		return
 	}
 	h := w.Header()
