@@ -151,7 +151,9 @@ func partsHaveChecksums(parts []metadata.PartInfo) bool {
 func listObjectParts(total int, parts []metadata.PartInfo, alg string, marker, maxParts int) *objectPartsXML {
 	out := &objectPartsXML{TotalPartsCount: total, PartNumberMarker: &marker, MaxParts: &maxParts, IsTruncated: new(bool)}
 	next := 0
-	for i := marker; i < len(parts); i++ {
+	// max-parts 0 is an empty page that says it is complete, as ListParts
+	// answers it: a truncated one would name the same marker again.
+	for i := marker; i < len(parts) && maxParts > 0; i++ {
 		if len(out.Parts) == maxParts {
 			*out.IsTruncated = true
 			break

@@ -580,7 +580,12 @@ func (s *Server) listParts(w http.ResponseWriter, r *http.Request, rq *request) 
 		return err
 	}
 	if maxParts == 0 {
-		parts, more = nil, len(parts) > 0
+		// An empty page that says it is complete, as S3 answers
+		// ListObjects with max-keys=0 and as ListMultipartUploads
+		// answers max-uploads=0: a truncated one would name the same
+		// marker again, and a paginator asking 0 at a time would loop
+		// for ever.
+		parts, more = nil, false
 	}
 	out := listPartsResult{
 		NS: s3NS, Bucket: rq.bucket, Key: rq.key, UploadID: id,
