@@ -210,6 +210,15 @@ func (e *pgEngine) close() error {
 	e.stopListen()
 	<-e.listening
 	for _, c := range e.serving {
+		// The serving lock goes before the connection does: closing it
+		// only asks the server to end the session, which drops its
+		// locks a moment later, and an fsck (or a gateway, after fsck)
+		// started as soon as Close returned would find the catalogue
+		// still in use. A server that does not answer in time drops
+		// them with the session.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, _ = c.Exec(ctx, `SELECT pg_advisory_unlock_all()`)
+		cancel()
 		c.Close(context.Background())
 	}
 	e.locks.Close()

@@ -379,3 +379,32 @@ func TestSharedIndexLockTimeoutIsSlowDown(t *testing.T) {
 		t.Fatalf("mapErr(ErrLockTimeout) = %v, want SlowDown", err)
 	}
 }
+
+// A gateway stopped, then fsck at once, then a gateway at once again (a
+// service whose start runs fsck first): each open follows a Close that
+// returned, so none may find the catalogue still held by the one before.
+func TestSharedIndexServingLockReleasedByClose(t *testing.T) {
+	root, dsn := t.TempDir(), pgtest.DSN(t)
+	for round := range 40 {
+		var gws []*Layer
+		for range 3 {
+			gw, err := Open(Options{Root: root, Index: dsn, NoSync: true})
+			if err != nil {
+				t.Fatalf("round %d: a gateway's open right after fsck closed: %v", round, err)
+			}
+			gws = append(gws, gw)
+		}
+		for _, gw := range gws {
+			if err := gw.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tool, err := OpenExclusive(Options{Root: root, Index: dsn})
+		if err != nil {
+			t.Fatalf("round %d: fsck's open right after the gateway closed: %v", round, err)
+		}
+		if err := tool.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
