@@ -770,7 +770,7 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 	}
 	up, err := l.assemble(g, in.UploadID, chosen, stored, fileSize(&rec))
 	if err != nil {
-		return Object{}, err
+		return l.completedMeanwhile(in, err)
 	}
 	defer up.Abort()
 	if err := chownStaged(up, in.Chown); err != nil {
@@ -793,12 +793,28 @@ func (l *Layer) completeMultipartUpload(in CompleteInput) (Object, error) {
 		},
 	})
 	if err != nil {
-		return Object{}, err
+		return l.completedMeanwhile(in, err)
 	}
 	done = true
 	l.dropGate(in.UploadID)
 	_ = l.fs.RemoveParts(in.UploadID)
 	return out, nil
+}
+
+// completedMeanwhile answers a completion whose assembly or commit
+// failed with err: if the upload was completed meanwhile by another
+// completion of it, one that this process did not coalesce with (it ran
+// on another gateway of a shared catalogue), its parts are gone (err is
+// InvalidPart) or its record is (NoSuchUpload), and the answer is that
+// completion's object, as a retry's is (completed). Any other error is
+// returned as it is.
+func (l *Layer) completedMeanwhile(in CompleteInput, err error) (Object, error) {
+	if c, ok := s3err.CodeOf(err); ok && (c == s3err.InvalidPart || c == s3err.NoSuchUpload) {
+		if cur, ok := l.completed(in.Bucket, in.Key, in.UploadID); ok {
+			return cur, nil
+		}
+	}
+	return Object{}, err
 }
 
 // checkCompleteType applies S3's rule for the x-amz-checksum-type of a
