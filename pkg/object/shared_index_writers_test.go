@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/objectlock"
 	"github.com/objectgateway/objectgateway/pkg/pgtest"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
@@ -537,4 +538,91 @@ func TestSharedIndexCompleteRetriedOnAnotherGateway(t *testing.T) {
 			sharedFsckClean(t, root, dsn)
 		})
 	}
+}
+
+// A legal hold put on a version through one gateway while others delete
+// that version, overwrite the key and put a delete marker on it: the
+// hold and the version's deletion never both succeed, and a version
+// whose hold was acknowledged is still there, held, with its bytes.
+func TestSharedIndexLegalHoldRacesDelete(t *testing.T) {
+	gws, root, dsn, closeAll := openGatewaysClosable(t, 3, Options{})
+	if err := gws[0].CreateBucket(Bucket{Name: "bkt", Versioning: metadata.VersioningEnabled}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := gws[0].BucketState("bkt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gws[0].SetObjectLock("bkt", st.ID, objectlock.Default{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { clearImmutable(t, root) })
+	var held []Object
+	for round := range 12 {
+		g := func(i int) *Layer { return gws[(round+i)%3] }
+		body := fmt.Sprintf("version of round %d", round)
+		v, err := g(0).PutObject(PutInput{Bucket: "bkt", Key: "k", Body: strings.NewReader(body), Size: int64(len(body))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		var holdErr, delErr error
+		run := func(f func()) {
+			wg.Add(1)
+			go func() { defer wg.Done(); <-start; f() }()
+		}
+		hold := func() { _, holdErr = g(1).PutLegalHold("bkt", "k", v.VersionID, true, Conditions{}) }
+		if round%3 == 0 {
+			// Every third round the hold comes first, and the others
+			// race with what it left.
+			hold()
+		} else {
+			run(hold)
+		}
+		run(func() { _, delErr = g(2).Remove(RemoveInput{Bucket: "bkt", Key: "k", VersionID: v.VersionID}) })
+		run(func() {
+			b := fmt.Sprintf("overwrite of round %d", round)
+			if _, err := g(0).PutObject(PutInput{Bucket: "bkt", Key: "k", Body: strings.NewReader(b), Size: int64(len(b))}); err != nil {
+				t.Errorf("round %d: overwrite: %v", round, err)
+			}
+		})
+		run(func() {
+			if _, err := g(1).Remove(RemoveInput{Bucket: "bkt", Key: "k"}); err != nil {
+				t.Errorf("round %d: delete marker: %v", round, err)
+			}
+		})
+		close(start)
+		wg.Wait()
+		switch {
+		case holdErr == nil && delErr == nil:
+			t.Errorf("round %d: the legal hold and the deletion of the held version both succeeded", round)
+		case holdErr == nil:
+			if !isCode(delErr, s3err.AccessDenied) {
+				t.Errorf("round %d: deleting the held version: %v, want AccessDenied", round, delErr)
+			}
+			held = append(held, v)
+		case delErr == nil:
+			if !isCode(holdErr, s3err.NoSuchVersion) {
+				t.Errorf("round %d: a legal hold on the deleted version: %v, want NoSuchVersion", round, holdErr)
+			}
+		default:
+			t.Errorf("round %d: hold %v, delete %v", round, holdErr, delErr)
+		}
+	}
+	for i, v := range held {
+		r, err := gws[i%3].OpenVersion("bkt", "k", v.VersionID)
+		if err != nil {
+			t.Errorf("held version %s: %v", v.VersionID, err)
+			continue
+		}
+		if !r.Object.LegalHold || r.Object.ETag != v.ETag {
+			t.Errorf("held version %s: legal hold %v, ETag %s (was %s)", v.VersionID, r.Object.LegalHold, r.Object.ETag, v.ETag)
+		}
+		if got := readAll(t, r); md5Hex(got) != v.ETag {
+			t.Errorf("held version %s holds bytes of MD5 %s, was written with %s", v.VersionID, md5Hex(got), v.ETag)
+		}
+	}
+	closeAll()
+	sharedFsckClean(t, root, dsn)
 }
