@@ -84,6 +84,10 @@ type Layer struct {
 	// beforeCommit, when set by a test, runs when a write's bytes are
 	// staged and it is about to fence its bucket and commit.
 	beforeCommit func()
+	// beforeFlag, when set by a test, runs when PutRetention or
+	// PutLegalHold has stored its record and is about to set or clear
+	// the file's immutable flag.
+	beforeFlag func()
 	// failStore, when set by a test, is asked before each commit's index
 	// write, after the rename (for a delete marker, after the current
 	// file left the key's path), and fails the write with its error.

@@ -1,16 +1,20 @@
 package object
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/objectlock"
 	"github.com/objectgateway/objectgateway/pkg/pgtest"
@@ -625,4 +629,82 @@ func TestSharedIndexLegalHoldRacesDelete(t *testing.T) {
 	}
 	closeAll()
 	sharedFsckClean(t, root, dsn)
+}
+
+// A legal hold put on the current version through one gateway, held
+// once its record is stored, while another gateway overwrites the key:
+// the overwrite waits for the hold to finish (it is seen waiting for the
+// key's lock in pg_locks), and the hold's immutable flag lands on the
+// held version's file, never on the overwrite's. (The flag was set after
+// the hold's lock was released, on whatever file was at the key's path
+// by then: the overwrite's, not held, got it, and every later write or
+// delete of the key failed with AccessDenied.) It needs
+// CAP_LINUX_IMMUTABLE and a filesystem with the flag.
+func TestSharedIndexLockFlagFollowsRecord(t *testing.T) {
+	gws, root, dsn, _ := openGatewaysClosable(t, 2, Options{})
+	if ok, why := gws[0].fs.ImmutableSupport(); !ok {
+		t.Skipf("the immutable flag is not available here: %s", why)
+	}
+	a, b := gws[0], gws[1]
+	if err := a.CreateBucket(Bucket{Name: "bkt", Versioning: metadata.VersioningEnabled}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.BucketState("bkt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetObjectLock("bkt", st.ID, objectlock.Default{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { clearImmutable(t, root) })
+	v1, err := a.PutObject(PutInput{Bucket: "bkt", Key: "k", Body: strings.NewReader("held"), Size: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	overwritten := make(chan error, 1)
+	a.beforeFlag = func() {
+		a.beforeFlag = nil
+		go func() {
+			_, err := b.PutObject(PutInput{Bucket: "bkt", Key: "k", Body: strings.NewReader("over"), Size: 4})
+			overwritten <- err
+		}()
+		// Readiness: the overwrite is done, or waits for a lock.
+		for {
+			select {
+			case err := <-overwritten:
+				overwritten <- err
+				return
+			default:
+			}
+			var waiting int
+			if err := db.QueryRow(context.Background(), `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting); err != nil {
+				t.Error(err)
+				return
+			}
+			if waiting > 0 {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if _, err := a.PutLegalHold("bkt", "k", "", true, Conditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-overwritten; err != nil {
+		t.Fatalf("the overwrite: %v", err)
+	}
+	if !immutableFlag(t, versionFilePath(t, root, "k", v1.VersionID)) {
+		t.Errorf("the held version's file has no immutable flag")
+	}
+	if immutableFlag(t, filepath.Join(root, "bkt", "k")) {
+		t.Errorf("the overwrite's file, not held, bears the immutable flag")
+	}
+	if _, err := b.Remove(RemoveInput{Bucket: "bkt", Key: "k"}); err != nil {
+		t.Errorf("a delete marker on the key: %v", err)
+	}
 }

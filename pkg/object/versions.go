@@ -714,6 +714,14 @@ func (l *Layer) statVersionLocked(bucket, key, id string) (Object, error) {
 // it in place and may refuse with an error. A delete marker answers
 // MethodNotAllowed. It returns the record as stored.
 func (l *Layer) UpdateVersion(bucket, key, id string, cond Conditions, fn func(st metadata.BucketState, o *Object) error) (Object, error) {
+	return l.updateVersion(bucket, key, id, cond, fn, nil)
+}
+
+// updateVersion is UpdateVersion; after, when set, runs once the record
+// is stored, still under the key's lock, with the record and whether it
+// is the current version: no other write of the key can move or replace
+// the version's file before it is done.
+func (l *Layer) updateVersion(bucket, key, id string, cond Conditions, fn func(st metadata.BucketState, o *Object) error, after func(o *Object, current bool)) (Object, error) {
 	if id != "" {
 		if err := checkVersionID(id); err != nil {
 			return Object{}, err
@@ -725,6 +733,7 @@ func (l *Layer) UpdateVersion(bucket, key, id string, cond Conditions, fn func(s
 	}
 	defer release()
 	var out Object
+	var outCurrent bool
 	err = l.ix.EditVersions(bucket, key, func(v *metadata.Versions) error {
 		var o Object
 		var current bool
@@ -746,7 +755,7 @@ func (l *Layer) UpdateVersion(bucket, key, id string, cond Conditions, fn func(s
 		if err := fn(st, &o); err != nil {
 			return err
 		}
-		out = o
+		out, outCurrent = o, current
 		if current {
 			return v.SetCurrent(o)
 		}
@@ -760,6 +769,9 @@ func (l *Layer) UpdateVersion(bucket, key, id string, cond Conditions, fn func(s
 	case err != nil:
 		return Object{}, keyErr(err, bucket, key)
 	}
+	if after != nil {
+		after(&out, outCurrent)
+	}
 	return out, nil
 }
 
@@ -770,8 +782,7 @@ func (l *Layer) UpdateVersion(bucket, key, id string, cond Conditions, fn func(s
 // bucket must have Object Lock (InvalidRequest otherwise). The version's
 // file gets or loses the immutable flag to match.
 func (l *Layer) PutRetention(bucket, key, id string, r objectlock.Retention, bypassGovernance bool, cond Conditions) (Object, error) {
-	var current bool
-	o, err := l.UpdateVersion(bucket, key, id, cond, func(st metadata.BucketState, o *Object) error {
+	return l.updateVersion(bucket, key, id, cond, func(st metadata.BucketState, o *Object) error {
 		if !st.ObjectLock {
 			return s3err.Newf(s3err.InvalidRequest, "Bucket is missing Object Lock Configuration")
 		}
@@ -782,33 +793,34 @@ func (l *Layer) PutRetention(bucket, key, id string, r objectlock.Retention, byp
 		if r.Mode == "" {
 			o.LockUntil = time.Time{}
 		}
-		current = o.Location != metadata.Noncurrent
 		return nil
-	})
-	if err != nil {
-		return Object{}, err
-	}
-	l.flag(bucket, key, &o, current)
-	return o, nil
+	}, l.flagFunc(bucket, key))
 }
 
 // PutLegalHold sets or clears the legal hold of one version ("" the
 // current one) (PutObjectLegalHold). The bucket must have Object Lock.
 func (l *Layer) PutLegalHold(bucket, key, id string, on bool, cond Conditions) (Object, error) {
-	var current bool
-	o, err := l.UpdateVersion(bucket, key, id, cond, func(st metadata.BucketState, o *Object) error {
+	return l.updateVersion(bucket, key, id, cond, func(st metadata.BucketState, o *Object) error {
 		if !st.ObjectLock {
 			return s3err.Newf(s3err.InvalidRequest, "Bucket is missing Object Lock Configuration")
 		}
 		o.LegalHold = on
-		current = o.Location != metadata.Noncurrent
 		return nil
-	})
-	if err != nil {
-		return Object{}, err
+	}, l.flagFunc(bucket, key))
+}
+
+// flagFunc is flag of bucket/key as updateVersion's after: the flag is
+// set or cleared under the key's lock. Set after the lock is released, a
+// write of the key that came in between could have moved the version's
+// file away and put its own at the key's path, which would then bear the
+// flag its record does not have (and refuse every later move with EPERM).
+func (l *Layer) flagFunc(bucket, key string) func(o *Object, current bool) {
+	return func(o *Object, current bool) {
+		if l.beforeFlag != nil {
+			l.beforeFlag()
+		}
+		l.flag(bucket, key, o, current)
 	}
-	l.flag(bucket, key, &o, current)
-	return o, nil
 }
 
 // flag gives a version's file the immutable flag while its retention or
