@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -199,10 +200,29 @@ func (fs *FS) init() error {
 // clearStaging removes temp files left by uploads that a crash
 // interrupted: those of no open FS on this root (staging_lock.go).
 func (fs *FS) clearStaging() (err error) {
+	return fs.clearLeftovers(false)
+}
+
+// ClearDeadStaging removes, while this FS serves, the staging files of
+// the FSs on its root that are gone (a gateway killed while others keep
+// running, which would otherwise keep their space until a gateway
+// starts): the files of a prefix whose lock file is free or missing, and
+// that lock file. Unlike Open it leaves names of no prefix, which a
+// running gateway of an older release may still be writing.
+func (fs *FS) ClearDeadStaging() error {
+	return fs.clearLeftovers(true)
+}
+
+// clearLeftovers removes what leftovers lists, the names of no prefix
+// too unless prefixedOnly.
+func (fs *FS) clearLeftovers(prefixedOnly bool) (err error) {
 	names, deadLocks, release, err := fs.leftovers()
 	defer release()
 	if err != nil {
 		return err
+	}
+	if prefixedOnly {
+		names = slices.DeleteFunc(names, func(n string) bool { return ownerPrefix(n) == "" })
 	}
 	defer func() {
 		if err == nil {

@@ -271,3 +271,59 @@ func TestLockFileNamedOnlyLocked(t *testing.T) {
 		t.Errorf("the same prefix again: done %v retry %v, want a retry", done, retry)
 	}
 }
+
+// TestClearDeadStagingWhileServing: a gateway that keeps running removes
+// the staging files of one on the same root that died (its lock gone),
+// and that one's lock file, without waiting for a gateway to start; its
+// own uploads in flight, a live gateway's, and names of no prefix (an
+// older release's, which may still be writing) stay.
+func TestClearDeadStagingWhileServing(t *testing.T) {
+	dir := t.TempDir()
+	a, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	dead, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fs := range []*FS{a, b, dead, dead} {
+		u, err := fs.NewUpload()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer u.Abort()
+		if _, err := u.Write([]byte("in flight")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dead.lock.Close() // killed: the lock goes, the files stay
+	dead.lock = nil
+	defer dead.Close()
+	os.WriteFile(filepath.Join(dir, stagingDir, "tmp-old"), []byte("x"), 0o600)
+
+	if err := a.ClearDeadStaging(); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, n := range stagedNames(t, dir) {
+		count[ownerPrefix(n)]++
+	}
+	if count[a.prefix] != 1 || count[b.prefix] != 1 || count[dead.prefix] != 0 || count[""] != 1 || len(count) != 3 {
+		t.Fatalf("staging after the sweep, by owner: %v; want a's and b's upload and the unprefixed name, none of the dead gateway's", count)
+	}
+	if _, err := os.Stat(filepath.Join(dir, gatewaysDir, dead.prefix)); !os.IsNotExist(err) {
+		t.Fatalf("the dead gateway's lock file is still there: %v", err)
+	}
+	for _, fs := range []*FS{a, b} {
+		if _, err := os.Stat(filepath.Join(dir, gatewaysDir, fs.prefix)); err != nil {
+			t.Fatalf("a live gateway's lock file: %v", err)
+		}
+	}
+}

@@ -274,6 +274,11 @@ func (w *Worker) finish(c metadata.LifecycleCursor) {
 	if err := w.o.Layer.RemoveOrphanParts(); err != nil {
 		w.o.Log.Error().Err(err).Msg("lifecycle: removing orphaned upload parts")
 	}
+	// So are the staging files of gateways on this root that died while
+	// this one runs.
+	if err := w.o.Layer.RemoveDeadStaging(); err != nil {
+		w.o.Log.Error().Err(err).Msg("lifecycle: removing dead gateways' staging files")
+	}
 	w.o.Log.Info().Uint64("examined", c.Examined).Uint64("acted", c.Acted).Dur("duration", d).Msg("lifecycle pass complete")
 }
 

@@ -3,6 +3,8 @@ package expire
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -580,5 +582,29 @@ func TestExpireRunReleasesLease(t *testing.T) {
 	other := New(Options{Layer: e.l, Day: day, Now: e.clock.Now, Log: zerolog.Nop(), Holder: "gateway-2"})
 	if done, err := other.Round(); err != nil || !done || other.Stats().Deferred.Load() != 0 {
 		t.Fatalf("after the first worker stopped: done %v, %v, deferred %d", done, err, other.Stats().Deferred.Load())
+	}
+}
+
+// TestPassRemovesDeadGatewaysStaging: a pass removes what a gateway on
+// the same root that died left in the staging area (a name of a prefix
+// whose lock file is gone), as a gateway's start does, so that a root
+// whose gateways keep running does not keep it; a name of no prefix
+// stays.
+func TestPassRemovesDeadGatewaysStaging(t *testing.T) {
+	e := newEnv(t, Options{})
+	staging := filepath.Join(e.root, ".objectgateway", "staging")
+	dead := filepath.Join(staging, "up-00112233445566ff-7")
+	old := filepath.Join(staging, "tmp-older-release")
+	for _, p := range []string{dead, old} {
+		if err := os.WriteFile(p, []byte("left"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.pass(t0.Add(time.Hour))
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead gateway's staged file after a pass: %v", err)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("the name of no prefix after a pass: %v", err)
 	}
 }

@@ -982,6 +982,14 @@ func (l *Layer) SweepUploads(maxAge time.Duration) (int, error) {
 	return n, l.RemoveOrphanParts()
 }
 
+// RemoveDeadStaging removes the staging files of the gateways on this
+// root that are gone, while this one serves (storage.FS.ClearDeadStaging):
+// a gateway killed beside others that keep running left them, and only a
+// gateway's start removed them before.
+func (l *Layer) RemoveDeadStaging() error {
+	return mapErr(l.fs.ClearDeadStaging())
+}
+
 // RemoveOrphanParts removes the part directories whose upload no longer
 // exists. A part directory without an upload record is garbage: records
 // are created before any part is written and removed before the parts
