@@ -541,3 +541,42 @@ func TestConformanceCopyObjectChecksumAlgorithms(t *testing.T) {
 		}
 	}
 }
+
+// TestConformanceCompleteCompositeChecksumStated: CompleteMultipartUpload
+// of a composite SHA-256 upload with the object's checksum in
+// x-amz-checksum-sha256, as S3 gives it back ("-N" with the part count):
+// the right value completes and is echoed, a wrong digest, a wrong count
+// and a value that is no checksum at all are 400 BadDigest. The header
+// was read as a checksum of the request's XML body, so the "-N" form was
+// refused as a malformed value (InvalidRequest) before the object's
+// checksum was computed.
+func TestConformanceCompleteCompositeChecksumStated(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := mpBucket(t, c, "compstated")
+	p1, p2 := mpData(5*mib, 61), mpData(1000, 62)
+	withSHA := func(in *s3.UploadPartInput) { in.ChecksumAlgorithm = types.ChecksumAlgorithmSha256 }
+	id := mpCreate(t, c, bucket, "k", func(in *s3.CreateMultipartUploadInput) { in.ChecksumAlgorithm = types.ChecksumAlgorithmSha256 })
+	parts := mpCompleted(mpPart(t, c, bucket, "k", id, 1, p1, withSHA), mpPart(t, c, bucket, "k", id, 2, p2, withSHA))
+	right := mpComposite(types.ChecksumAlgorithmSha256, p1, p2)
+	for _, bad := range []string{"bad", mpComposite(types.ChecksumAlgorithmSha256, p2, p1), strings.TrimSuffix(right, "-2") + "-3"} {
+		in := mpCompleteInput(bucket, "k", id, parts)
+		in.ChecksumSHA256 = aws.String(bad)
+		_, err := c.CompleteMultipartUpload(ctx, in)
+		wantCode(t, "CompleteMultipartUpload(x-amz-checksum-sha256 "+bad+")", err, 400, "BadDigest")
+	}
+	in := mpCompleteInput(bucket, "k", id, parts)
+	in.ChecksumSHA256 = aws.String(right)
+	out, err := c.CompleteMultipartUpload(ctx, in)
+	if err != nil {
+		t.Fatalf("CompleteMultipartUpload(x-amz-checksum-sha256 %s): %v", right, err)
+	}
+	if got := aws.ToString(out.ChecksumSHA256); got != right {
+		t.Errorf("CompleteMultipartUpload's ChecksumSHA256 %q, want %q", got, right)
+	}
+	head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), ChecksumMode: types.ChecksumModeEnabled})
+	if err != nil || aws.ToString(head.ChecksumSHA256) != right {
+		t.Errorf("HeadObject: %v, ChecksumSHA256 %q, want %q", err, aws.ToString(head.ChecksumSHA256), right)
+	}
+}
