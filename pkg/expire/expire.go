@@ -616,9 +616,23 @@ func (w *Worker) versionsRound(b *object.Bucket, r *lifecycle.Rule, c *metadata.
 
 // endKey ends the walk of the cursor's key: a delete marker that is its
 // latest version and that no version stays behind is expired, if the
-// rule says so.
+// rule says so. A rule that expires by age reads the marker's
+// last-modified time, which the cursor does not carry.
 func (w *Worker) endKey(b *object.Bucket, r *lifecycle.Rule, c *metadata.LifecycleCursor) {
-	if c.Marker == "" || c.Kept > 0 || !r.MarkerDue(c.KeyMarker) {
+	if c.Marker == "" || c.Kept > 0 {
+		return
+	}
+	var at time.Time
+	if r.MarkerAged() {
+		m, _, err := w.o.Layer.Version(b.Name, c.KeyMarker, c.Marker)
+		if err != nil {
+			w.acted(b.Name, c.KeyMarker, c.Marker, err, c, &w.stats.Expired)
+			c.Marker = ""
+			return
+		}
+		at = m.LastModified
+	}
+	if !r.MarkerDue(c.KeyMarker, at, w.o.Now(), w.o.Day) {
 		return
 	}
 	_, err := w.o.Layer.Remove(object.RemoveInput{Bucket: b.Name, Key: c.KeyMarker, VersionID: c.Marker, Conditions: object.Conditions{BucketID: b.ID}})

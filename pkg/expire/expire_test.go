@@ -290,6 +290,49 @@ func TestExpireDeleteMarkers(t *testing.T) {
 	}
 }
 
+// TestExpireDeleteMarkersByAge checks that a rule expiring current
+// versions by Days also removes a delete marker that is its key's only
+// version, once the marker itself is that old (not the version it
+// covered), and removes it in the pass that removes the last version
+// behind it.
+func TestExpireDeleteMarkersByAge(t *testing.T) {
+	e := newEnv(t, Options{RoundSize: 1})
+	e.bucket("bkt", object.Bucket{Versioning: metadata.VersioningEnabled})
+	e.rules("bkt", `<Rule><ID>d</ID><Filter><Prefix>p/</Prefix></Filter>`+days1+`<NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>`)
+	alone := e.put("bkt", "p/alone", "x", nil, object.Lock{})
+	e.put("bkt", "p/covering", "x", nil, object.Lock{})
+	e.put("bkt", "q/k", "x", nil, object.Lock{})
+	// The markers are written at 03:30, three hours after the versions:
+	// with Days 1 they, and the versions they make noncurrent, are due
+	// at 05:00.
+	e.clock.set(t0.Add(3 * time.Hour))
+	for _, k := range []string{"p/alone", "p/covering", "q/k"} {
+		if _, err := e.l.Remove(object.RemoveInput{Bucket: "bkt", Key: k}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.l.Remove(object.RemoveInput{Bucket: "bkt", Key: "p/alone", VersionID: alone.VersionID}); err != nil {
+		t.Fatal(err)
+	}
+	e.pass(t0.Add(4*time.Hour + 29*time.Minute))
+	if got := e.versions("bkt", "p/alone"); len(got) != 1 {
+		t.Errorf("p/alone before the marker's day = %v, want the marker", got)
+	}
+	if got := e.versions("bkt", "p/covering"); len(got) != 2 {
+		t.Errorf("p/covering before its day = %v, want the marker and its version", got)
+	}
+	e.pass(t0.Add(4*time.Hour + 30*time.Minute))
+	if got := e.versions("bkt", "p/alone"); len(got) != 0 {
+		t.Errorf("p/alone after the marker's day = %v, want it removed", got)
+	}
+	if got := e.versions("bkt", "p/covering"); len(got) != 0 {
+		t.Errorf("p/covering after its day = %v, want the version and then the marker removed", got)
+	}
+	if got := e.versions("bkt", "q/k"); len(got) != 2 {
+		t.Errorf("q/k, outside the rule's prefix = %v", got)
+	}
+}
+
 func TestExpireNeverRemovesLockedVersion(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.bucket("bkt", object.Bucket{Versioning: metadata.VersioningEnabled, ObjectLock: true})
@@ -420,7 +463,8 @@ func TestExpireSuspendedBucket(t *testing.T) {
 	// A bucket versioned then suspended: the expired current version is
 	// hidden by a null delete marker (which, as in S3, replaces the null
 	// version written before versioning), and noncurrent versions still
-	// expire.
+	// expire; the marker, then alone and older than the rule's Days,
+	// goes with the last of them.
 	e := newEnv(t, Options{})
 	e.bucket("bkt", object.Bucket{})
 	e.put("bkt", "k", "one", nil, object.Lock{})
@@ -438,8 +482,8 @@ func TestExpireSuspendedBucket(t *testing.T) {
 		t.Fatalf("versions = %v, want a null marker over %s", got, v2.VersionID)
 	}
 	e.pass(t0.Add(10 * time.Hour))
-	if got := e.versions("bkt", "k"); len(got) != 1 || got[0] != "marker" {
-		t.Fatalf("versions after NoncurrentDays = %v, want the marker alone", got)
+	if got := e.versions("bkt", "k"); len(got) != 0 {
+		t.Fatalf("versions after NoncurrentDays = %v, want none", got)
 	}
 }
 

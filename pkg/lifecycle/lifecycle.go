@@ -275,10 +275,26 @@ func (r *Rule) NoncurrentDue(key string, size int64, tags TagLookup, since time.
 	return !now.Before(Expiry(n.NoncurrentDays, since, day))
 }
 
-// MarkerDue reports whether the rule removes a delete marker of key that
-// is its key's only version.
-func (r *Rule) MarkerDue(key string) bool {
-	return r.Enabled && r.Expiration.ExpiredObjectDeleteMarker && r.Filter.Match(key, 0, nil)
+// MarkerDue reports whether the rule removes a delete marker of key,
+// last modified at lastModified, that is its key's only version. A rule
+// with ExpiredObjectDeleteMarker removes it whatever its age; one that
+// expires current versions (Days or Date) removes it once it is as old
+// as the rule asks of a current version, as S3 does.
+func (r *Rule) MarkerDue(key string, lastModified, now time.Time, day time.Duration) bool {
+	if !r.Enabled || !r.Filter.Match(key, 0, nil) {
+		return false
+	}
+	if r.Expiration.ExpiredObjectDeleteMarker {
+		return true
+	}
+	at, ok := r.CurrentExpiry(key, 0, nil, lastModified, day)
+	return ok && !now.Before(at)
+}
+
+// MarkerAged reports whether MarkerDue depends on the marker's
+// last-modified time, so that a walk must read it.
+func (r *Rule) MarkerAged() bool {
+	return r.Enabled && !r.Expiration.ExpiredObjectDeleteMarker && r.Expiration.expires()
 }
 
 // NeedsTags reports whether the rule's filter asks for tags, so that a

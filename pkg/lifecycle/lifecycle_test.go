@@ -199,8 +199,60 @@ func TestDue(t *testing.T) {
 	if applies, ok := r.AbortDue("p/a", since, due.Add(-1), d); !applies || ok {
 		t.Error("aborts an upload early")
 	}
-	if !r.MarkerDue("p/a") || r.MarkerDue("q/a") {
+	if !r.MarkerDue("p/a", since, since, d) || r.MarkerDue("q/a", since, since, d) {
 		t.Error("MarkerDue ignores the prefix")
+	}
+}
+
+// TestMarkerDue checks when a rule removes a delete marker that is its
+// key's only version: at once with ExpiredObjectDeleteMarker, and, with
+// an Expiration by Days or Date, once the marker is as old as the rule
+// asks of a current version.
+func TestMarkerDue(t *testing.T) {
+	c, err := Parse(doc(`
+<Rule><ID>flag</ID><Filter><Prefix>f/</Prefix></Filter><Status>Enabled</Status><Expiration><ExpiredObjectDeleteMarker>true</ExpiredObjectDeleteMarker></Expiration></Rule>
+<Rule><ID>days</ID><Filter><Prefix>d/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>2</Days></Expiration></Rule>
+<Rule><ID>date</ID><Filter><Prefix>t/</Prefix></Filter><Status>Enabled</Status><Expiration><Date>2026-03-01T00:00:00Z</Date></Expiration></Rule>
+<Rule><ID>off</ID><Filter><Prefix>o/</Prefix></Filter><Status>Disabled</Status><Expiration><Days>1</Days></Expiration></Rule>
+<Rule><ID>tagged</ID><Filter><Tag><Key>k</Key><Value>v</Value></Tag></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule>
+<Rule><ID>nc</ID><Filter><Prefix>n/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A marker written at noon on 1 February: Days 2 is due at the
+	// midnight that follows its second day, 4 February.
+	written := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		rule, key string
+		now       time.Time
+		aged, due bool
+	}{
+		{"flag", "f/a", written, false, true},
+		{"flag", "x/a", written, false, false},
+		{"days", "d/a", time.Date(2026, 2, 2, 23, 59, 59, 0, time.UTC), true, false},
+		{"days", "d/a", time.Date(2026, 2, 3, 0, 0, 0, 0, time.UTC), true, false},
+		{"days", "d/a", time.Date(2026, 2, 4, 0, 0, 0, 0, time.UTC), true, true},
+		{"days", "x/a", time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), true, false},
+		{"date", "t/a", time.Date(2026, 2, 28, 23, 0, 0, 0, time.UTC), true, false},
+		{"date", "t/a", time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), true, true},
+		{"off", "o/a", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), false, false},
+		// A marker has no tags: a rule filtered by tag never matches one.
+		{"tagged", "a", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), true, false},
+		{"nc", "n/a", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), false, false},
+	}
+	for _, tc := range cases {
+		var r *Rule
+		for i := range c.Rules {
+			if c.Rules[i].ID == tc.rule {
+				r = &c.Rules[i]
+			}
+		}
+		if got := r.MarkerAged(); got != tc.aged {
+			t.Errorf("%s: MarkerAged = %v, want %v", tc.rule, got, tc.aged)
+		}
+		if got := r.MarkerDue(tc.key, written, tc.now, 0); got != tc.due {
+			t.Errorf("%s %s at %v: MarkerDue = %v, want %v", tc.rule, tc.key, tc.now, got, tc.due)
+		}
 	}
 }
 
