@@ -203,7 +203,7 @@ func (fs *FS) leftovers() (names, deadLocks []string, release func(), err error)
 		alive[p] = a
 		return a, nil
 	}
-	staged, err := readNames(fs.staging)
+	staged, err := readDirNames(fs.root, stagingDir)
 	if err != nil {
 		return nil, nil, release, err
 	}
@@ -222,7 +222,7 @@ func (fs *FS) leftovers() (names, deadLocks []string, release func(), err error)
 	if fs.gateways == nil {
 		return names, deadLocks, release, nil
 	}
-	locks, err := readNames(fs.gateways)
+	locks, err := readDirNames(fs.root, gatewaysDir)
 	if err != nil {
 		return nil, nil, release, err
 	}
@@ -237,13 +237,18 @@ func (fs *FS) leftovers() (names, deadLocks []string, release func(), err error)
 	return names, deadLocks, release, nil
 }
 
-// readNames reads the names in the open directory d and rewinds it.
-func readNames(d *os.File) ([]string, error) {
-	names, err := d.Readdirnames(-1)
-	if _, serr := d.Seek(0, 0); serr != nil && err == nil {
-		err = serr
+// readDirNames reads the names in the directory name of r through a
+// descriptor of its own. The FS's long-lived descriptors of the staging
+// and gateways directories are not read again: rewound, Btrfs's still
+// lists only what the directory held when it was first read, so a sweep
+// while the FS serves would not see the files staged since its Open.
+func readDirNames(r *os.Root, name string) ([]string, error) {
+	d, err := openDir(r, name)
+	if err != nil {
+		return nil, err
 	}
-	return names, err
+	defer d.Close()
+	return d.Readdirnames(-1)
 }
 
 func flock(f *os.File, how int) error {
