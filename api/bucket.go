@@ -229,7 +229,9 @@ func (s *Server) readBody(r *http.Request, rq *request, limit int64) ([]byte, er
 
 // readBodyOpt is readBody; with headerChecksums false, x-amz-checksum-*
 // headers are left alone because they describe something else than the
-// body (CompleteMultipartUpload's full-object checksum). The body's share
+// body (CompleteMultipartUpload's object checksum, whose composite "-N"
+// form no body digest has): the body is read as if they were not sent,
+// and the caller checks them. The body's share
 // of the document budget is taken first and given back when the request
 // ends (see Server.ServeHTTP).
 func (s *Server) readBodyOpt(r *http.Request, rq *request, limit int64, headerChecksums bool) ([]byte, error) {
@@ -238,10 +240,6 @@ func (s *Server) readBodyOpt(r *http.Request, rq *request, limit int64, headerCh
 	}
 	pr := r
 	if !headerChecksums {
-		// The x-amz-checksum-* headers describe something else than the
-		// body (CompleteMultipartUpload's: the object), which the caller
-		// checks: a value the body's digest could not have, such as a
-		// composite checksum's "-N", is no error of the body's.
 		pr = new(http.Request)
 		*pr = *r
 		pr.Header = r.Header.Clone()
@@ -249,16 +247,14 @@ func (s *Server) readBodyOpt(r *http.Request, rq *request, limit int64, headerCh
 			pr.Header.Del(alg.Header())
 		}
 		if pr.Header.Get("X-Amz-Trailer") == "" {
-			// It names the algorithm of those values.
+			// It names the algorithm of those values; with a
+			// trailer, the body's.
 			pr.Header.Del("X-Amz-Sdk-Checksum-Algorithm")
 		}
 	}
 	body, size, expect, err := payload(pr, rq.auth)
 	if err != nil {
 		return nil, err
-	}
-	if !headerChecksums && !expect.InTrailer() {
-		expect.Algorithm, expect.Value = checksum.None, ""
 	}
 	cr, err := checksum.NewReader(body, expect)
 	if err != nil {

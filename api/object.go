@@ -125,7 +125,7 @@ func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) 
 		return err
 	}
 
-	if err := precondition.Check(preconditionHeaders(r.Header), o.ETag, o.LastModified); err != nil {
+	if err := precondition.Check(precondition.FromHeader(r.Header, ""), o.ETag, o.LastModified); err != nil {
 		if s3err.As(err).Code == s3err.NotModified {
 			h := w.Header()
 			h["ETag"] = []string{`"` + o.ETag + `"`}
@@ -287,10 +287,6 @@ func deleteConditions(etag, size, lastModified string) (object.Conditions, error
 		c.IfMatchLastModified = t.UTC()
 	}
 	return c, nil
-}
-
-func preconditionHeaders(h http.Header) precondition.Headers {
-	return precondition.FromHeader(h, "")
 }
 
 // deleteObject answers DeleteObject: 204 whether or not the key or the
