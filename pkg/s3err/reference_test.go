@@ -59,7 +59,7 @@ var awsErrors = map[string]struct {
 	"MethodNotAllowed":                      {405, "The specified method is not allowed against this resource."},
 	"MissingContentLength":                  {411, "You must provide the Content-Length HTTP header."},
 	"MissingSecurityHeader":                 {400, "Your request is missing a required header."},
-	"NoSuchBucket":                          {404, "The specified bucket does not exist."},
+	"NoSuchBucket":                          {404, "The specified bucket does not exist"},
 	"NoSuchBucketPolicy":                    {404, "The bucket policy does not exist"},
 	"NoSuchCORSConfiguration":               {404, "The CORS configuration does not exist"},
 	"NoSuchKey":                             {404, "The specified key does not exist."},

@@ -137,7 +137,7 @@ var table = [numCodes]row{
 	MethodNotAllowed:                   {"MethodNotAllowed", http.StatusMethodNotAllowed, "The specified method is not allowed against this resource."},
 	MissingContentLength:               {"MissingContentLength", http.StatusLengthRequired, "You must provide the Content-Length HTTP header."},
 	MissingSecurityHeader:              {"MissingSecurityHeader", http.StatusBadRequest, "Your request is missing a required header."},
-	NoSuchBucket:                       {"NoSuchBucket", http.StatusNotFound, "The specified bucket does not exist."},
+	NoSuchBucket:                       {"NoSuchBucket", http.StatusNotFound, "The specified bucket does not exist"},
 	NoSuchKey:                          {"NoSuchKey", http.StatusNotFound, "The specified key does not exist."},
 	NoSuchVersion:                      {"NoSuchVersion", http.StatusNotFound, "The specified version does not exist."},
 	InvalidBucketState:                 {"InvalidBucketState", http.StatusConflict, "The request is not valid with the current state of the bucket."},
