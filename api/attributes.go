@@ -120,7 +120,7 @@ func (s *Server) getObjectAttributes(w http.ResponseWriter, r *http.Request, rq 
 	if want["Checksum"] && len(o.Checksums) > 0 {
 		c := o.Checksums[0]
 		out.Checksum = &checksumXML{ChecksumType: c.Type}
-		out.Checksum.set(c.Algorithm, c.Value)
+		out.Checksum.set(c.Algorithm, compositeDigest(c.Value))
 	}
 	if want["ObjectParts"] && o.PartsCount > 0 {
 		out.ObjectParts = &objectPartsXML{TotalPartsCount: o.PartsCount}
@@ -132,6 +132,19 @@ func (s *Server) getObjectAttributes(w http.ResponseWriter, r *http.Request, rq 
 	}
 	w.Header().Set("Last-Modified", o.LastModified.UTC().Format(http.TimeFormat))
 	return writeXML(w, http.StatusOK, out)
+}
+
+// compositeDigest is a checksum value as GetObjectAttributes answers it:
+// a composite checksum without the "-N" part count that CompleteMultipartUpload,
+// GetObject and HeadObject append, as S3 answers it (the count is
+// ObjectParts' TotalPartsCount).
+func compositeDigest(v string) string {
+	if i := strings.LastIndexByte(v, '-'); i > 0 {
+		if _, err := strconv.Atoi(v[i+1:]); err == nil {
+			return v[:i]
+		}
+	}
+	return v
 }
 
 // partsHaveChecksums reports whether every part kept a checksum, that is

@@ -318,8 +318,10 @@ func TestConformanceMultipartChecksumAlgorithms(t *testing.T) {
 					if err != nil {
 						t.Fatalf("GetObjectAttributes: %v", err)
 					}
-					if attrs.Checksum == nil || sdkSum(attrs.Checksum, alg) != want {
-						t.Errorf("GetObjectAttributes Checksum = %+v, want %s %q", attrs.Checksum, alg, want)
+					// GetObjectAttributes answers the composite value without
+					// its "-N" part count, as S3 does.
+					if wantAttr := strings.TrimSuffix(want, "-2"); attrs.Checksum == nil || sdkSum(attrs.Checksum, alg) != wantAttr {
+						t.Errorf("GetObjectAttributes Checksum = %+v, want %s %q", attrs.Checksum, alg, wantAttr)
 					}
 					if attrs.ObjectParts == nil || len(attrs.ObjectParts.Parts) != 2 {
 						t.Fatalf("GetObjectAttributes ObjectParts = %+v, want 2 parts", attrs.ObjectParts)
