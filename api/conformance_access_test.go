@@ -528,27 +528,46 @@ func TestConformanceCORS(t *testing.T) {
 	if resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Error("a request without Origin got CORS headers")
 	}
-	// An actual request is matched by its own method, as S3's CORS
-	// documentation describes; an Access-Control-Request-Method it carries
-	// is a preflight's header and changes nothing. A GET asking for DELETE
-	// is the GET the first rule allows; a signed PUT from an origin only
-	// the GET rule admits gets no CORS headers, whatever method it names.
+	// An actual request that carries a preflight's
+	// Access-Control-Request-Method is matched, and answered, by that
+	// method and its Access-Control-Request-Headers, as S3 answers it (a
+	// GET from an origin only a PUT rule admits, naming PUT, gets that
+	// rule's headers): a GET naming DELETE, which no rule allows, gets
+	// none; a GET naming PUT with headers gets the first rule's, with the
+	// headers it asked for; a signed PUT naming GET from an origin only
+	// the GET rule admits gets the GET rule's.
 	resp, body = g.anon("GET", "/"+bucket+"/obj", "", map[string]string{"Origin": "https://app.example.com", "Access-Control-Request-Method": "DELETE"}, nil)
-	if resp.StatusCode != 200 || string(body) != "data" || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" ||
-		resp.Header.Get("Access-Control-Allow-Methods") != "PUT, GET" || resp.Header.Get("Access-Control-Allow-Credentials") != "true" ||
-		resp.Header.Get("Access-Control-Allow-Headers") != "" {
+	if resp.StatusCode != 200 || string(body) != "data" || resp.Header.Get("Access-Control-Allow-Origin") != "" || resp.Header.Get("Access-Control-Allow-Methods") != "" {
 		t.Errorf("actual GET with Access-Control-Request-Method DELETE: %d, headers %v", resp.StatusCode, resp.Header)
 	}
 	if v := resp.Header.Get("Vary"); v != "Origin, Access-Control-Request-Headers, Access-Control-Request-Method" {
 		t.Errorf("actual GET with Origin: Vary %q", v)
+	}
+	resp, body = g.anon("GET", "/"+bucket+"/obj", "", map[string]string{"Origin": "https://app.example.com",
+		"Access-Control-Request-Method": "PUT", "Access-Control-Request-Headers": "X-Amz-Meta-A"}, nil)
+	if resp.StatusCode != 200 || string(body) != "data" || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" ||
+		resp.Header.Get("Access-Control-Allow-Methods") != "PUT, GET" || resp.Header.Get("Access-Control-Allow-Credentials") != "true" ||
+		resp.Header.Get("Access-Control-Allow-Headers") != "x-amz-meta-a" || resp.Header.Get("Access-Control-Expose-Headers") != "ETag" {
+		t.Errorf("actual GET with Access-Control-Request-Method PUT: %d, headers %v", resp.StatusCode, resp.Header)
+	}
+	resp, body = g.anon("GET", "/"+bucket+"/obj", "", map[string]string{"Origin": "https://app.example.com",
+		"Access-Control-Request-Method": "PUT", "Access-Control-Request-Headers": "authorization"}, nil)
+	if resp.StatusCode != 200 || string(body) != "data" || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("actual GET with Access-Control-Request-Method PUT and a header no rule allows: %d, headers %v", resp.StatusCode, resp.Header)
 	}
 	put := []byte("new")
 	req = g.rawRequest("PUT", "/"+bucket+"/put-from-other", "", put)
 	req.Header.Set("Origin", "https://other.test")
 	req.Header.Set("Access-Control-Request-Method", "GET")
 	resp, body = g.do(req, put, true)
-	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "" || resp.Header.Get("Access-Control-Allow-Methods") != "" {
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "*" || resp.Header.Get("Access-Control-Allow-Methods") != "GET" {
 		t.Errorf("actual PUT naming GET from an origin allowed only GET: %d %s, headers %v", resp.StatusCode, body, resp.Header)
+	}
+	req = g.rawRequest("PUT", "/"+bucket+"/put-from-other-2", "", put)
+	req.Header.Set("Origin", "https://other.test")
+	resp, body = g.do(req, put, true)
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("actual PUT from an origin allowed only GET: %d %s, headers %v", resp.StatusCode, body, resp.Header)
 	}
 	req = g.rawRequest("PUT", "/"+bucket+"/put-from-app", "", put)
 	req.Header.Set("Origin", "https://app.example.com")

@@ -131,8 +131,17 @@ func (s *Server) corsActual(w http.ResponseWriter, r *http.Request, rq *request)
 	h := w.Header()
 	h.Set("Vary", "Origin, Access-Control-Request-Headers, Access-Control-Request-Method")
 	origin := r.Header.Get("Origin")
-	if rule := cfg.Match(origin, r.Method, nil); rule != nil {
-		setCORSHeaders(h, rule.Response(origin, nil))
+	// A request that is not a preflight but carries a preflight's
+	// Access-Control-Request-Method is matched, and answered, as that
+	// preflight would be, with its Access-Control-Request-Headers: S3
+	// does so.
+	method, requested := r.Method, []string(nil)
+	if m := r.Header.Get("Access-Control-Request-Method"); m != "" {
+		method = m
+		requested = cors.RequestHeaders(r.Header.Get("Access-Control-Request-Headers"))
+	}
+	if rule := cfg.Match(origin, method, requested); rule != nil {
+		setCORSHeaders(h, rule.Response(origin, requested))
 	}
 }
 
