@@ -882,3 +882,95 @@ func TestConformancePostObject(t *testing.T) {
 		t.Errorf("keys after POST uploads: %v", keys)
 	}
 }
+
+// TestConformancePostObjectChecksum: a browser upload's
+// x-amz-checksum-ALGORITHM field (with or without x-amz-checksum-algorithm
+// naming it) is verified against the file and stored, as PostObject
+// documents and PutObject does with the header; a mismatch is BadDigest
+// and stores nothing, a named algorithm without its value or with
+// another's is InvalidRequest, and the fields must be in the policy like
+// any other. A part without a field name is MalformedPOSTRequest.
+func TestConformancePostObjectChecksum(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	bucket := uniqueBucket("postsum")
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	pol := postPolicy{expiration: now.Add(time.Hour), conditions: []any{
+		map[string]string{"bucket": bucket},
+		[]any{"starts-with", "$key", "sum/"},
+		[]any{"starts-with", "$x-amz-checksum-algorithm", ""},
+		[]any{"starts-with", "$x-amz-checksum-crc32c", ""},
+		[]any{"starts-with", "$x-amz-checksum-sha256", ""},
+	}}
+	form := func(key string, extra ...postField) []postField {
+		return append(append([]postField{{"key", key}}, extra...), g.signPost(pol, g.AccessKey, g.SecretKey, now)...)
+	}
+	file := []byte("bytes of a browser upload with a checksum")
+	crc := checksumOf(types.ChecksumAlgorithmCrc32c, file)
+	sha := checksumOf(types.ChecksumAlgorithmSha256, file)
+
+	resp, body := g.postUpload(bucket, form("sum/crc", postField{"x-amz-checksum-algorithm", "CRC32C"}, postField{"x-amz-checksum-crc32c", crc}), "f", file)
+	if resp.StatusCode != 204 || resp.Header.Get("X-Amz-Checksum-Crc32c") != crc {
+		t.Fatalf("POST with CRC32C: %d %s, x-amz-checksum-crc32c %q, want %q", resp.StatusCode, body, resp.Header.Get("X-Amz-Checksum-Crc32c"), crc)
+	}
+	head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("sum/crc"), ChecksumMode: types.ChecksumModeEnabled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToString(head.ChecksumCRC32C) != crc || head.ChecksumType != types.ChecksumTypeFullObject {
+		t.Errorf("HeadObject after POST with CRC32C: %q %q, want %q FULL_OBJECT", aws.ToString(head.ChecksumCRC32C), head.ChecksumType, crc)
+	}
+	resp, body = g.postUpload(bucket, form("sum/sha", postField{"x-amz-checksum-sha256", sha}), "f", file)
+	if resp.StatusCode != 204 {
+		t.Fatalf("POST with SHA256 alone: %d %s", resp.StatusCode, body)
+	}
+	head, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("sum/sha"), ChecksumMode: types.ChecksumModeEnabled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToString(head.ChecksumSHA256) != sha {
+		t.Errorf("HeadObject after POST with SHA256: %q, want %q", aws.ToString(head.ChecksumSHA256), sha)
+	}
+
+	other := checksumOf(types.ChecksumAlgorithmCrc32c, []byte("other bytes"))
+	for _, f := range []struct {
+		name   string
+		fields []postField
+		status int
+		code   string
+	}{
+		{"wrong value", form("sum/bad", postField{"x-amz-checksum-algorithm", "CRC32C"}, postField{"x-amz-checksum-crc32c", other}), 400, "BadDigest"},
+		{"algorithm without value", form("sum/bad", postField{"x-amz-checksum-algorithm", "CRC32C"}), 400, "InvalidRequest"},
+		{"another algorithm's value", form("sum/bad", postField{"x-amz-checksum-algorithm", "SHA256"}, postField{"x-amz-checksum-crc32c", crc}), 400, "InvalidRequest"},
+		{"two values", form("sum/bad", postField{"x-amz-checksum-crc32c", crc}, postField{"x-amz-checksum-sha256", sha}), 400, "InvalidRequest"},
+		{"malformed value", form("sum/bad", postField{"x-amz-checksum-crc32c", "not base64"}), 400, "InvalidRequest"},
+		{"value outside the policy", form("sum/bad", postField{"x-amz-checksum-sha1", checksumOf(types.ChecksumAlgorithmSha1, file)}), 403, "AccessDenied"},
+	} {
+		resp, body := g.postUpload(bucket, f.fields, "f", file)
+		wantXMLError(t, f.name, resp, body, f.status, f.code)
+	}
+	if _, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("sum/bad")}); err == nil {
+		t.Error("a refused POST upload stored sum/bad")
+	}
+
+	// A file part whose field name is empty.
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, f := range form("sum/noname") {
+		mw.WriteField(f.name, f.value)
+	}
+	fw, err := mw.CreateFormFile("", "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write(file)
+	mw.Close()
+	req := g.rawRequest("POST", "/"+bucket, "", buf.Bytes())
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, body = g.do(req, buf.Bytes(), false)
+	wantXMLError(t, "file part without a field name", resp, body, 400, "MalformedPOSTRequest")
+}

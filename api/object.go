@@ -65,16 +65,23 @@ func (s *Server) putObject(w http.ResponseWriter, r *http.Request, rq *request) 
 	// object's record is the truth, whatever the request's framing was.
 	h.Set("X-Amz-Object-Size", itoa(obj.Size))
 	s.setExpiration(h, rq, &obj)
-	if expect.Algorithm != checksum.None {
-		for _, c := range obj.Checksums {
-			if c.Algorithm == expect.Algorithm.String() {
-				h.Set(expect.Algorithm.Header(), c.Value)
-				h.Set("X-Amz-Checksum-Type", c.Type)
-			}
-		}
-	}
+	setWrittenChecksum(h, expect, &obj)
 	w.WriteHeader(http.StatusOK)
 	return nil
+}
+
+// setWrittenChecksum answers a write that asked for a checksum with the
+// object's value of it and its type, as S3 answers PutObject.
+func setWrittenChecksum(h http.Header, expect checksum.Expect, obj *object.Object) {
+	if expect.Algorithm == checksum.None {
+		return
+	}
+	for _, c := range obj.Checksums {
+		if c.Algorithm == expect.Algorithm.String() {
+			h.Set(expect.Algorithm.Header(), c.Value)
+			h.Set("X-Amz-Checksum-Type", c.Type)
+		}
+	}
 }
 
 // getObject answers GetObject and HeadObject.

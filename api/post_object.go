@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/objectgateway/objectgateway/metadata"
+	"github.com/objectgateway/objectgateway/pkg/checksum"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/postpolicy"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
@@ -91,6 +92,11 @@ func readPostForm(r *http.Request) (postForm, error) {
 			return f, postReadError(body, err)
 		}
 		name := strings.ToLower(part.FormName())
+		if name == "" {
+			// A part without a field name (a file part named "") is not
+			// form data S3 reads.
+			return f, s3err.Newf(s3err.MalformedPOSTRequest, "The body of your POST request is not well-formed multipart/form-data.")
+		}
 		if name == "file" {
 			body.open = true
 			f.file = part
@@ -100,9 +106,7 @@ func readPostForm(r *http.Request) (postForm, error) {
 		if err != nil {
 			return f, postReadError(body, err)
 		}
-		if name != "" {
-			f.fields[name] = string(v)
-		}
+		f.fields[name] = string(v)
 	}
 }
 
@@ -222,6 +226,27 @@ func postHeaders(fields map[string]string) http.Header {
 	return h
 }
 
+// postChecksum is the checksum a POST upload's fields ask the file to be
+// verified with and stored under: a field x-amz-checksum-ALGORITHM with
+// its base64 value, and optionally x-amz-checksum-algorithm naming the
+// algorithm, which S3's PostObject takes as PutObject takes the headers
+// of those names and x-amz-sdk-checksum-algorithm (a value of another
+// algorithm, two values, or a named algorithm without its value are
+// InvalidRequest; a malformed value InvalidRequest too).
+func postChecksum(fields map[string]string) (checksum.Expect, error) {
+	h := http.Header{}
+	for name, v := range fields {
+		switch {
+		case name == "x-amz-checksum-algorithm":
+			h.Set("X-Amz-Sdk-Checksum-Algorithm", v)
+		case name == "x-amz-checksum-type":
+		case strings.HasPrefix(name, "x-amz-checksum-"):
+			h.Set(name, v)
+		}
+	}
+	return checksum.FromHeader(h)
+}
+
 // sizeLimit counts the file part of a POST upload and enforces the
 // policy's content-length-range while it streams: more than max bytes is
 // EntityTooLarge as soon as it is seen, fewer than min is EntityTooSmall
@@ -329,10 +354,9 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if err := checkStorageClass(ph); err != nil {
 		return err
 	}
-	for name := range ph {
-		if strings.HasPrefix(strings.ToLower(name), "x-amz-checksum-") {
-			return s3err.Newf(s3err.NotImplemented, "Checksums in POST uploads are not supported.")
-		}
+	expect, err := postChecksum(form.fields)
+	if err != nil {
+		return err
 	}
 	hdrs, err := objectHeaders(ph)
 	if err != nil {
@@ -354,7 +378,7 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	if err != nil {
 		return err
 	}
-	obj, err := s.layer.PutObject(object.PutInput{Bucket: rq.bucket, Key: key, Body: lim, Size: -1, Headers: hdrs, Tags: tags, Chown: s.fileOwner(rq),
+	obj, err := s.layer.PutObject(object.PutInput{Bucket: rq.bucket, Key: key, Body: lim, Size: -1, Expect: expect, Headers: hdrs, Tags: tags, Chown: s.fileOwner(rq),
 		Conditions: object.Conditions{BucketID: s.bucketID(rq)}, Lock: lock, Encryption: enc, Owner: owner, ACL: acl})
 	if err != nil {
 		return err
@@ -366,6 +390,7 @@ func (s *Server) postObject(w http.ResponseWriter, r *http.Request, rq *request)
 	setWrittenVersionID(h, obj.VersionID)
 	h.Set("ETag", etag)
 	h.Set("Location", loc)
+	setWrittenChecksum(h, expect, &obj)
 
 	redirect := form.fields["success_action_redirect"]
 	if redirect == "" {
