@@ -1581,12 +1581,10 @@ func TestConformanceMultipartCleanup(t *testing.T) {
 }
 
 // TestConformanceCopyMultipartSource pins what CopyObject makes of an
-// object uploaded in parts, on each of its paths (docs/compatibility.md):
-// AWS writes the copy as a new single-part object with the content's MD5
-// as ETag. The gateway does so when the bytes go through it to be
-// encrypted; the kernel copy keeps the source's record (its "-N" ETag,
-// its parts and its COMPOSITE checksum), and so does, but for the
-// checksum, a copy that asks for a checksum the source lacks.
+// object uploaded in parts (docs/compatibility.md): as S3, a new
+// single-part object with the content's MD5 as ETag, whose checksum is the
+// full-object checksum of the source's COMPOSITE one's algorithm, or of
+// the algorithm the copy asks for; encrypted or not, and onto itself.
 func TestConformanceCopyMultipartSource(t *testing.T) {
 	g := startGateway(t)
 	c := g.sdk(sdkModes[0])
@@ -1628,23 +1626,43 @@ func TestConformanceCopyMultipartSource(t *testing.T) {
 		return aws.ToString(out.CopyObjectResult.ETag), aws.ToInt32(hp.PartsCount), head
 	}
 
-	// The kernel copy: the source's record.
-	etag, n, head := copied("plain", nil)
-	if etag != mpETag(p1, p2) || n != 2 || aws.ToString(head.ChecksumSHA256) != mpComposite(alg, p1, p2) || head.ChecksumType != types.ChecksumTypeComposite {
-		t.Errorf("kernel copy: ETag %s, %d parts, SHA256 %q %s; want the source's %s, 2, %q COMPOSITE",
-			etag, n, aws.ToString(head.ChecksumSHA256), head.ChecksumType, mpETag(p1, p2), mpComposite(alg, p1, p2))
+	sha := mpFull(alg, whole)
+	for _, tc := range []struct {
+		key string
+		mod func(*s3.CopyObjectInput)
+	}{
+		{"plain", nil},
+		{"sse", func(in *s3.CopyObjectInput) { in.ServerSideEncryption = types.ServerSideEncryptionAes256 }},
+	} {
+		etag, n, head := copied(tc.key, tc.mod)
+		if etag != mpMD5(whole) || n != 0 || aws.ToString(head.ChecksumSHA256) != sha || head.ChecksumType != types.ChecksumTypeFullObject {
+			t.Errorf("copy %s: ETag %s, %d parts, SHA256 %q %s; want %s, none, %q FULL_OBJECT",
+				tc.key, etag, n, aws.ToString(head.ChecksumSHA256), head.ChecksumType, mpMD5(whole), sha)
+		}
 	}
-	// Through the gateway to be encrypted (SSE-S3): one part, the MD5.
-	etag, n, head = copied("sse", func(in *s3.CopyObjectInput) { in.ServerSideEncryption = types.ServerSideEncryptionAes256 })
-	if etag != mpMD5(whole) || n != 0 || head.ChecksumSHA256 != nil {
-		t.Errorf("encrypted copy: ETag %s, %d parts, SHA256 %q; want %s, none, none", etag, n, aws.ToString(head.ChecksumSHA256), mpMD5(whole))
-	}
-	// Through the hash for a checksum the source lacks: that checksum,
-	// and the source's ETag and parts.
+	// A copy that asks for another algorithm carries that checksum alone.
 	crc := types.ChecksumAlgorithmCrc64nvme
-	etag, n, head = copied("rehash", func(in *s3.CopyObjectInput) { in.ChecksumAlgorithm = crc })
-	if etag != mpETag(p1, p2) || n != 2 || aws.ToString(head.ChecksumCRC64NVME) != mpFull(crc, whole) || head.ChecksumSHA256 != nil || head.ChecksumType != types.ChecksumTypeFullObject {
-		t.Errorf("copy asking for CRC64NVME: ETag %s, %d parts, CRC64NVME %q SHA256 %q %s; want %s, 2, %q alone FULL_OBJECT",
-			etag, n, aws.ToString(head.ChecksumCRC64NVME), aws.ToString(head.ChecksumSHA256), head.ChecksumType, mpETag(p1, p2), mpFull(crc, whole))
+	etag, n, head := copied("rehash", func(in *s3.CopyObjectInput) { in.ChecksumAlgorithm = crc })
+	if etag != mpMD5(whole) || n != 0 || aws.ToString(head.ChecksumCRC64NVME) != mpFull(crc, whole) || head.ChecksumSHA256 != nil || head.ChecksumType != types.ChecksumTypeFullObject {
+		t.Errorf("copy asking for CRC64NVME: ETag %s, %d parts, CRC64NVME %q SHA256 %q %s; want %s, none, %q alone FULL_OBJECT",
+			etag, n, aws.ToString(head.ChecksumCRC64NVME), aws.ToString(head.ChecksumSHA256), head.ChecksumType, mpMD5(whole), mpFull(crc, whole))
+	}
+	// Copied onto itself with new metadata (the way to give an object
+	// uploaded in parts an MD5 ETag), in a bucket without versioning.
+	src2 := mpCreate(t, c, bucket, "self", func(in *s3.CreateMultipartUploadInput) { in.ChecksumAlgorithm = alg })
+	parts2 := mpCompleted(mpPart(t, c, bucket, "self", src2, 1, p1, withAlg), mpPart(t, c, bucket, "self", src2, 2, p2, withAlg))
+	if _, err := c.CompleteMultipartUpload(ctx, mpCompleteInput(bucket, "self", src2, parts2)); err != nil {
+		t.Fatalf("CompleteMultipartUpload: %v", err)
+	}
+	out, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("self"), CopySource: aws.String(bucket + "/self"),
+		MetadataDirective: types.MetadataDirectiveReplace, Metadata: map[string]string{"k": "v"}})
+	if err != nil {
+		t.Fatalf("CopyObject onto itself: %v", err)
+	}
+	if got := aws.ToString(out.CopyObjectResult.ETag); got != mpMD5(whole) {
+		t.Errorf("copy onto itself: ETag %s, want %s", got, mpMD5(whole))
+	}
+	if got := mpGet(t, c, bucket, "self"); !bytes.Equal(got, whole) {
+		t.Errorf("copy onto itself: %d bytes differ from the source's %d", len(got), len(whole))
 	}
 }

@@ -57,12 +57,14 @@ type CopyInput struct {
 	Owner, ACL string
 }
 
-// CopyObject copies an object. The bytes are copied file to file inside the
-// kernel where the OS offers it (copy_file_range, reflinks on XFS/Btrfs);
-// the ETag and checksums carry over because the bytes are the same. A copy
-// asked for a checksum the source does not have as a full-object checksum
-// (in.Algorithm) reads the bytes through the hash instead, and carries
-// that checksum alone.
+// CopyObject copies an object. The bytes of a single-part plain source
+// are copied file to file inside the kernel where the OS offers it
+// (copy_file_range, reflinks on XFS/Btrfs); the ETag and checksums carry
+// over because the bytes are the same. A copy asked for a checksum the
+// source does not have as a full-object checksum (in.Algorithm) reads the
+// bytes through the hash instead, and carries that checksum alone. An
+// encrypted source or copy, and a source uploaded in parts, pass through
+// the gateway (transcode).
 // Copying an object onto itself only rewrites its metadata, which S3 allows
 // only with the REPLACE directive.
 func (l *Layer) CopyObject(in CopyInput) (Object, error) {
@@ -98,8 +100,15 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	}
 	rec.Owner, rec.ACL = in.Owner, in.ACL
 	// transcode decrypts the source or encrypts the copy (or both)
-	// instead of copying the file.
-	transcode := src.SSE.Encrypted() || in.Encryption.Algorithm != ""
+	// instead of copying the file. The copy of an object uploaded in
+	// parts goes through it too: S3 writes a copy as one object in one
+	// pass, so the copy has the MD5 of its content as ETag and no parts,
+	// and a COMPOSITE checksum (of the parts) becomes the full-object
+	// checksum of its algorithm.
+	transcode := src.SSE.Encrypted() || in.Encryption.Algorithm != "" || src.PartsCount > 0
+	if in.Algorithm == checksum.None {
+		in.Algorithm = compositeAlgorithm(&src.Object)
+	}
 	if err := l.CheckCustomerKey(&src.Object, in.SrcCustomerKey); err != nil {
 		return Object{}, err
 	}
@@ -212,6 +221,19 @@ func (l *Layer) transcode(up io.Writer, src *Reader, rec Object, in CopyInput) (
 		rec.Checksums = []metadata.Checksum{{Algorithm: in.Algorithm.String(), Value: sum, Type: "FULL_OBJECT"}}
 	}
 	return rec, nil
+}
+
+// compositeAlgorithm is the algorithm of o's COMPOSITE checksum, None
+// when it has none.
+func compositeAlgorithm(o *Object) checksum.Algorithm {
+	for _, c := range o.Checksums {
+		if c.Type == "COMPOSITE" {
+			if a, ok := checksum.ParseAlgorithm(c.Algorithm); ok {
+				return a
+			}
+		}
+	}
+	return checksum.None
 }
 
 // hasFullChecksum reports whether o carries a full-object checksum of alg.
