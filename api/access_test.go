@@ -114,6 +114,7 @@ func TestParseACLBody(t *testing.T) {
 		{"public", doc(owner, ownerFull, everyone), "Fu" + owner + "\nRg" + access.AllUsers, 0},
 		{"no owner element", `<AccessControlPolicy><AccessControlList>` + ownerFull + everyone + `</AccessControlList></AccessControlPolicy>`, "Fu" + owner + "\nRg" + access.AllUsers, 0},
 		{"owner grant dropped", doc(owner, everyone), "Rg" + access.AllUsers, 0},
+		{"no grants", doc(owner), access.NoGrants, 0},
 		{"authenticated users write", doc(owner, grant("Group", "<URI>"+access.AuthenticatedUsers+"</URI>", "WRITE")), "Wg" + access.AuthenticatedUsers, 0},
 		{"email grantee", doc(owner, grant("AmazonCustomerByEmail", "<EmailAddress>bob@example.com</EmailAddress>", "READ_ACP")), "ru" + bob, 0},
 		{"user grantee", doc(owner, grant("CanonicalUser", "<ID>"+bob+"</ID>", "WRITE_ACP")), "wu" + bob, 0},

@@ -80,7 +80,9 @@ func (s *Server) headerACL(h http.Header, ownerKey, bucketOwnerKey string) (acl 
 
 // storedACL is the stored form of an ACL for a resource owned by
 // ownerKey: "" for none or the owner's FULL_CONTROL alone, which is what
-// "" means.
+// "" means, and access.NoGrants for an ACL without grants (an
+// AccessControlPolicy whose AccessControlList is empty), which removes
+// the owner's grant too.
 func storedACL(acl *access.ACL, ownerKey string) string {
 	if acl == nil || (len(acl.Grants) == 1 && acl.OnlyOwners(access.CanonicalID(ownerKey))) {
 		return ""
@@ -164,22 +166,29 @@ type aclGrant struct {
 }
 
 type accessControlPolicy struct {
-	XMLName xml.Name   `xml:"AccessControlPolicy"`
-	NS      string     `xml:"xmlns,attr"`
-	Owner   owner      `xml:"Owner"`
-	Grants  []aclGrant `xml:"AccessControlList>Grant"`
+	XMLName xml.Name          `xml:"AccessControlPolicy"`
+	NS      string            `xml:"xmlns,attr"`
+	Owner   owner             `xml:"Owner"`
+	ACL     accessControlList `xml:"AccessControlList"`
+}
+
+// accessControlList is an AccessControlPolicy's list, written even when
+// it holds no grant, as S3 writes it.
+type accessControlList struct {
+	Grants []aclGrant `xml:"Grant"`
 }
 
 // aclDocument renders the ACL of a resource owned by ownerKey: stored is
-// its stored ACL ("" for the owner's FULL_CONTROL alone). The owner's
-// grants carry its display name; other users are shown by canonical id.
+// its stored ACL ("" for the owner's FULL_CONTROL alone, access.NoGrants
+// for none). The owner's grants carry its display name; other users are
+// shown by canonical id.
 func aclDocument(ownerKey, stored string) accessControlPolicy {
 	o := ownerOf(ownerKey)
 	a := access.Private(o.ID)
 	if stored != "" {
 		a = access.ParseStored(stored)
 	}
-	doc := accessControlPolicy{NS: s3NS, Owner: o, Grants: make([]aclGrant, 0, len(a.Grants))}
+	doc := accessControlPolicy{NS: s3NS, Owner: o, ACL: accessControlList{Grants: make([]aclGrant, 0, len(a.Grants))}}
 	for _, g := range a.Grants {
 		ge := aclGrantee{XMLNSXSI: xsiNS, Type: access.CanonicalUser, ID: g.ID}
 		if g.Group {
@@ -187,7 +196,7 @@ func aclDocument(ownerKey, stored string) accessControlPolicy {
 		} else if g.ID == o.ID {
 			ge.DisplayName = o.DisplayName
 		}
-		doc.Grants = append(doc.Grants, aclGrant{Grantee: ge, Permission: g.Permission.String()})
+		doc.ACL.Grants = append(doc.ACL.Grants, aclGrant{Grantee: ge, Permission: g.Permission.String()})
 	}
 	return doc
 }
@@ -305,13 +314,20 @@ func readACLGrant(x *xmlDoc) (g access.BodyGrant, err error) {
 	return g, err
 }
 
-// getBucketACL answers GetBucketAcl.
+// getBucketACL answers GetBucketAcl. Under BucketOwnerEnforced it is the
+// owner's FULL_CONTROL, as S3 shows a bucket whose ACLs are disabled; the
+// stored ACL (one without grants, which the switch to BucketOwnerEnforced
+// accepts) is in force again when ACLs are.
 func (s *Server) getBucketACL(w http.ResponseWriter, r *http.Request, rq *request) error {
 	b, err := s.layer.Bucket(rq.bucket)
 	if err != nil {
 		return err
 	}
-	return writeXML(w, http.StatusOK, aclDocument(bucketOwner(b, rq), b.ACL))
+	stored := b.ACL
+	if ownershipOf(b) == access.BucketOwnerEnforced {
+		stored = ""
+	}
+	return writeXML(w, http.StatusOK, aclDocument(bucketOwner(b, rq), stored))
 }
 
 // putBucketACL answers PutBucketAcl, from the ACL headers or an

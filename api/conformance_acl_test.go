@@ -546,3 +546,131 @@ func TestConformanceMigratedPublicRead(t *testing.T) {
 		t.Errorf("bucket ACL after the migration: %v %v", err, acl)
 	}
 }
+
+// TestConformanceACLNoGrants: an AccessControlPolicy whose
+// AccessControlList has no Grant removes every grant, the owner's
+// FULL_CONTROL included. GetBucketAcl and GetObjectAcl then answer the
+// Owner and an empty AccessControlList; the grantees lose what the ACL
+// gave them; the bucket's owner keeps everything on its bucket and its
+// objects, and an object's owner keeps READ_ACP and WRITE_ACP (an empty
+// list never locks the owner out of the ACL it must restore). Under
+// BucketOwnerEnforced the empty list is not in force and the bucket's ACL
+// reads as the owner's FULL_CONTROL, as S3 shows a bucket whose ACLs are
+// disabled; it is back when ACLs are.
+func TestConformanceACLNoGrants(t *testing.T) {
+	g := startUsersGateway(t)
+	ctx := t.Context()
+	bucket := uniqueBucket("nogrants")
+	bk := aws.String(bucket)
+	alice, bob := access.CanonicalID(g.aliceKey), access.CanonicalID(g.bobKey)
+	if _, err := g.alice.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: bk, GrantRead: aws.String("id=" + bob), GrantWrite: aws.String("id=" + bob)}); err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, g.alice, bucket, "alices", "alice's")
+	mustPut(t, g.bob, bucket, "bobs", "bob's")
+	if _, err := g.alice.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: bk, Key: aws.String("alices"), GrantRead: aws.String("id=" + bob)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.bob.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: bk}); err != nil {
+		t.Fatalf("bob lists with READ: %v", err)
+	}
+	out, err := g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: bk, Key: aws.String("alices")})
+	readBody(t, "bob reads alice's object with its READ", out, err)
+
+	noGrants := func(id string) *types.AccessControlPolicy {
+		return &types.AccessControlPolicy{Owner: &types.Owner{ID: aws.String(id)}, Grants: []types.Grant{}}
+	}
+	// empty checks an ACL read as the owner and no grant; acl is
+	// called only when err is nil.
+	empty := func(what string, owner string, err error, acl func() (*types.Owner, []types.Grant)) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		o, grants := acl()
+		if aws.ToString(o.ID) != owner || len(grants) != 0 {
+			t.Errorf("%s: owner %s grants %v, want owner %s and no grant", what, aws.ToString(o.ID), grantsOf(grants), owner)
+		}
+	}
+
+	// The bucket's ACL.
+	if _, err := g.alice.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: bk, AccessControlPolicy: noGrants(alice)}); err != nil {
+		t.Fatalf("PutBucketAcl(no grants): %v", err)
+	}
+	bacl, err := g.alice.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: bk})
+	empty("the owner's GetBucketAcl after no grants", alice, err, func() (*types.Owner, []types.Grant) { return bacl.Owner, bacl.Grants })
+	resp, body := g.do(g.rawRequest("GET", "/"+bucket, "acl", nil), nil, true)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "</Owner><AccessControlList></AccessControlList></AccessControlPolicy>") {
+		t.Errorf("GetBucketAcl document after no grants: %d %s", resp.StatusCode, body)
+	}
+	_, err = g.bob.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: bk})
+	wantCode(t, "bob lists after the bucket's grants were removed", err, 403, "AccessDenied")
+	_, err = g.bob.PutObject(ctx, &s3.PutObjectInput{Bucket: bk, Key: aws.String("more"), Body: strings.NewReader("x")})
+	wantCode(t, "bob writes after the bucket's grants were removed", err, 403, "AccessDenied")
+	// The bucket's owner needs no grant.
+	if _, err := g.alice.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: bk}); err != nil {
+		t.Errorf("the owner lists a bucket whose ACL grants nothing: %v", err)
+	}
+	mustPut(t, g.alice, bucket, "new", "written")
+	out, err = g.alice.GetObject(ctx, &s3.GetObjectInput{Bucket: bk, Key: aws.String("new")})
+	readBody(t, "the owner reads in a bucket whose ACL grants nothing", out, err)
+
+	// An object's ACL: alice's own object in her bucket.
+	if _, err := g.alice.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: bk, Key: aws.String("alices"), AccessControlPolicy: noGrants(alice)}); err != nil {
+		t.Fatalf("PutObjectAcl(no grants) of alice's object: %v", err)
+	}
+	oacl, err := g.alice.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: bk, Key: aws.String("alices")})
+	empty("GetObjectAcl of alice's object after no grants", alice, err, func() (*types.Owner, []types.Grant) { return oacl.Owner, oacl.Grants })
+	_, err = g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: bk, Key: aws.String("alices")})
+	wantCode(t, "bob reads after the object's grants were removed", err, 403, "AccessDenied")
+	out, err = g.alice.GetObject(ctx, &s3.GetObjectInput{Bucket: bk, Key: aws.String("alices")})
+	if got := readBody(t, "the bucket's owner reads her object whose ACL grants nothing", out, err); got != "alice's" {
+		t.Errorf("alice read %q", got)
+	}
+
+	// bob's object in alice's bucket: its owner keeps READ_ACP and
+	// WRITE_ACP; reading it is the ACL's to grant, as for any ACL that
+	// leaves its owner out.
+	if _, err := g.bob.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: bk, Key: aws.String("bobs"), AccessControlPolicy: noGrants(bob)}); err != nil {
+		t.Fatalf("PutObjectAcl(no grants) of bob's object: %v", err)
+	}
+	oacl, err = g.bob.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: bk, Key: aws.String("bobs")})
+	empty("bob's GetObjectAcl of his object after no grants", bob, err, func() (*types.Owner, []types.Grant) { return oacl.Owner, oacl.Grants })
+	_, err = g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: bk, Key: aws.String("bobs")})
+	wantCode(t, "bob reads his object whose ACL grants nothing", err, 403, "AccessDenied")
+	if _, err := g.bob.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: bk, Key: aws.String("bobs"), ACL: types.ObjectCannedACLPrivate}); err != nil {
+		t.Fatalf("bob restores his object's ACL: %v", err)
+	}
+	out, err = g.bob.GetObject(ctx, &s3.GetObjectInput{Bucket: bk, Key: aws.String("bobs")})
+	readBody(t, "bob reads his object after restoring its ACL", out, err)
+
+	// BucketOwnerEnforced: an ACL that grants no one else lets ACLs be
+	// disabled; it reads as the owner's FULL_CONTROL meanwhile, and is
+	// refused as any ACL is.
+	setOwnership := func(o types.ObjectOwnership) {
+		t.Helper()
+		if _, err := g.alice.PutBucketOwnershipControls(ctx, &s3.PutBucketOwnershipControlsInput{Bucket: bk,
+			OwnershipControls: &types.OwnershipControls{Rules: []types.OwnershipControlsRule{{ObjectOwnership: o}}}}); err != nil {
+			t.Fatalf("PutBucketOwnershipControls(%s) over an ACL without grants: %v", o, err)
+		}
+	}
+	setOwnership(types.ObjectOwnershipBucketOwnerEnforced)
+	bacl, err = g.alice.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: bk})
+	if err != nil || aws.ToString(bacl.Owner.ID) != alice || len(bacl.Grants) != 1 || grantsOf(bacl.Grants)[alice][0] != "FULL_CONTROL" {
+		t.Errorf("GetBucketAcl under BucketOwnerEnforced: %v %+v", err, bacl)
+	}
+	_, err = g.alice.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: bk, AccessControlPolicy: noGrants(alice)})
+	wantCode(t, "PutBucketAcl(no grants) under BucketOwnerEnforced", err, 400, "AccessControlListNotSupported")
+	setOwnership(types.ObjectOwnershipObjectWriter)
+	bacl, err = g.alice.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: bk})
+	empty("GetBucketAcl with ACLs enabled again", alice, err, func() (*types.Owner, []types.Grant) { return bacl.Owner, bacl.Grants })
+
+	// A private ACL is stored as none again.
+	if _, err := g.alice.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: bk, ACL: types.BucketCannedACLPrivate}); err != nil {
+		t.Fatal(err)
+	}
+	bacl, err = g.alice.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: bk})
+	if err != nil || len(bacl.Grants) != 1 || grantsOf(bacl.Grants)[alice][0] != "FULL_CONTROL" {
+		t.Errorf("GetBucketAcl after private: %v %+v", err, bacl)
+	}
+}

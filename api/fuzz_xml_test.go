@@ -232,6 +232,8 @@ func FuzzParseACLBody(f *testing.F) {
 	f.Add([]byte(`<AccessControlPolicy><AccessControlList>` + grant("Group", "<URI>"+access.AuthenticatedUsers+"</URI>", "WRITE") +
 		grant("AmazonCustomerByEmail", "<EmailAddress>a@example.com</EmailAddress>", "READ_ACP") + `</AccessControlList></AccessControlPolicy>`)) // group and email grantees
 	f.Add([]byte(`<AccessControlPolicy><AccessControlList><Grant><Grantee><ID>x</ID></Grantee></Grant>`)) // no type, truncated
+	// No grants: stored as access.NoGrants, not as the private ACL.
+	f.Add([]byte(`<AccessControlPolicy><Owner><ID>` + owner + `</ID></Owner><AccessControlList></AccessControlList></AccessControlPolicy>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		gotOwner, grants, err := readACLBody(body)
 		if !beyondStreamingLimits(err, s3err.New(s3err.MalformedACLError)) {

@@ -31,7 +31,8 @@ type Bucket struct {
 	// policy when it opens the index (MigratePublicRead) and clears it.
 	PublicRead bool
 	// ACL is the bucket's access control list in pkg/access's stored form
-	// (access.ACL.String), or "" for the owner's FULL_CONTROL alone.
+	// (access.ACL.String, access.NoGrants for a list without grants), or
+	// "" for the owner's FULL_CONTROL alone.
 	ACL string
 	// Ownership is the bucket's Object Ownership ("ObjectWriter",
 	// "BucketOwnerPreferred", "BucketOwnerEnforced"), or "" when no

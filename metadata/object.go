@@ -111,7 +111,8 @@ type Object struct {
 	// objects had owners.
 	Owner string
 	// ACL is the object's access control list in pkg/access's stored
-	// form (access.ACL.String), or "" for the owner's FULL_CONTROL alone.
+	// form (access.ACL.String, access.NoGrants for a list without
+	// grants), or "" for the owner's FULL_CONTROL alone.
 	ACL string
 	// Stamp is set by an index with a stamper (Index.SetStamper): a
 	// fresh random value on every write of a key's current record, which

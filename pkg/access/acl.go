@@ -76,8 +76,9 @@ type Grant struct {
 
 // ACL is the access control list of a bucket or an object, without its
 // owner (the record's owner is kept beside it). Its zero value grants
-// nothing; a resource without a stored ACL is treated as the canned
-// private one (the owner's FULL_CONTROL).
+// nothing, as an AccessControlPolicy with an empty AccessControlList
+// asks; a resource without a stored ACL is treated as the canned private
+// one (the owner's FULL_CONTROL).
 type ACL struct {
 	Grants []Grant
 }
@@ -115,9 +116,20 @@ func contains(ids []string, id string) bool {
 	return false
 }
 
+// NoGrants is the stored form of an ACL that grants nothing. A record
+// without an ACL ("") has always meant the owner's FULL_CONTROL alone
+// (Private), so an empty list needs a form of its own: NoGrants is a line
+// ParseStored skips, which reads back as no grant here and in the
+// versions before this form existed alike.
+const NoGrants = "-"
+
 // String is the ACL's stored form: one "Pu<id>" or "Pg<uri>" per grant,
-// separated by newlines, P the permission's letter. "" is no grant.
+// separated by newlines, P the permission's letter; NoGrants for an ACL
+// without grants. It is never "", which a record without an ACL holds.
 func (a *ACL) String() string {
+	if len(a.Grants) == 0 {
+		return NoGrants
+	}
 	var b strings.Builder
 	for i, g := range a.Grants {
 		if i > 0 {
@@ -134,8 +146,10 @@ func (a *ACL) String() string {
 	return b.String()
 }
 
-// ParseStored reads an ACL's stored form (String). Lines it cannot read
-// (a record written by a later version) are skipped: they grant nothing.
+// ParseStored reads an ACL's stored form (String), NoGrants included.
+// Lines it cannot read (a record written by a later version) are
+// skipped: they grant nothing. "", a record without an ACL, is Private's
+// to decide: the caller knows the owner.
 func ParseStored(s string) *ACL {
 	a := &ACL{}
 	for line := range strings.SplitSeq(s, "\n") {

@@ -25,6 +25,24 @@ func TestStoredFormRoundTrip(t *testing.T) {
 	}
 }
 
+// TestStoredFormNoGrants checks that an ACL without grants has a stored
+// form of its own, never "" (a record without an ACL, the owner's
+// FULL_CONTROL), and that it reads back as no grant: a line ParseStored
+// skips, as the versions before NoGrants existed skip it too.
+func TestStoredFormNoGrants(t *testing.T) {
+	for _, a := range []*ACL{{}, {Grants: []Grant{}}} {
+		if s := a.String(); s != NoGrants || s == "" {
+			t.Errorf("stored form of %#v: %q, want %q", a, s, NoGrants)
+		}
+	}
+	if got := ParseStored(NoGrants); len(got.Grants) != 0 {
+		t.Errorf("ParseStored(NoGrants): %v", got.Grants)
+	}
+	if a := Private(CanonicalID(ownerKey)); a.String() == NoGrants {
+		t.Errorf("the private ACL is stored as NoGrants")
+	}
+}
+
 // TestCannedPublic checks which canned ACLs Block Public Access calls
 // public.
 func TestCannedPublic(t *testing.T) {

@@ -20,7 +20,8 @@ type Bucket struct {
 	// Policy is the parsed bucket policy, nil for none.
 	Policy *policy.Policy
 	// ACL is the bucket's parsed ACL; nil is the owner's FULL_CONTROL
-	// alone.
+	// alone, an ACL without grants grants no one (the owner keeps what
+	// Decide gives it without a grant).
 	ACL *ACL
 	// Ownership is the bucket's Object Ownership.
 	Ownership Ownership

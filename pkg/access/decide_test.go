@@ -183,6 +183,13 @@ func TestDecisionMatrix(t *testing.T) {
 			other: want{allow: append([]string{"GetBucketAcl"}, reads...)},
 		},
 		{
+			// An AccessControlPolicy with an empty list removes the
+			// owner's grant too: the owner needs none.
+			name:   "bucket ACL without grants",
+			bucket: Bucket{Name: bucket, Owner: ownerKey, ACL: &ACL{}},
+			root:   want{allow: everything}, owner: want{allow: everything},
+		},
+		{
 			name:   "bucket ACL grants ignored under BucketOwnerEnforced",
 			bucket: Bucket{Name: bucket, Owner: ownerKey, ACL: bobFull, Ownership: BucketOwnerEnforced},
 			root:   want{allow: everything}, owner: want{allow: everything},
@@ -206,6 +213,22 @@ func TestDecisionMatrix(t *testing.T) {
 			object: &Object{Owner: otherKey},
 			root:   want{allow: everything}, owner: want{allow: ownerOnForeign},
 			other: want{allow: []string{"GetObject", "HeadObject", "GetObjectAcl", "PutObjectAcl"}},
+		},
+		{
+			name:   "object the bucket owner owns, object ACL without grants",
+			bucket: Bucket{Name: bucket, Owner: ownerKey},
+			object: &Object{ACL: &ACL{}},
+			root:   want{allow: everything}, owner: want{allow: everything},
+		},
+		{
+			// The object's owner keeps READ_ACP and WRITE_ACP; reading
+			// it is the ACL's to grant, as for an ACL that leaves its
+			// owner out.
+			name:   "object another user wrote, object ACL without grants",
+			bucket: Bucket{Name: bucket, Owner: ownerKey},
+			object: &Object{Owner: otherKey, ACL: &ACL{}},
+			root:   want{allow: everything}, owner: want{allow: ownerOnForeign},
+			other: want{allow: []string{"GetObjectAcl", "PutObjectAcl"}},
 		},
 		{
 			name:   "object another user wrote, public-read",

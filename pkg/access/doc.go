@@ -68,5 +68,7 @@
 // has a row in ActionOf's table (TestEveryOperationHasAnAction in api
 // checks it). An ACL holds at most MaxGrants grants; its stored form
 // reads back unchanged (ParseStored), and lines a later version might
-// add are skipped, granting nothing.
+// add are skipped, granting nothing. An ACL without grants is stored as
+// NoGrants, never as "", which is a resource that has no ACL of its own
+// and is the owner's FULL_CONTROL.
 package access

@@ -50,7 +50,8 @@ type Object struct {
 	// owners, and imported files).
 	Owner string
 	// ACL is the object's parsed ACL; nil is the owner's FULL_CONTROL
-	// alone.
+	// alone, an ACL without grants grants no one (the owner keeps what
+	// Decide gives it without a grant).
 	ACL *ACL
 }
 
