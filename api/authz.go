@@ -350,7 +350,7 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request, rq *req
 		}
 	}
 	if op.name == "CopyObject" || op.name == "UploadPartCopy" {
-		if err := s.mayReadSource(r, rq); err != nil {
+		if err := s.mayReadSource(r, rq, b); err != nil {
 			return err
 		}
 	}
@@ -437,9 +437,11 @@ func (s *Server) mayDelete(r *http.Request, rq *request, key, versionID string) 
 }
 
 // mayReadSource checks that the caller may read the source object of a
-// copy (s3:GetObject, or s3:GetObjectVersion for a source version). A
-// malformed or missing source is left to the handler to report.
-func (s *Server) mayReadSource(r *http.Request, rq *request) error {
+// copy (s3:GetObject, or s3:GetObjectVersion for a source version) into
+// the bucket dst, and prepares the check of the source's tags a
+// CopyObject that keeps them needs (mayCopyTags). A malformed or missing
+// source is left to the handler to report.
+func (s *Server) mayReadSource(r *http.Request, rq *request, dst object.Bucket) error {
 	src, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
 		return nil
@@ -457,6 +459,65 @@ func (s *Server) mayReadSource(r *http.Request, rq *request) error {
 		return err
 	}
 	if d != access.Allowed {
+		return s3err.New(s3err.AccessDenied)
+	}
+	if rq.op == "CopyObject" {
+		s.mayCopyTags(r, rq, b, src, dst)
+	}
+	return nil
+}
+
+// copyTagsCheck is what a CopyObject that keeps the source's tags needs
+// to copy them: source asks whether the caller may read them
+// (s3:GetObjectTagging, or s3:GetObjectVersionTagging for a source
+// version), decided on the source's record; write whether it may put
+// them on the copy (s3:PutObjectTagging, as mayDecorate asks it of
+// x-amz-tagging).
+type copyTagsCheck struct {
+	source access.Input
+	write  bool
+}
+
+// mayCopyTags prepares, for a CopyObject with the tagging directive COPY
+// (the default), the check of the tags the copy takes from its source,
+// in the bucket src: "If you're copying objects that have object tags,
+// then your IAM identity must have s3:GetObjectTagging and
+// s3:PutObjectTagging permissions. You must have s3:GetObjectTagging
+// permission for the source object and s3:PutObjectTagging permission
+// for objects in the destination bucket" (AWS knowledge center,
+// s3-troubleshoot-copy-between-buckets). S3 asks them only of a source
+// that has tags, which only the record the copy reads tells, so the
+// question is asked there (checkCopyTags): a source without tags, or a
+// copy with REPLACE, needs neither. The source's tags are asked of every
+// caller but root, as reading them is (a grant to read the object is not
+// one to read its tags, in S3 as here, and a copy into the caller's own
+// bucket would show them); writing them on the copy of those mayDecorate
+// asks it of.
+func (s *Server) mayCopyTags(r *http.Request, rq *request, src object.Bucket, cs copySource, dst object.Bucket) {
+	if r.Header.Get("X-Amz-Tagging-Directive") == "REPLACE" {
+		return
+	}
+	action, _ := access.ActionOf("GetObjectTagging", cs.versionID != "")
+	rq.copyTags = &copyTagsCheck{source: s.accessInput(r, rq, src, action, cs.key), write: s.mayTag(r, rq, dst)}
+}
+
+// checkCopyTags is the rest of a CopyObject's authorization
+// (rq.copyTags) on the source's record o the copy read: a source with
+// tags is AccessDenied unless the caller may read them and write them on
+// the copy.
+func (s *Server) checkCopyTags(rq *request, o *object.Object) error {
+	c := rq.copyTags
+	if c == nil || len(o.Tags) == 0 {
+		return nil
+	}
+	if !c.write {
+		return s3err.New(s3err.AccessDenied)
+	}
+	in := c.source
+	if in.Bucket.Policy.UsesExistingObjectTags() || in.Identity.UsesExistingObjectTags() {
+		in.Conditions = withExistingObjectTags(in.Conditions, o.Tags)
+	}
+	if s.decideOn(&in, o) != access.Allowed {
 		return s3err.New(s3err.AccessDenied)
 	}
 	return nil
@@ -499,7 +560,9 @@ func (s *Server) mayPost(r *http.Request, rq *request) error {
 // needs s3:PutObjectAcl on the key, x-amz-tagging s3:PutObjectTagging, as
 // S3 asks of an IAM user's PutObject: else a user whose policy lets it
 // only write would publish the bucket owner's new object, or grant itself
-// the reading of it. A writer that owns what it writes may set its ACL
+// the reading of it. A CopyObject's x-amz-tagging counts only with the
+// tagging directive REPLACE; the tags it copies from its source are
+// mayCopyTags's. A writer that owns what it writes may set its ACL
 // then as afterwards. An anonymous writer, whose write the gateway also
 // gives the bucket's owner, is not asked either: S3 takes an anonymous
 // upload's ACL and tags into a bucket everyone may write to, whose
@@ -509,7 +572,7 @@ func (s *Server) mayPost(r *http.Request, rq *request) error {
 // TestConformancePostObjectAnonymous). Malformed ACL headers are left to
 // the handler.
 func (s *Server) mayDecorate(r *http.Request, rq *request, b object.Bucket) error {
-	if rq.accessKey == "" || rq.accessKey == b.Owner || s.identityOf(rq) == nil {
+	if !s.decoratesForOwner(rq, b) {
 		return nil
 	}
 	h := r.Header
@@ -519,12 +582,29 @@ func (s *Server) mayDecorate(r *http.Request, rq *request, b object.Bucket) erro
 			return s3err.New(s3err.AccessDenied)
 		}
 	}
-	if h.Get("X-Amz-Tagging") != "" {
-		if s.decide(r, rq, b, "s3:PutObjectTagging", rq.key) != access.Allowed {
-			return s3err.New(s3err.AccessDenied)
-		}
+	tags := h.Get("X-Amz-Tagging") != ""
+	if rq.op == "CopyObject" && h.Get("X-Amz-Tagging-Directive") != "REPLACE" {
+		tags = false
+	}
+	if tags && !s.mayTag(r, rq, b) {
+		return s3err.New(s3err.AccessDenied)
 	}
 	return nil
+}
+
+// decoratesForOwner reports whether the caller's write into bucket b
+// needs s3:PutObjectAcl and s3:PutObjectTagging for the ACL and tags it
+// gives its new object (mayDecorate): it is a user with an identity
+// policy writing into a bucket it does not own.
+func (s *Server) decoratesForOwner(rq *request, b object.Bucket) bool {
+	return rq.accessKey != "" && rq.accessKey != b.Owner && s.identityOf(rq) != nil
+}
+
+// mayTag reports whether the caller may give the object its request
+// writes into bucket b tags: s3:PutObjectTagging on the key, for a
+// writer mayDecorate asks it of.
+func (s *Server) mayTag(r *http.Request, rq *request, b object.Bucket) bool {
+	return !s.decoratesForOwner(rq, b) || s.decide(r, rq, b, "s3:PutObjectTagging", rq.key) == access.Allowed
 }
 
 // mayLock checks that a write whose headers (r's; a POST upload's

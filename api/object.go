@@ -402,6 +402,9 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	var copied object.Object
 	in.Check = func(o *object.Object) error {
 		copied = *o
+		if err := s.checkCopyTags(rq, o); err != nil {
+			return err
+		}
 		return precondition.CheckCopySource(cond, o.ETag, o.LastModified)
 	}
 	obj, err := s.layer.CopyObject(in)

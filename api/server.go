@@ -317,6 +317,10 @@ type request struct {
 	// checked on the record the handler reads anyway rather than on one
 	// more read of it (checkObjectOwner).
 	ownerCheck *access.Input
+	// copyTags, set by authorize for a CopyObject that keeps the source's
+	// tags, is what copying them needs, checked on the source's record
+	// the copy reads (checkCopyTags).
+	copyTags *copyTagsCheck
 	// query is the parsed query string; see queryOf.
 	query url.Values
 	// early is set when the request's document was read before the
