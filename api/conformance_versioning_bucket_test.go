@@ -820,6 +820,47 @@ func TestConformanceDeleteObjectsSuspended(t *testing.T) {
 	}
 }
 
+// TestConformanceDeleteObjectsEmptyVersionID checks that an entry whose
+// VersionId element is empty, as aws-sdk-go-v2 sends VersionId:
+// aws.String(""), deletes nothing and is answered NoSuchVersion, in an
+// unversioned bucket and in a versioned one, while the entry beside it
+// without a VersionId is deleted. S3 answers it so (brendanhay/amazonka#160,
+// wal-g/wal-g#2549: "The specified version does not exist." for each such
+// entry of a bucket without versioning).
+func TestConformanceDeleteObjectsEmptyVersionID(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	for _, status := range []types.BucketVersioningStatus{"", types.BucketVersioningStatusEnabled} {
+		bucket := makeBucket(t, c, "doempty")
+		if status != "" {
+			setVersioning(t, c, bucket, status)
+		}
+		putBytes(t, c, bucket, "kept", []byte("kept"))
+		putBytes(t, c, bucket, "gone", []byte("gone"))
+		out, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(bucket), Delete: &types.Delete{Objects: []types.ObjectIdentifier{
+			{Key: aws.String("kept"), VersionId: aws.String("")}, {Key: aws.String("gone")},
+		}}})
+		if err != nil {
+			t.Fatalf("versioning %q: DeleteObjects: %v", status, err)
+		}
+		if len(out.Errors) != 1 || aws.ToString(out.Errors[0].Key) != "kept" || aws.ToString(out.Errors[0].Code) != "NoSuchVersion" ||
+			aws.ToString(out.Errors[0].Message) != "The specified version does not exist." {
+			t.Errorf("versioning %q: Errors %+v, want NoSuchVersion for kept", status, out.Errors)
+		}
+		if len(out.Deleted) != 1 || aws.ToString(out.Deleted[0].Key) != "gone" {
+			t.Errorf("versioning %q: Deleted %+v, want gone alone", status, out.Deleted)
+		}
+		if got := getBytes(t, c, bucket, "kept"); string(got) != "kept" {
+			t.Errorf("versioning %q: kept reads %q", status, got)
+		}
+		vs, err := c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String("kept")})
+		if err != nil || len(vs.Versions) != 1 || len(vs.DeleteMarkers) != 0 {
+			t.Errorf("versioning %q: versions of kept %+v, markers %+v, %v; want its one version", status, vs.Versions, vs.DeleteMarkers, err)
+		}
+	}
+}
+
 // TestConformanceDeleteBucketWithVersions checks that a bucket whose
 // keys are all deleted but whose versions or markers remain is not
 // empty, and that it can go once they are removed by id.

@@ -23,6 +23,10 @@ type deleteRequest struct {
 type deleteObject struct {
 	Key, VersionID               string
 	ETag, LastModifiedTime, Size string
+	// HasVersionID is set when the entry has a VersionId element, empty
+	// or not: an empty one names the version whose id is "", which no
+	// version has, and is not an entry without a version id.
+	HasVersionID bool
 }
 
 // deletedEntry is a Deleted element: the version removed (VersionId, as
@@ -94,6 +98,7 @@ func parseDeleteObject(x *xmlDoc) (o deleteObject, err error) {
 			o.Key, err = x.text()
 		case "VersionId":
 			o.VersionID, err = x.text()
+			o.HasVersionID = true
 		case "ETag":
 			o.ETag, err = x.text()
 		case "LastModifiedTime":
@@ -175,6 +180,13 @@ func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *reque
 func (s *Server) deleteEntry(bucket string, id uint64, o deleteObject, bypass bool) (deletedEntry, error) {
 	if o.Key == "" {
 		return deletedEntry{}, s3err.Newf(s3err.InvalidArgument, "Key must not be empty")
+	}
+	if o.HasVersionID && o.VersionID == "" {
+		// S3 looks for the version whose id is the empty string and
+		// answers this entry NoSuchVersion, in every versioning state;
+		// taken as an entry without a version id, it would write a delete
+		// marker, or remove the object of an unversioned bucket.
+		return deletedEntry{}, s3err.New(s3err.NoSuchVersion)
 	}
 	cond, err := deleteConditions(o.ETag, o.Size, o.LastModifiedTime)
 	if err != nil {

@@ -40,6 +40,7 @@ func FuzzParseDeleteRequest(f *testing.F) {
 	f.Add([]byte(`<!DOCTYPE d [<!ENTITY e "x">]><Delete><Object><Key>&e;</Key></Object></Delete>`))                                                                     // internal entity
 	f.Add([]byte(`<Delete><Object><Key>&#0;</Key></Object></Delete>`))                                                                                                  // NUL reference
 	f.Add([]byte(`<Delete><Object><Key>` + "\xff" + `</Key></Object></Delete>`))                                                                                        // invalid UTF-8
+	f.Add([]byte(`<Delete><Object><Key>a</Key><VersionId/></Object></Delete>`))                                                                                         // empty version id
 	f.Add([]byte(`<Delete><Object>`))                                                                                                                                   // truncated
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := parseDeleteRequest(body)

@@ -33,11 +33,11 @@ func referenceDeleteRequest(body []byte) (deleteRequest, error) {
 		XMLName xml.Name `xml:"Delete"`
 		Quiet   bool     `xml:"Quiet"`
 		Objects []struct {
-			Key              string `xml:"Key"`
-			VersionID        string `xml:"VersionId"`
-			ETag             string `xml:"ETag"`
-			LastModifiedTime string `xml:"LastModifiedTime"`
-			Size             string `xml:"Size"`
+			Key              string  `xml:"Key"`
+			VersionID        *string `xml:"VersionId"`
+			ETag             string  `xml:"ETag"`
+			LastModifiedTime string  `xml:"LastModifiedTime"`
+			Size             string  `xml:"Size"`
 		} `xml:"Object"`
 	}
 	if err := xml.Unmarshal(body, &in); err != nil {
@@ -48,7 +48,11 @@ func referenceDeleteRequest(body []byte) (deleteRequest, error) {
 	}
 	req := deleteRequest{Quiet: in.Quiet}
 	for _, o := range in.Objects {
-		req.Objects = append(req.Objects, deleteObject{Key: o.Key, VersionID: o.VersionID, ETag: o.ETag, LastModifiedTime: o.LastModifiedTime, Size: o.Size})
+		d := deleteObject{Key: o.Key, ETag: o.ETag, LastModifiedTime: o.LastModifiedTime, Size: o.Size}
+		if o.VersionID != nil {
+			d.VersionID, d.HasVersionID = *o.VersionID, true
+		}
+		req.Objects = append(req.Objects, d)
 	}
 	return req, nil
 }
