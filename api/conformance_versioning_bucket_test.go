@@ -861,6 +861,59 @@ func TestConformanceDeleteObjectsEmptyVersionID(t *testing.T) {
 	}
 }
 
+// TestConformanceDeleteKeyTooLong checks that a delete without a version
+// id of a key longer than S3's 1,024 bytes is 400 KeyTooLongError, as S3
+// answers any request naming such a key (s3fs-fuse/s3fs-fuse#1602), and
+// writes no delete marker in a versioned bucket: the marker was written,
+// and listed, for a key no PUT could have made. In DeleteObjects the
+// entry is refused alone. A key of 1,024 bytes still gets its marker.
+func TestConformanceDeleteKeyTooLong(t *testing.T) {
+	g := startGateway(t)
+	c := g.sdk(sdkModes[0])
+	ctx := t.Context()
+	long, longest := strings.Repeat("k", 1025), strings.Repeat("k", 1024)
+	for _, status := range []types.BucketVersioningStatus{"", types.BucketVersioningStatusEnabled} {
+		bucket := makeBucket(t, c, "dolong")
+		if status != "" {
+			setVersioning(t, c, bucket, status)
+		}
+		_, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(long)})
+		wantCode(t, fmt.Sprintf("versioning %q: DeleteObject of a 1,025-byte key", status), err, 400, "KeyTooLongError")
+		putBytes(t, c, bucket, "k", []byte("v"))
+		out, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(bucket), Delete: &types.Delete{Objects: []types.ObjectIdentifier{
+			{Key: aws.String(long)}, {Key: aws.String("k")},
+		}}})
+		if err != nil {
+			t.Fatalf("versioning %q: DeleteObjects: %v", status, err)
+		}
+		if len(out.Errors) != 1 || aws.ToString(out.Errors[0].Key) != long || aws.ToString(out.Errors[0].Code) != "KeyTooLongError" {
+			t.Errorf("versioning %q: DeleteObjects errors %+v, want KeyTooLongError for the long key", status, out.Errors)
+		}
+		if len(out.Deleted) != 1 || aws.ToString(out.Deleted[0].Key) != "k" {
+			t.Errorf("versioning %q: DeleteObjects deleted %+v, want k alone", status, out.Deleted)
+		}
+		if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(longest)}); err != nil {
+			t.Errorf("versioning %q: DeleteObject of a 1,024-byte key: %v", status, err)
+		}
+		vs, err := c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String(longest)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if status != "" {
+			want = 1 // the 1,024-byte key's marker, and none for the longer one
+		}
+		if len(vs.DeleteMarkers) != want || len(vs.Versions) != 0 {
+			t.Errorf("versioning %q: versions %+v, markers %+v; want %d marker of the 1,024-byte key", status, vs.Versions, vs.DeleteMarkers, want)
+		}
+		for _, m := range vs.DeleteMarkers {
+			if aws.ToString(m.Key) != longest {
+				t.Errorf("versioning %q: a delete marker for a key of %d bytes", status, len(aws.ToString(m.Key)))
+			}
+		}
+	}
+}
+
 // TestConformanceDeleteBucketWithVersions checks that a bucket whose
 // keys are all deleted but whose versions or markers remain is not
 // empty, and that it can go once they are removed by id.

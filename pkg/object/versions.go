@@ -7,6 +7,7 @@ import (
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/objectlock"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/s3name"
 	"github.com/objectgateway/objectgateway/storage"
 )
 
@@ -305,11 +306,19 @@ type Removed struct {
 // null version is replaced), and with one it removes that version, which
 // Object Lock may refuse with AccessDenied. Removing a key or a version
 // that does not exist succeeds, as in S3, unless a condition asks for it.
+// A key S3 could not hold (s3name.ValidKey) is refused without a version
+// id.
 func (l *Layer) Remove(in RemoveInput) (Removed, error) {
 	if in.VersionID != "" {
 		if err := checkVersionID(in.VersionID); err != nil {
 			return Removed{}, err
 		}
+	} else if err := s3name.ValidKey(in.Key); err != nil {
+		// A delete without a version id writes a delete marker in a
+		// versioned bucket, so its key must be one S3 could hold, as a
+		// PUT's must (S3 answers KeyTooLongError). A delete by id removes
+		// a record the index already holds, whatever its key.
+		return Removed{}, err
 	}
 	release, st, err := l.enter(in.Bucket, in.Conditions.BucketID, in.Key)
 	if err != nil {
