@@ -769,8 +769,8 @@ func TestConformanceDeleteObjectsVersions(t *testing.T) {
 			if len(out.Deleted) != 3 || len(out.Errors) != 2 {
 				t.Errorf("DeleteObjects: %d deleted, %d errors; want 3 and 2", len(out.Deleted), len(out.Errors))
 			}
-			if e := errs["k"]; aws.ToString(e.Code) != "InvalidArgument" || aws.ToString(e.VersionId) != "nonsense" {
-				t.Errorf("Error k: %+v, want InvalidArgument for version nonsense", e)
+			if e := errs["k"]; aws.ToString(e.Code) != "NoSuchVersion" || aws.ToString(e.VersionId) != "nonsense" {
+				t.Errorf("Error k: %+v, want NoSuchVersion for version nonsense", e)
 			}
 			if e := errs["locked"]; aws.ToString(e.Code) != "AccessDenied" || aws.ToString(e.VersionId) != locked.VersionID {
 				t.Errorf("Error locked: %+v, want AccessDenied for version %s", e, locked.VersionID)
@@ -820,14 +820,16 @@ func TestConformanceDeleteObjectsSuspended(t *testing.T) {
 	}
 }
 
-// TestConformanceDeleteObjectsEmptyVersionID checks that an entry whose
-// VersionId element is empty, as aws-sdk-go-v2 sends VersionId:
-// aws.String(""), deletes nothing and is answered NoSuchVersion, in an
-// unversioned bucket and in a versioned one, while the entry beside it
-// without a VersionId is deleted. S3 answers it so (brendanhay/amazonka#160,
-// wal-g/wal-g#2549: "The specified version does not exist." for each such
-// entry of a bucket without versioning).
-func TestConformanceDeleteObjectsEmptyVersionID(t *testing.T) {
+// TestConformanceDeleteObjectsUnknownVersionID checks that an entry whose
+// VersionId names no version the gateway could hold, an empty one (as
+// aws-sdk-go-v2 sends VersionId: aws.String("")) or one of another form,
+// deletes nothing and is answered NoSuchVersion with the id it named, in
+// an unversioned bucket and in a versioned one, while the entry beside it
+// without a VersionId is deleted. S3 answers them so: brendanhay/amazonka#160
+// and wal-g/wal-g#2549 for the empty id ("The specified version does not
+// exist." for each such entry of a bucket without versioning),
+// versity/versitygw#2119 for "abc", with S3's DeleteResult.
+func TestConformanceDeleteObjectsUnknownVersionID(t *testing.T) {
 	g := startGateway(t)
 	c := g.sdk(sdkModes[0])
 	ctx := t.Context()
@@ -837,19 +839,21 @@ func TestConformanceDeleteObjectsEmptyVersionID(t *testing.T) {
 			setVersioning(t, c, bucket, status)
 		}
 		putBytes(t, c, bucket, "kept", []byte("kept"))
-		putBytes(t, c, bucket, "gone", []byte("gone"))
-		out, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(bucket), Delete: &types.Delete{Objects: []types.ObjectIdentifier{
-			{Key: aws.String("kept"), VersionId: aws.String("")}, {Key: aws.String("gone")},
-		}}})
-		if err != nil {
-			t.Fatalf("versioning %q: DeleteObjects: %v", status, err)
-		}
-		if len(out.Errors) != 1 || aws.ToString(out.Errors[0].Key) != "kept" || aws.ToString(out.Errors[0].Code) != "NoSuchVersion" ||
-			aws.ToString(out.Errors[0].Message) != "The specified version does not exist." {
-			t.Errorf("versioning %q: Errors %+v, want NoSuchVersion for kept", status, out.Errors)
-		}
-		if len(out.Deleted) != 1 || aws.ToString(out.Deleted[0].Key) != "gone" {
-			t.Errorf("versioning %q: Deleted %+v, want gone alone", status, out.Deleted)
+		for _, id := range []string{"", "abc"} {
+			putBytes(t, c, bucket, "gone", []byte("gone"))
+			out, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(bucket), Delete: &types.Delete{Objects: []types.ObjectIdentifier{
+				{Key: aws.String("kept"), VersionId: aws.String(id)}, {Key: aws.String("gone")},
+			}}})
+			if err != nil {
+				t.Fatalf("versioning %q, VersionId %q: DeleteObjects: %v", status, id, err)
+			}
+			if len(out.Errors) != 1 || aws.ToString(out.Errors[0].Key) != "kept" || aws.ToString(out.Errors[0].VersionId) != id ||
+				aws.ToString(out.Errors[0].Code) != "NoSuchVersion" || aws.ToString(out.Errors[0].Message) != "The specified version does not exist." {
+				t.Errorf("versioning %q, VersionId %q: Errors %+v, want NoSuchVersion for kept", status, id, out.Errors)
+			}
+			if len(out.Deleted) != 1 || aws.ToString(out.Deleted[0].Key) != "gone" {
+				t.Errorf("versioning %q, VersionId %q: Deleted %+v, want gone alone", status, id, out.Deleted)
+			}
 		}
 		if got := getBytes(t, c, bucket, "kept"); string(got) != "kept" {
 			t.Errorf("versioning %q: kept reads %q", status, got)

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"net/http"
 
+	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
 )
@@ -173,6 +174,13 @@ func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *reque
 	return writeXML(w, http.StatusOK, out)
 }
 
+// knownVersionID reports whether id is "null" or an id the gateway
+// gives: the only version ids a version can have.
+func knownVersionID(id string) bool {
+	_, _, ok := metadata.ParseVersionID(id)
+	return ok || id == nullVersion
+}
+
 // deleteEntry removes one entry of a DeleteObjects request from the
 // bucket of identity id, and says what it removed as S3 does: the
 // VersionId the entry named, and DeleteMarker with DeleteMarkerVersionId
@@ -181,11 +189,12 @@ func (s *Server) deleteEntry(bucket string, id uint64, o deleteObject, bypass bo
 	if o.Key == "" {
 		return deletedEntry{}, s3err.Newf(s3err.InvalidArgument, "Key must not be empty")
 	}
-	if o.HasVersionID && o.VersionID == "" {
-		// S3 looks for the version whose id is the empty string and
-		// answers this entry NoSuchVersion, in every versioning state;
-		// taken as an entry without a version id, it would write a delete
-		// marker, or remove the object of an unversioned bucket.
+	if o.HasVersionID && !knownVersionID(o.VersionID) {
+		// S3 looks for the version the entry names, whatever its form,
+		// and answers NoSuchVersion, in every versioning state, where a
+		// DeleteObject is refused InvalidArgument. An empty id taken as
+		// no id would write a delete marker, or remove the object of an
+		// unversioned bucket.
 		return deletedEntry{}, s3err.New(s3err.NoSuchVersion)
 	}
 	cond, err := deleteConditions(o.ETag, o.Size, o.LastModifiedTime)
