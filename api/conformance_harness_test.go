@@ -426,6 +426,18 @@ func apiMessage(err error) string {
 	return ""
 }
 
+// entryError returns the error of a DeleteObjects call, or else the first
+// Error entry of its answer as an API error with the entry's code and
+// message (apiCode, apiMessage read them), or nil when every entry was
+// deleted.
+func entryError(out *s3.DeleteObjectsOutput, err error) error {
+	if err != nil || len(out.Errors) == 0 {
+		return err
+	}
+	e := out.Errors[0]
+	return &smithy.GenericAPIError{Code: aws.ToString(e.Code), Message: aws.ToString(e.Key) + ": " + aws.ToString(e.Message)}
+}
+
 // httpStatus returns the HTTP status of an SDK error, or 0.
 func httpStatus(err error) int {
 	var re *awshttp.ResponseError

@@ -142,18 +142,13 @@ func (s *Server) deleteObjects(w http.ResponseWriter, r *http.Request, rq *reque
 		return s3err.New(s3err.NoSuchBucket).With("BucketName", rq.bucket)
 	}
 	// Each entry is decided as the DeleteObject it is, with its own key
-	// and version (see mayDelete), before anything is deleted. A request
-	// none of whose entries may be deleted is refused whole, as it was
-	// before bucket policies could grant deletes.
+	// and version (see mayDelete), before anything is deleted. An entry
+	// the caller may not delete is that entry's AccessDenied, even when
+	// no entry may be deleted: S3 answers 200 with an Error for each, to
+	// anonymous callers too, never a 403 for the request.
 	denied := make([]error, len(req.Objects))
-	allowed := 0
 	for i, o := range req.Objects {
-		if denied[i] = s.mayDelete(r, rq, o.Key, o.VersionID); denied[i] == nil {
-			allowed++
-		}
-	}
-	if allowed == 0 && len(req.Objects) > 0 {
-		return s3err.New(s3err.AccessDenied)
+		denied[i] = s.mayDelete(r, rq, o.Key, o.VersionID)
 	}
 	out := deleteResult{NS: s3NS}
 	for i, o := range req.Objects {
