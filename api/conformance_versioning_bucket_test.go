@@ -883,6 +883,12 @@ func TestConformanceDeleteKeyTooLong(t *testing.T) {
 		}
 		_, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(long)})
 		wantCode(t, fmt.Sprintf("versioning %q: DeleteObject of a 1,025-byte key", status), err, 400, "KeyTooLongError")
+		_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(long)})
+		wantCode(t, fmt.Sprintf("versioning %q: GetObject of a 1,025-byte key", status), err, 400, "KeyTooLongError")
+		_, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(long)})
+		if err == nil || httpStatus(err) != 400 {
+			t.Errorf("versioning %q: HeadObject of a 1,025-byte key: %v, want 400", status, err)
+		}
 		putBytes(t, c, bucket, "k", []byte("v"))
 		out, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(bucket), Delete: &types.Delete{Objects: []types.ObjectIdentifier{
 			{Key: aws.String(long)}, {Key: aws.String("k")},

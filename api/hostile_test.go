@@ -335,7 +335,7 @@ func TestHostileNames(t *testing.T) {
 	long := strings.Repeat("k", 1025)
 	h.run(t, []attack{
 		{name: "key longer than 1024 bytes", method: "PUT", path: b + "/" + long, body: []byte("x"), status: 400, code: "KeyTooLongError"},
-		{name: "GET key longer than 1024 bytes", method: "GET", path: b + "/" + long, status: 404, code: "NoSuchKey"},
+		{name: "GET key longer than 1024 bytes", method: "GET", path: b + "/" + long, status: 400, code: "KeyTooLongError"},
 		{name: "bucket name with NUL", method: "PUT", path: "/a%00b", status: 400, code: "InvalidBucketName"},
 		{name: "bucket name of 64 characters", method: "PUT", path: "/" + strings.Repeat("b", 64), status: 400, code: "InvalidBucketName"},
 		{name: "GET NUL key truncating to the victim", method: "GET", path: b + "/" + victimKey + "%00.jpg", status: 404, code: "NoSuchKey"},

@@ -14,6 +14,7 @@ import (
 	"github.com/objectgateway/objectgateway/pkg/object"
 	"github.com/objectgateway/objectgateway/pkg/precondition"
 	"github.com/objectgateway/objectgateway/pkg/s3err"
+	"github.com/objectgateway/objectgateway/pkg/s3name"
 )
 
 // putObject answers PutObject.
@@ -86,6 +87,11 @@ func setWrittenChecksum(h http.Header, expect checksum.Expect, obj *object.Objec
 
 // getObject answers GetObject and HeadObject.
 func (s *Server) getObject(w http.ResponseWriter, r *http.Request, rq *request) error {
+	// No object has a key over S3's 1,024 bytes (writes refuse one, and
+	// scan imports none): S3 answers KeyTooLongError, not NoSuchKey.
+	if len(rq.key) > s3name.MaxKeyLen {
+		return s3name.ValidKey(rq.key)
+	}
 	q := rq.queryOf(r)
 	id, err := versionParam(q)
 	if err != nil {
