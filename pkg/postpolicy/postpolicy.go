@@ -121,7 +121,7 @@ func (p *Policy) add(raw json.RawMessage) error {
 			if err := json.Unmarshal(v, &s); err != nil {
 				return invalidDoc("Invalid Simple-Condition: value must be a string.")
 			}
-			p.conditions = append(p.conditions, condition{op: opEq, field: strings.ToLower(k), value: s, text: compactJSON(raw)})
+			p.conditions = append(p.conditions, condition{op: opEq, field: strings.ToLower(k), value: s, text: conditionText("eq", "$"+k, s)})
 		}
 		return nil
 	}
@@ -154,9 +154,9 @@ func (p *Policy) add(raw json.RawMessage) error {
 		if !strings.HasPrefix(field, "$") || len(field) < 2 {
 			return invalidDoc("Condition field must start with '$': %s", text)
 		}
-		c := condition{op: opEq, field: strings.ToLower(field[1:]), value: value, text: text}
+		c := condition{op: opEq, field: strings.ToLower(field[1:]), value: value, text: conditionText("eq", field, value)}
 		if strings.EqualFold(name, "starts-with") {
-			c.op = opStartsWith
+			c.op, c.text = opStartsWith, conditionText("starts-with", field, value)
 		}
 		p.conditions = append(p.conditions, c)
 		return nil
@@ -175,6 +175,21 @@ func number(raw json.RawMessage) (int64, error) {
 		return 0, err
 	}
 	return strconv.ParseInt(s, 10, 64)
+}
+
+// conditionText is a condition as S3 names it in "Policy Condition
+// failed": a JSON array of its operator, field and value, the elements
+// separated by ", " (["eq", "$key", "uploads/a.png"]), whichever form the
+// policy wrote it in.
+func conditionText(op, field, value string) string {
+	q := func(s string) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(s)
+		return strings.TrimSuffix(b.String(), "\n")
+	}
+	return "[" + q(op) + ", " + q(field) + ", " + q(value) + "]"
 }
 
 func compactJSON(raw json.RawMessage) string {

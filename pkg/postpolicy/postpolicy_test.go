@@ -60,10 +60,10 @@ func TestCheck(t *testing.T) {
 		{"valid", func(map[string]string) {}, now, ""},
 		{"content types list", func(f map[string]string) { f["content-type"] = "image/png, image/gif" }, now, ""},
 		{"expired", func(map[string]string) {}, now.Add(time.Hour), "Policy expired."},
-		{"key outside prefix", func(f map[string]string) { f["key"] = "user/bob/x" }, now, `Policy Condition failed: ["starts-with","$key","user/eric/"]`},
-		{"wrong bucket", func(f map[string]string) { f["bucket"] = "other" }, now, `Policy Condition failed: {"bucket":"uploads"}`},
+		{"key outside prefix", func(f map[string]string) { f["key"] = "user/bob/x" }, now, `Policy Condition failed: ["starts-with", "$key", "user/eric/"]`},
+		{"wrong bucket", func(f map[string]string) { f["bucket"] = "other" }, now, `Policy Condition failed: ["eq", "$bucket", "uploads"]`},
 		{"wrong eq", func(f map[string]string) { f["x-amz-meta-uuid"] = "1" }, now, "x-amz-meta-uuid"},
-		{"missing field", func(f map[string]string) { delete(f, "acl") }, now, `{"acl":"private"}`},
+		{"missing field", func(f map[string]string) { delete(f, "acl") }, now, `["eq", "$acl", "private"]`},
 		{"bad content type", func(f map[string]string) { f["content-type"] = "text/html" }, now, "$Content-Type"},
 		{"extra fields", func(f map[string]string) { f["x-amz-meta-other"] = "1"; f["cache-control"] = "x" }, now, "Extra input fields: cache-control, x-amz-meta-other"},
 	}
