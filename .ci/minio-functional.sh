@@ -15,19 +15,8 @@
 #   GO=path        the go command (default: go on PATH, else /usr/local/go/bin/go)
 set -euo pipefail
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/minio-functional.XXXXXX")
-GW_PID=""
-cleanup() {
-	if [[ -n "$GW_PID" ]] && kill -0 "$GW_PID" 2>/dev/null; then
-		kill "$GW_PID" 2>/dev/null || true
-		wait "$GW_PID" 2>/dev/null || true
-	fi
-	chmod -R u+w "$WORK" 2>/dev/null || true
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=.ci/gateway.sh
+source "$(dirname "${BASH_SOURCE[0]}")/gateway.sh"
 
 declare -A KNOWN=(
 	[testListMultipartUpload]="expects the uploads of the key named by key-marker without upload-id-marker, and empty Initiator, Owner and StorageClass (MinIO); S3 lists only keys after key-marker then, with the initiator and owner"
@@ -42,13 +31,6 @@ declare -A KNOWN=(
 	[testPresignedPostPolicyWrongFile]="matches the raw error body for literal quotes; the gateway's XML escapes them (&#34;), which XML readers decode"
 )
 
-if [[ -n "${E2E_BIN:-}" ]]; then
-	BIN=$E2E_BIN
-else
-	BIN=$WORK/objectgateway
-	(cd "$REPO" && "$GO" build -o "$BIN" ./cmd/objectgateway)
-fi
-
 # The test program, from the module cache at the version go.mod requires.
 ver=$(cd "$REPO" && "$GO" list -m -f '{{.Version}}' github.com/minio/minio-go/v7)
 dir=$(cd "$REPO" && "$GO" mod download -json "github.com/minio/minio-go/v7@$ver" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
@@ -60,20 +42,10 @@ printf 'module functional\n\ngo 1.24\n\nrequire github.com/minio/minio-go/v7 %s\
 cp "$REPO/go.sum" "$WORK/prog/go.sum"
 (cd "$WORK/prog" && GOFLAGS=-mod=mod "$GO" build -o "$WORK/functional" .)
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-key=functional
-secret=$(head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n')
-OBJECTGATEWAY_ACCESS_KEY=$key OBJECTGATEWAY_SECRET_KEY=$secret \
-	"$BIN" serve --root "$WORK/root" --listen "127.0.0.1:$port" --log-level warn >"$WORK/gateway.log" 2>&1 &
-GW_PID=$!
-for _ in {1..100}; do
-	curl -s -o /dev/null "http://127.0.0.1:$port/" && break
-	sleep 0.1
-done
-
-echo "minio-functional: minio-go $ver functional tests against 127.0.0.1:$port"
+start_gateway
+echo "minio-functional: minio-go $ver functional tests against $GW_URL"
 rc=0
-(cd "$WORK" && TMPDIR=$WORK SERVER_ENDPOINT=127.0.0.1:$port ACCESS_KEY=$key SECRET_KEY=$secret ENABLE_HTTPS=0 \
+(cd "$WORK" && TMPDIR=$WORK SERVER_ENDPOINT=${GW_URL#http://} ACCESS_KEY=$GW_KEY SECRET_KEY=$GW_SECRET ENABLE_HTTPS=0 \
 	MINT_MODE=full RUN_ON_FAIL=1 timeout 900 "$WORK/functional" >"$WORK/results.json" 2>"$WORK/stderr.log") || rc=$?
 if ((rc != 0)); then
 	echo "minio-functional: the test program exited with $rc"
