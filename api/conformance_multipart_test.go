@@ -1654,6 +1654,42 @@ func TestConformanceCopyMultipartSource(t *testing.T) {
 	if _, err := c.CompleteMultipartUpload(ctx, mpCompleteInput(bucket, "self", src2, parts2)); err != nil {
 		t.Fatalf("CompleteMultipartUpload: %v", err)
 	}
+	// Onto itself changing nothing it is S3's InvalidRequest, whatever
+	// the object's parts and checksum: the copy would only rewrite it.
+	unchanged := func(bucket string) {
+		t.Helper()
+		_, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("self"), CopySource: aws.String(bucket + "/self")})
+		if apiCode(err) != "InvalidRequest" {
+			t.Errorf("CopyObject onto itself changing nothing, in %s: %v, want InvalidRequest", bucket, err)
+		}
+		h, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("self")})
+		if err != nil {
+			t.Fatalf("HeadObject(%s/self): %v", bucket, err)
+		}
+		if aws.ToString(h.ETag) != mpETag(p1, p2) {
+			t.Errorf("refused copy onto itself in %s: ETag %s, want the source's %s", bucket, aws.ToString(h.ETag), mpETag(p1, p2))
+		}
+	}
+	unchanged(bucket)
+	vbucket := mpBucket(t, c, "mpcopyself")
+	if _, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String(vbucket),
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}}); err != nil {
+		t.Fatalf("PutBucketVersioning: %v", err)
+	}
+	vid := mpCreate(t, c, vbucket, "self", func(in *s3.CreateMultipartUploadInput) { in.ChecksumAlgorithm = alg })
+	vparts := mpCompleted(mpPart(t, c, vbucket, "self", vid, 1, p1, withAlg), mpPart(t, c, vbucket, "self", vid, 2, p2, withAlg))
+	if _, err := c.CompleteMultipartUpload(ctx, mpCompleteInput(vbucket, "self", vid, vparts)); err != nil {
+		t.Fatalf("CompleteMultipartUpload: %v", err)
+	}
+	unchanged(vbucket)
+	vs, err := c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(vbucket)})
+	if err != nil {
+		t.Fatalf("ListObjectVersions: %v", err)
+	}
+	if len(vs.Versions) != 1 {
+		t.Errorf("refused copy onto itself in a versioned bucket: %d versions, want 1", len(vs.Versions))
+	}
+
 	out, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("self"), CopySource: aws.String(bucket + "/self"),
 		MetadataDirective: types.MetadataDirectiveReplace, Metadata: map[string]string{"k": "v"}})
 	if err != nil {

@@ -105,7 +105,11 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	// pass, so the copy has the MD5 of its content as ETag and no parts,
 	// and a COMPOSITE checksum (of the parts) becomes the full-object
 	// checksum of its algorithm.
-	transcode := src.SSE.Encrypted() || in.Encryption.Algorithm != "" || src.PartsCount > 0
+	encrypts := src.SSE.Encrypted() || in.Encryption.Algorithm != ""
+	transcode := encrypts || src.PartsCount > 0
+	// asked is the checksum the request names, before the COMPOSITE
+	// one's algorithm stands in for it.
+	asked := in.Algorithm != checksum.None && !hasFullChecksum(&src.Object, in.Algorithm)
 	if in.Algorithm == checksum.None {
 		in.Algorithm = compositeAlgorithm(&src.Object)
 	}
@@ -113,10 +117,15 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		return Object{}, err
 	}
 	rehash := in.Algorithm != checksum.None && !hasFullChecksum(&src.Object, in.Algorithm)
-	if in.SrcBucket == in.DstBucket && in.SrcKey == in.DstKey && !rehash && !transcode && in.SrcVersionID == "" {
-		if !in.Replace && !in.ReplaceTags && in.Headers.WebsiteRedirect == "" {
-			return Object{}, s3err.Newf(s3err.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
-		}
+	self := in.SrcBucket == in.DstBucket && in.SrcKey == in.DstKey && in.SrcVersionID == ""
+	// A copy onto itself must change what the request can name: the
+	// metadata, tags, redirect, encryption or checksum. That a source
+	// uploaded in parts is rewritten as one object is no change S3
+	// counts.
+	if self && !encrypts && !asked && !in.Replace && !in.ReplaceTags && in.Headers.WebsiteRedirect == "" {
+		return Object{}, s3err.Newf(s3err.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
+	}
+	if self && !rehash && !transcode {
 		st, err := l.ix.BucketState(in.DstBucket)
 		if err != nil {
 			return Object{}, bucketErr(err, in.DstBucket)
