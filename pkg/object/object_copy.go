@@ -65,8 +65,10 @@ type CopyInput struct {
 // bytes through the hash instead, and carries that checksum alone. An
 // encrypted source or copy, and a source uploaded in parts, pass through
 // the gateway (transcode).
-// Copying an object onto itself only rewrites its metadata, which S3 allows
-// only with the REPLACE directive.
+// A copy onto itself must change something the request names (metadata,
+// tags, redirect, encryption, checksum), else it is InvalidRequest; one
+// of a single-part plain object in an unversioned bucket that asks for
+// no new checksum only rewrites its record.
 func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	if err := s3name.ValidKey(in.DstKey); err != nil {
 		return Object{}, err
