@@ -172,8 +172,18 @@ func TestAuthzCopyObjectTagsOtherBucket(t *testing.T) {
 		t.Errorf("bob copies a version of alice's tagged object with s3:GetObjectVersionTagging: %v", err)
 	}
 
+	// The tags asked about are those of the version the copy reads: once
+	// the current version has none, copying it needs no tag permission,
+	// and copying the tagged version before it still does.
+	mustPut(t, g.alice, bucket, "tagged", "no tags now")
+	setPolicy(`"s3:GetObject","s3:GetObjectVersion"`)
+	if err := copyFrom("tagged", "current"); err != nil {
+		t.Errorf("bob copies the untagged current version: %v", err)
+	}
+	wantCode(t, "bob copies the tagged version under an untagged current one", copyFrom(version, "older"), 403, "AccessDenied")
+
 	// The owner copies her tagged object with no grant.
-	if _, err := g.alice.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("mine"), CopySource: aws.String(bucket + "/tagged")}); err != nil {
+	if _, err := g.alice.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("mine"), CopySource: aws.String(bucket + "/" + version)}); err != nil {
 		t.Errorf("alice copies her tagged object: %v", err)
 	} else if tags := tagsOf(t, g.alice, bucket, "mine"); tags != "class=secret" {
 		t.Errorf("alice's copy has tags %v", tags)
