@@ -386,8 +386,7 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	if in.Parts, err = parseCompleteRequest(body); err != nil {
 		return err
 	}
-	done := make(chan completion, 1)
-	go func() { done <- s.complete(in) }()
+	done := s.inBackground("CompleteMultipartUpload", in.Bucket, in.Key, func() (object.Object, error) { return s.layer.CompleteMultipartUpload(in) })
 	wait := time.NewTimer(s.opts.CompleteKeepAlive)
 	defer wait.Stop()
 	var c completion
@@ -397,7 +396,12 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 		// The answer goes out before the completion ends: its encryption
 		// headers are the upload's, which the object will have.
 		setEncryptionHeaders(w.Header(), enc, ck)
-		return s.completeSlowly(w, r, rq, done)
+		return s.answerSlowly(w, r, rq, done, func(c completion) (any, error) {
+			if c.err != nil {
+				return nil, c.err
+			}
+			return completeResult(r, rq, c.o), nil
+		})
 	}
 	if c.err != nil {
 		return c.err
@@ -423,42 +427,48 @@ func parseMpObjectSize(v string) (int64, error) {
 	return n, nil
 }
 
-// completion is the outcome of a CompleteMultipartUpload in the layer.
+// completion is the outcome of a CompleteMultipartUpload or a CopyObject
+// in the layer.
 type completion struct {
 	o   object.Object
 	err error
 }
 
-// complete runs a completion on its own goroutine: a panic becomes an
-// InternalError there, as the server's recovery makes of one on the
-// request's goroutine.
-func (s *Server) complete(in object.CompleteInput) (c completion) {
-	defer func() {
-		if p := recover(); p != nil {
-			// The panic's value and stack go to the log; the client gets
-			// InternalError's own message.
-			s.opts.Logger.Error().Str("op", "CompleteMultipartUpload").Str("bucket", in.Bucket).Str("key", in.Key).
-				Str("panic", fmt.Sprint(p)).Bytes("stack", debug.Stack()).Msg("completion panicked")
-			c = completion{err: s3err.New(s3err.InternalError)}
-		}
+// inBackground runs f, the layer's work of operation op on bucket/key, on
+// its own goroutine and delivers its outcome on the channel it returns: a
+// panic becomes an InternalError there, as the server's recovery makes of
+// one on the request's goroutine.
+func (s *Server) inBackground(op, bucket, key string, f func() (object.Object, error)) <-chan completion {
+	done := make(chan completion, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				// The panic's value and stack go to the log; the client
+				// gets InternalError's own message.
+				s.opts.Logger.Error().Str("op", op).Str("bucket", bucket).Str("key", key).
+					Str("panic", fmt.Sprint(p)).Bytes("stack", debug.Stack()).Msg("operation panicked")
+				done <- completion{err: s3err.New(s3err.InternalError)}
+			}
+		}()
+		o, err := f()
+		done <- completion{o, err}
 	}()
-	o, err := s.layer.CompleteMultipartUpload(in)
-	return completion{o, err}
+	return done
 }
 
-// completeSlowly answers a completion that has not finished within
-// Options.CompleteKeepAlive as S3 does: 200 and the XML declaration at
-// once, then a space every CompleteKeepAlive so that the client's read
-// timeout never fires, then the CompleteMultipartUploadResult or, when
-// the completion failed, the Error document, in the body of the 200.
-// SDKs look for an Error document in the body of this operation's 200.
-func (s *Server) completeSlowly(w http.ResponseWriter, r *http.Request, rq *request, done <-chan completion) error {
+// answerSlowly answers a CompleteMultipartUpload or a CopyObject that has
+// not finished within Options.CompleteKeepAlive as S3 does: 200 and the
+// XML declaration at once, then a space every CompleteKeepAlive so that
+// the client's read timeout does not fire, then the result document
+// (result's of the outcome) or, if the work failed, the Error document
+// in the body of the 200, which the SDKs read as the error it is.
+func (s *Server) answerSlowly(w http.ResponseWriter, r *http.Request, rq *request, done <-chan completion, result func(completion) (any, error)) error {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "application/xml")
 	w.WriteHeader(http.StatusOK)
-	// Once the client is gone there is nobody to write to, but the
-	// completion is waited for all the same: it holds the request's slot
-	// until it ends, and a retry gets its result.
+	// Once the client is gone there is nobody to write to, but the work
+	// is waited for all the same: it holds the request's slot until it
+	// ends, and a retry gets its result.
 	alive := write(w, rc, []byte(xml.Header))
 	tick := time.NewTicker(s.opts.CompleteKeepAlive)
 	defer tick.Stop()
@@ -466,9 +476,9 @@ func (s *Server) completeSlowly(w http.ResponseWriter, r *http.Request, rq *requ
 		select {
 		case c := <-done:
 			var body []byte
-			err := c.err
+			doc, err := result(c)
 			if err == nil {
-				if body, err = xml.Marshal(completeResult(r, rq, c.o)); err != nil {
+				if body, err = xml.Marshal(doc); err != nil {
 					body = nil
 				}
 			}

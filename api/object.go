@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/byterange"
@@ -413,21 +414,44 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 		}
 		return precondition.CheckCopySource(cond, o.ETag, o.LastModified)
 	}
-	obj, err := s.layer.CopyObject(in)
-	if err != nil {
-		return src.refusal(err)
+	// A copy whose bytes pass through the gateway (an object uploaded in
+	// parts, an encrypted source or copy, a new checksum) takes time in
+	// proportion to its size: one still running after CompleteKeepAlive
+	// is answered as a slow CompleteMultipartUpload is (answerSlowly).
+	done := s.inBackground("CopyObject", rq.bucket, rq.key, func() (object.Object, error) { return s.layer.CopyObject(in) })
+	wait := time.NewTimer(s.opts.CompleteKeepAlive)
+	defer wait.Stop()
+	var c completion
+	select {
+	case c = <-done:
+	case <-wait.C:
+		return s.answerSlowly(w, r, rq, done, func(c completion) (any, error) {
+			if c.err != nil {
+				return nil, src.refusal(c.err)
+			}
+			return copyResult(&c.o), nil
+		})
 	}
+	if c.err != nil {
+		return src.refusal(c.err)
+	}
+	obj := c.o
 	h := w.Header()
 	setEncryptionHeaders(h, obj.SSE, ck)
 	s.setCopySourceVersionID(h, src, &copied)
 	setWrittenVersionID(h, obj.VersionID)
 	s.setExpiration(h, rq, &obj)
-	out := copyObjectResult{ETag: `"` + obj.ETag + `"`, LastModified: isoTime(obj.LastModified)}
-	for _, c := range obj.Checksums {
+	return writeXML(w, http.StatusOK, copyResult(&obj))
+}
+
+// copyResult is the CopyObjectResult of the copy o.
+func copyResult(o *object.Object) copyObjectResult {
+	out := copyObjectResult{ETag: `"` + o.ETag + `"`, LastModified: isoTime(o.LastModified)}
+	for _, c := range o.Checksums {
 		out.set(c.Algorithm, c.Value)
 		out.ChecksumType = c.Type
 	}
-	return writeXML(w, http.StatusOK, out)
+	return out
 }
 
 // copySource is the object x-amz-copy-source names.

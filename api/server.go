@@ -94,11 +94,12 @@ type Options struct {
 	// a smaller value than the largest document limit (4 MiB) is raised
 	// to it.
 	DocumentMemory int64
-	// CompleteKeepAlive is how long a CompleteMultipartUpload may run
-	// before the response starts: then it answers 200 at once and sends
-	// a space every CompleteKeepAlive until the result (or the Error
-	// document) follows in the body, as S3 does, so that no client read
-	// timeout fires during a long assembly. Zero means the default, 2 s.
+	// CompleteKeepAlive is how long a CompleteMultipartUpload or a
+	// CopyObject may run before the response starts: then it answers 200
+	// at once and sends a space every CompleteKeepAlive until the result
+	// (or the Error document) follows in the body, as S3 does, so that no
+	// client read timeout fires during a long assembly or copy. Zero
+	// means the default, 2 s.
 	CompleteKeepAlive time.Duration
 	// NewBucketDefaults is the access configuration CreateBucket gives a
 	// new bucket: DefaultsLegacy ("", S3's before April 2023: no Block

@@ -58,6 +58,10 @@ type Options struct {
 	// checked its parts and is about to assemble the object: the seam a
 	// test uses to hold a completion while it observes what clients see.
 	OnAssemble func()
+	// OnCopy, when set, runs when a CopyObject has opened and checked
+	// its source and is about to copy the bytes: the seam a test uses to
+	// hold a copy while it observes what clients see.
+	OnCopy func()
 }
 
 // Layer is the object layer over one data root.
@@ -106,6 +110,8 @@ type Layer struct {
 	completions completionCalls
 	// onAssemble is Options.OnAssemble.
 	onAssemble func()
+	// onCopy is Options.OnCopy.
+	onCopy func()
 	// keys is the key ring of encrypted objects, opened on first use
 	// (sse.go).
 	keys keyRing
@@ -255,7 +261,7 @@ func assemble(o Options, fsys *storage.FS, ix *metadata.Index, stamps bool) *Lay
 	if now == nil {
 		now = time.Now
 	}
-	l := &Layer{fs: fsys, ix: ix, now: now, hot: o.HotCache, onAssemble: o.OnAssemble}
+	l := &Layer{fs: fsys, ix: ix, now: now, hot: o.HotCache, onAssemble: o.OnAssemble, onCopy: o.OnCopy}
 	l.locks.seed = maphash.MakeSeed()
 	l.fence.seed = maphash.MakeSeed()
 	if o.LazyMD5 {

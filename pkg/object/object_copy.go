@@ -138,6 +138,9 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 		// In a versioned bucket a copy onto itself makes a new version,
 		// with a file of its own: the copy below.
 	}
+	if l.onCopy != nil {
+		l.onCopy()
+	}
 	up, err := l.fs.NewUpload()
 	if err != nil {
 		return Object{}, mapErr(err)
