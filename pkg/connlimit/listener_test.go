@@ -489,7 +489,13 @@ func TestReleasedConnectionsFreeTheSlot(t *testing.T) {
 			if n := s.lim.Stats().Evicted.Load(); n != 0 {
 				t.Fatalf("Evicted %d: the slot was not freed by the end", n)
 			}
-			s.waitOpen(1)
+			// With a 1 ms idle timeout the server closes the next
+			// connection too, as soon as its answer is out: by the time
+			// it is counted it may be gone. Its answer without an
+			// eviction says its slot was free.
+			if tc.opts.idle == 0 {
+				s.waitOpen(1)
+			}
 		})
 	}
 }
