@@ -1,10 +1,13 @@
 package api
 
 import (
+	"encoding/base64"
+	"mime"
 	"net/http"
 	"net/url"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/checksum"
@@ -41,7 +44,7 @@ func objectHeaders(h http.Header) (object.Headers, error) {
 			continue
 		}
 		k := strings.ToLower(name[len(metaPrefix):])
-		v := strings.Join(vals, ",")
+		v := storedMetaValue(strings.Join(vals, ","))
 		size += len(k) + len(v)
 		out.User = append(out.User, metadata.KV{Key: k, Value: v})
 	}
@@ -50,6 +53,49 @@ func objectHeaders(h http.Header) (object.Headers, error) {
 	}
 	sort.Slice(out.User, func(i, j int) bool { return out.User[i].Key < out.User[j].Key })
 	return out, nil
+}
+
+// storedMetaValue returns the value an x-amz-meta-* header of a write
+// stores: its RFC 2047 encoded words decoded, as S3 decodes them before
+// storing (so that a value is kept as the text it stands for, and
+// metaHeaderValue answers it encoded again). A value with no encoded
+// word, or one in a charset the decoder does not know, is kept as sent.
+func storedMetaValue(v string) string {
+	if !strings.Contains(v, "=?") {
+		return v
+	}
+	d, err := new(mime.WordDecoder).DecodeHeader(v)
+	if err != nil {
+		return v
+	}
+	return d
+}
+
+// metaHeaderValue returns a stored user metadata value as GET and HEAD
+// answer it: as it is when it is US-ASCII, else as one RFC 2047 encoded
+// word of its UTF-8, as S3 answers values with other characters ("encoded
+// as per RFC 2047 to make them mail-safe before returning"). A value that
+// is not valid UTF-8 came as a header's octets, which HTTP reads as
+// ISO-8859-1, and is read so.
+func metaHeaderValue(v string) string {
+	ascii := true
+	for i := 0; i < len(v); i++ {
+		if v[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return v
+	}
+	if !utf8.ValidString(v) {
+		runes := make([]rune, len(v))
+		for i := 0; i < len(v); i++ {
+			runes[i] = rune(v[i])
+		}
+		v = string(runes)
+	}
+	return "=?UTF-8?B?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
 }
 
 // maxWebsiteRedirect is S3's limit on x-amz-website-redirect-location.
@@ -163,7 +209,7 @@ func setObjectHeaders(h http.Header, o *object.Object, r *http.Request, q url.Va
 	vals.setIf(h, "Cache-Control", o.CacheControl)
 	vals.setIf(h, "Expires", o.Expires)
 	for _, kv := range o.UserMeta {
-		vals.set(h, "X-Amz-Meta-"+kv.Key, kv.Value)
+		vals.set(h, "X-Amz-Meta-"+kv.Key, metaHeaderValue(kv.Value))
 	}
 	if len(o.Tags) > 0 {
 		vals.set(h, "X-Amz-Tagging-Count", itoa(int64(len(o.Tags))))
