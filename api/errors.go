@@ -55,7 +55,8 @@ func (s *Server) writeError(w *responseWriter, r *http.Request, rq *request, err
 
 // errorDocument is the <Error> document of err, without the XML
 // declaration: the body writeError sends, and what a CompleteMultipartUpload
-// that already answered 200 sends when it fails (answerSlowly).
+// or CopyObject that already answered 200 sends when it fails
+// (runKeptAlive).
 func (s *Server) errorDocument(r *http.Request, rq *request, err error) []byte {
 	e := s3err.As(err)
 	body := errorBody{

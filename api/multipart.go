@@ -386,22 +386,16 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	if in.Parts, err = parseCompleteRequest(body); err != nil {
 		return err
 	}
-	done := s.inBackground("CompleteMultipartUpload", in.Bucket, in.Key, func() (object.Object, error) { return s.layer.CompleteMultipartUpload(in) })
-	wait := time.NewTimer(s.opts.CompleteKeepAlive)
-	defer wait.Stop()
-	var c completion
-	select {
-	case c = <-done:
-	case <-wait.C:
-		// The answer goes out before the completion ends: its encryption
-		// headers are the upload's, which the object will have.
-		setEncryptionHeaders(w.Header(), enc, ck)
-		return s.answerSlowly(w, r, rq, done, func(c completion) (any, error) {
-			if c.err != nil {
-				return nil, c.err
-			}
-			return completeResult(r, rq, c.o), nil
-		})
+	c, answered, err := s.runKeptAlive(w, r, rq, longWork{
+		op:   "CompleteMultipartUpload",
+		work: func() (object.Object, error) { return s.layer.CompleteMultipartUpload(in) },
+		// An early answer goes out before the completion ends: its
+		// encryption headers are the upload's, which the object will have.
+		early:  func(h http.Header) { setEncryptionHeaders(h, enc, ck) },
+		result: func(o object.Object) any { return completeResult(r, rq, o) },
+	})
+	if answered {
+		return err
 	}
 	if c.err != nil {
 		return c.err
@@ -456,13 +450,46 @@ func (s *Server) inBackground(op, bucket, key string, f func() (object.Object, e
 	return done
 }
 
-// answerSlowly answers a CompleteMultipartUpload or a CopyObject that has
-// not finished within Options.CompleteKeepAlive as S3 does: 200 and the
-// XML declaration at once, then a space every CompleteKeepAlive so that
-// the client's read timeout does not fire, then the result document
-// (result's of the outcome) or, if the work failed, the Error document
-// in the body of the 200, which the SDKs read as the error it is.
-func (s *Server) answerSlowly(w http.ResponseWriter, r *http.Request, rq *request, done <-chan completion, result func(completion) (any, error)) error {
+// longWork is a CompleteMultipartUpload or a CopyObject in the layer, which
+// may take longer than a client waits for response headers.
+type longWork struct {
+	op   string                        // the operation, for the log
+	work func() (object.Object, error) // the layer's work
+	// early, if set, adds the headers of an answer that starts before
+	// the work ends.
+	early func(http.Header)
+	// result is the result document of the work's object.
+	result func(object.Object) any
+	// refusal, if set, maps the work's error to the one answered.
+	refusal func(error) error
+}
+
+// runKeptAlive runs lw's work on its own goroutine (inBackground). When it
+// ends within Options.CompleteKeepAlive, its outcome is returned, with
+// answered false, for the caller to answer. Otherwise it is answered as S3
+// answers a long CompleteMultipartUpload or CopyObject: 200 and the XML
+// declaration at once, then a space every CompleteKeepAlive so that the
+// client's read timeout does not fire, then the result document or, if
+// the work failed, the Error document in the body of the 200, which the
+// SDKs read as the error it is; answered is true and err is what the
+// handler returns.
+func (s *Server) runKeptAlive(w http.ResponseWriter, r *http.Request, rq *request, lw longWork) (c completion, answered bool, err error) {
+	done := s.inBackground(lw.op, rq.bucket, rq.key, lw.work)
+	wait := time.NewTimer(s.opts.CompleteKeepAlive)
+	defer wait.Stop()
+	select {
+	case c = <-done:
+		return c, false, nil
+	case <-wait.C:
+		if lw.early != nil {
+			lw.early(w.Header())
+		}
+		return completion{}, true, s.answerSlowly(w, r, rq, done, lw)
+	}
+}
+
+// answerSlowly is runKeptAlive's answer of work not done in time.
+func (s *Server) answerSlowly(w http.ResponseWriter, r *http.Request, rq *request, done <-chan completion, lw longWork) error {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "application/xml")
 	w.WriteHeader(http.StatusOK)
@@ -476,9 +503,12 @@ func (s *Server) answerSlowly(w http.ResponseWriter, r *http.Request, rq *reques
 		select {
 		case c := <-done:
 			var body []byte
-			doc, err := result(c)
+			err := c.err
+			if err != nil && lw.refusal != nil {
+				err = lw.refusal(err)
+			}
 			if err == nil {
-				if body, err = xml.Marshal(doc); err != nil {
+				if body, err = xml.Marshal(lw.result(c.o)); err != nil {
 					body = nil
 				}
 			}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/objectgateway/objectgateway/metadata"
 	"github.com/objectgateway/objectgateway/pkg/byterange"
@@ -417,20 +416,15 @@ func (s *Server) copyObject(w http.ResponseWriter, r *http.Request, rq *request)
 	// A copy whose bytes pass through the gateway (an object uploaded in
 	// parts, an encrypted source or copy, a new checksum) takes time in
 	// proportion to its size: one still running after CompleteKeepAlive
-	// is answered as a slow CompleteMultipartUpload is (answerSlowly).
-	done := s.inBackground("CopyObject", rq.bucket, rq.key, func() (object.Object, error) { return s.layer.CopyObject(in) })
-	wait := time.NewTimer(s.opts.CompleteKeepAlive)
-	defer wait.Stop()
-	var c completion
-	select {
-	case c = <-done:
-	case <-wait.C:
-		return s.answerSlowly(w, r, rq, done, func(c completion) (any, error) {
-			if c.err != nil {
-				return nil, src.refusal(c.err)
-			}
-			return copyResult(&c.o), nil
-		})
+	// is answered as a slow CompleteMultipartUpload is.
+	c, answered, err := s.runKeptAlive(w, r, rq, longWork{
+		op:      "CopyObject",
+		work:    func() (object.Object, error) { return s.layer.CopyObject(in) },
+		result:  func(o object.Object) any { return copyResult(&o) },
+		refusal: src.refusal,
+	})
+	if answered {
+		return err
 	}
 	if c.err != nil {
 		return src.refusal(c.err)

@@ -109,22 +109,22 @@ func (l *Layer) CopyObject(in CopyInput) (Object, error) {
 	// checksum of its algorithm.
 	encrypts := src.SSE.Encrypted() || in.Encryption.Algorithm != ""
 	transcode := encrypts || src.PartsCount > 0
-	// asked is the checksum the request names, before the COMPOSITE
-	// one's algorithm stands in for it.
-	asked := in.Algorithm != checksum.None && !hasFullChecksum(&src.Object, in.Algorithm)
+	// rehash: the request names a checksum the source has no full-object
+	// value of. Without one, a COMPOSITE checksum's algorithm stands in
+	// for it; only a source uploaded in parts has one, and it transcodes.
+	rehash := in.Algorithm != checksum.None && !hasFullChecksum(&src.Object, in.Algorithm)
 	if in.Algorithm == checksum.None {
 		in.Algorithm = compositeAlgorithm(&src.Object)
 	}
 	if err := l.CheckCustomerKey(&src.Object, in.SrcCustomerKey); err != nil {
 		return Object{}, err
 	}
-	rehash := in.Algorithm != checksum.None && !hasFullChecksum(&src.Object, in.Algorithm)
 	self := in.SrcBucket == in.DstBucket && in.SrcKey == in.DstKey && in.SrcVersionID == ""
 	// A copy onto itself must change what the request can name: the
 	// metadata, tags, redirect, encryption or checksum. That a source
 	// uploaded in parts is rewritten as one object is no change S3
 	// counts.
-	if self && !encrypts && !asked && !in.Replace && !in.ReplaceTags && in.Headers.WebsiteRedirect == "" {
+	if self && !encrypts && !rehash && !in.Replace && !in.ReplaceTags && in.Headers.WebsiteRedirect == "" {
 		return Object{}, s3err.Newf(s3err.InvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 	}
 	if self && !rehash && !transcode {
