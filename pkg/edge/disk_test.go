@@ -104,7 +104,9 @@ func TestDiskFailure(t *testing.T) {
 // gives every reader of it the whole object.
 func TestDiskFailureMidFill(t *testing.T) {
 	f := &faults{}
-	e := newEnv(t, func(o *Options) { o.fault = f.fault })
+	// The first reader follows the fill as it is written, as with
+	// objects larger than defaultSmallObject.
+	e := newEnv(t, func(o *Options) { o.fault = f.fault; o.smallObject = -1 })
 	// One slice: a full GET of a longer object would also prefetch the
 	// next slice, whose writes could fail (and put the cache in
 	// pass-through) before the joiner arrives, so that it would not join.

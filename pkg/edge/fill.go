@@ -31,7 +31,22 @@ type fill struct {
 	mem     []byte
 	done    bool
 	err     error
+
+	// start, when not nil, runs the fill: the first fill of a small
+	// object, run by the request that made it (runFirst).
+	start func()
 }
+
+// defaultSmallObject is the size up to which a miss's request fetches the
+// object itself, whole, before it answers: a fill of its own goroutine
+// would cost the miss two hand-offs between goroutines (the fill's start
+// and its end), each a wait for a CPU on a busy host, for bytes that
+// arrive from the origin in one or two reads. The object is stored
+// before the answer begins, so an origin that fails mid-object is
+// answered with an error, not a cut body; a client that reads slowly
+// cannot slow the fill that other clients follow. The cost is the first
+// byte's: it waits for the object's last from the origin.
+const defaultSmallObject = 256 << 10
 
 // maxFillMemory bounds the bytes a fill keeps in memory after its disk
 // failed; beyond it the fill fails.
@@ -200,6 +215,19 @@ func (c *Cache) run(ctx context.Context, cancel context.CancelFunc, fl *fill, bo
 	// f kept open for that sync or closed.
 	c.complete(fl, f)
 	f = nil
+}
+
+// runFirst runs a fill returned not started by Cache.open, in the
+// calling goroutine, and returns its error. Only the request that opened
+// the entry holds such a fill, and runs it once.
+func (fl *fill) runFirst() error {
+	if run := fl.start; run != nil {
+		fl.start = nil
+		run()
+	}
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	return fl.err
 }
 
 // toMemory switches a fill to keeping bytes from pos in memory.

@@ -303,9 +303,10 @@ func TestHeadMissCoalesced(t *testing.T) {
 // TestStalledOriginHeadSent checks that a client whose miss follows a
 // fill waiting for the origin gets the answer's head (and the bytes
 // there are) at once, not when the origin goes on: a stalled origin is
-// then a cut answer, not a silent one.
+// then a cut answer, not a silent one. (A small object is fetched whole
+// before its answer begins: TestSmallObjectStoredBeforeAnswer.)
 func TestStalledOriginHeadSent(t *testing.T) {
-	e := newEnv(t, nil)
+	e := newEnv(t, func(o *Options) { o.smallObject = -1 })
 	data := randomBytes(52, 3000)
 	e.origin.put("b/obj", data, func(o *object) { o.contentType = "text/plain" })
 	g := e.origin.pause("b/obj", 1)
@@ -345,7 +346,7 @@ func TestStalledOriginHeadSent(t *testing.T) {
 // body when the origin sends none: such a head waits for the first bytes,
 // and the miss is answered with the type hits are.
 func TestStalledOriginSniffedType(t *testing.T) {
-	e := newEnv(t, nil)
+	e := newEnv(t, func(o *Options) { o.smallObject = -1 })
 	data := []byte("<html><body>" + strings.Repeat("x", 3000) + "</body></html>")
 	e.origin.put("b/page", data, func(o *object) { o.contentType = noContentType })
 	g := e.origin.pause("b/page", 1)
@@ -379,5 +380,72 @@ func TestRetriedAnswerHasNoAge(t *testing.T) {
 	r := e.mustGet("b/obj", data, xPass)
 	if age, ok := r.header["Age"]; ok {
 		t.Errorf("relayed answer after a failed read carries Age %q", age)
+	}
+}
+
+// TestSmallObjectStoredBeforeAnswer checks a miss of an object of at
+// most defaultSmallObject bytes, which the request that misses it
+// fetches whole before it answers: a client that asks meanwhile follows
+// the same fill, one origin request serving both; an origin that fails
+// mid-object gets the client a whole error answer (503, not a cut body)
+// and leaves no entry, so that the next request fetches the object again.
+func TestSmallObjectStoredBeforeAnswer(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(54, 3000)
+	e.origin.put("b/obj", data)
+	g := e.origin.pause("b/obj", 1000)
+	first := make(chan response, 1)
+	go func() { first <- e.get("b/obj") }()
+	g.wait(t)
+	joined := make(chan response, 1)
+	go func() { joined <- e.get("b/obj") }()
+	e.waitInflight(2)
+	g.open()
+	r := <-first
+	checkBody(t, "the request that missed", r, http.StatusOK, data)
+	if r.xcache() != xMiss {
+		t.Errorf("X-Cache %q, want %q", r.xcache(), xMiss)
+	}
+	checkBody(t, "the request that joined it", <-joined, http.StatusOK, data)
+	e.mustGet("b/obj", data, xHit)
+	if n := e.origin.fetches("b/obj", 0); n != 1 {
+		t.Errorf("%d origin GETs, want 1", n)
+	}
+
+	e.origin.put("b/cut", data)
+	e.origin.cut("b/cut", 1000)
+	r = e.get("b/cut")
+	if r.err != nil || r.status != http.StatusServiceUnavailable || r.header.Get("X-Test-Error-Code") != "ServiceUnavailable" {
+		t.Fatalf("origin cut mid-object: status %d, error code %q, body error %v; want a whole 503 ServiceUnavailable",
+			r.status, r.header.Get("X-Test-Error-Code"), r.err)
+	}
+	if r.header.Get("ETag") != "" || r.header.Get("Content-Type") != "" {
+		t.Errorf("the error answer carries the object's headers: %v", r.header)
+	}
+	if id := e.fileOf("b/cut"); id != "" {
+		t.Errorf("an entry (file %s) is left by the failed fetch", id)
+	}
+	e.mustGet("b/cut", data, xMiss)
+	e.mustGet("b/cut", data, xHit)
+	if n := e.origin.fetches("b/cut", 0); n != 2 {
+		t.Errorf("%d origin GETs of the cut object, want 2", n)
+	}
+}
+
+// TestSmallObjectFetchedForConditional checks that a miss of a small
+// object whose answer needs none of its bytes (a 304) still completes the
+// fill it made: the next request is served by it, not left waiting for a
+// fill that never runs, and the origin is asked once.
+func TestSmallObjectFetchedForConditional(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(55, 3000)
+	e.origin.put("b/obj", data)
+	if r := e.get("b/obj", "If-None-Match", "*"); r.status != http.StatusNotModified {
+		t.Fatalf("If-None-Match * on a miss: %d, want 304", r.status)
+	}
+	checkBody(t, "next GET", e.get("b/obj"), http.StatusOK, data)
+	e.mustGet("b/obj", data, xHit)
+	if n := e.origin.fetches("b/obj", 0); n != 1 {
+		t.Errorf("%d origin GETs, want 1", n)
 	}
 }

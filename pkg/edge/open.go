@@ -28,13 +28,16 @@ type opening struct {
 // the caller relays the origin's answer.
 //
 // joined is true when the entry was there or made by another client's
-// fetch: this request caused no origin request of its own.
-func (c *Cache) open(ctx context.Context, bucket, key string, at int64) (e *entry, pass, joined bool, err error) {
+// fetch: this request caused no origin request of its own. first, when
+// not nil, is the entry's first fill, made by this request and not
+// started: the caller runs it (fill.runFirst) before it answers; other
+// clients follow it meanwhile.
+func (c *Cache) open(ctx context.Context, bucket, key string, at int64) (e *entry, first *fill, pass, joined bool, err error) {
 	ck := bucket + "/" + key
 	c.mu.Lock()
 	if e := c.entries[ck]; e != nil && c.o.Now().Before(e.freshUntil) {
 		c.mu.Unlock()
-		return e, false, true, nil
+		return e, nil, false, true, nil
 	}
 	if op := c.opening[ck]; op != nil {
 		c.mu.Unlock()
@@ -42,25 +45,27 @@ func (c *Cache) open(ctx context.Context, bucket, key string, at int64) (e *entr
 		// every waiter.
 		select {
 		case <-op.done:
-			return op.e, op.pass, op.e != nil, op.err
+			return op.e, nil, op.pass, op.e != nil, op.err
 		case <-ctx.Done():
-			return nil, false, false, ctx.Err()
+			return nil, nil, false, false, ctx.Err()
 		}
 	}
 	op := &opening{done: make(chan struct{})}
 	c.opening[ck] = op
 	c.mu.Unlock()
-	op.e, op.pass, op.err = c.fetchFirst(bucket, key, at)
+	op.e, first, op.pass, op.err = c.fetchFirst(bucket, key, at)
 	c.mu.Lock()
 	delete(c.opening, ck)
 	c.mu.Unlock()
 	close(op.done)
-	return op.e, op.pass, false, op.err
+	return op.e, first, op.pass, false, op.err
 }
 
 // fetchFirst fetches the slice holding at (the whole object when the
-// origin does not serve ranges) and makes the entry.
-func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
+// origin does not serve ranges) and makes the entry. Its fill runs in a
+// goroutine of its own, or, for an object of at most Options.smallObject bytes
+// fetched whole, is returned not started, for the request to run.
+func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, *fill, bool, error) {
 	s := c.o.SliceSize
 	slice := at / s
 	ctx, cancel := context.WithCancel(context.Background())
@@ -87,7 +92,7 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	}
 	if err != nil {
 		cancel()
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	var first, last, size int64
 	switch resp.StatusCode {
@@ -99,7 +104,7 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 		if !ok || first != slice*s || last != min((slice+1)*s, size)-1 {
 			resp.Body.Close()
 			cancel()
-			return nil, false, originDown(fmt.Errorf("origin sent Content-Range %q for slice %d", resp.Header.Get("Content-Range"), slice))
+			return nil, nil, false, originDown(fmt.Errorf("origin sent Content-Range %q for slice %d", resp.Header.Get("Content-Range"), slice))
 		}
 	case http.StatusOK:
 		size = resp.ContentLength
@@ -111,7 +116,7 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 		cancel()
 		err := upstreamError(resp)
 		c.rememberMissing(bucket+"/"+key, resp, err)
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	now := c.o.Now()
 	pol := cachePolicy(resp.Header, now, c.o.DefaultTTL)
@@ -119,7 +124,7 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	if !pol.store || size < 0 || etag == "" && size > s {
 		resp.Body.Close()
 		cancel()
-		return nil, true, nil
+		return nil, nil, true, nil
 	}
 	e := &entry{
 		ck: bucket + "/" + key, id: newID(), size: size, etag: etag,
@@ -137,7 +142,7 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 		if e.d = c.place(e.ck, size); e.d == nil || tries == len(c.disks) {
 			resp.Body.Close()
 			cancel()
-			return nil, true, nil
+			return nil, nil, true, nil
 		}
 		var err error
 		if f, err = c.create(e, last-first+1); err == nil {
@@ -148,7 +153,7 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 			// stored, and no disk is at fault.
 			resp.Body.Close()
 			cancel()
-			return nil, true, nil
+			return nil, nil, true, nil
 		}
 	}
 	fl := newFill(e, first, last-first+1)
@@ -162,7 +167,7 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 		cancel()
 		f.Close()
 		os.Remove(e.path())
-		return nil, true, nil
+		return nil, nil, true, nil
 	}
 	if old := c.entries[e.ck]; old != nil {
 		c.dropLocked(old)
@@ -178,8 +183,12 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, bool, error) {
 	e.d.bytes += size
 	c.evictLocked(e.d, e)
 	c.mu.Unlock()
+	if first == 0 && last == size-1 && size <= c.o.smallObject {
+		fl.start = func() { c.run(ctx, cancel, fl, resp.Body, f) }
+		return e, fl, false, nil
+	}
 	go c.run(ctx, cancel, fl, resp.Body, f)
-	return e, false, nil
+	return e, nil, false, nil
 }
 
 // create makes an entry's file on its disk and returns it open for

@@ -93,6 +93,12 @@ type Options struct {
 	// next flush. Zero with NoSync, which has nothing to wait for.
 	syncAge time.Duration
 
+	// smallObject is the size up to which the request that misses an
+	// object fetches it whole itself (fill.go, defaultSmallObject).
+	// Zero: the default; negative: none, every fill runs in a goroutine
+	// of its own (tests of a fill's followers, with small objects).
+	smallObject int64
+
 	// fault, when set (tests), is called before each write to the cache
 	// disk and fails it by returning an error.
 	fault func(op string) error
@@ -153,6 +159,9 @@ func (o *Options) defaults() error {
 		o.syncAge = 0
 	case o.syncAge == 0:
 		o.syncAge = writebackAge()
+	}
+	if o.smallObject == 0 {
+		o.smallObject = defaultSmallObject
 	}
 	if o.ProbeInterval <= 0 {
 		o.ProbeInterval = 5 * time.Second

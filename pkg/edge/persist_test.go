@@ -57,7 +57,9 @@ func TestRestartKeepsCache(t *testing.T) {
 // right, while the complete slices are not fetched again; an object whose
 // first slice was cut has no record and its file goes at Open.
 func TestRestartAfterCutFill(t *testing.T) {
-	e := newEnv(t, nil)
+	// b/first's reader follows its fill, as with objects larger than
+	// defaultSmallObject.
+	e := newEnv(t, func(o *Options) { o.smallObject = -1 })
 	size := int64(3*testSlice + 100)
 	data := randomBytes(7, int(size))
 	first := randomBytes(17, testSlice-5)
@@ -118,7 +120,9 @@ func TestRestartAfterCutFill(t *testing.T) {
 // served after the restart (its file is removed at Open, as is any file
 // without a record), and that the object is then fetched whole.
 func TestRestartDuringFill(t *testing.T) {
-	e := newEnv(t, nil)
+	// The client follows the fill, as with objects larger than
+	// defaultSmallObject.
+	e := newEnv(t, func(o *Options) { o.smallObject = -1 })
 	kept := randomBytes(8, 5000)
 	data := randomBytes(9, testSlice-10)
 	e.origin.put("b/kept", kept)

@@ -33,7 +33,7 @@ const (
 // must not be reused.
 func (c *Cache) Serve(w http.ResponseWriter, r *http.Request, bucket, key string) error {
 	for attempt := 0; ; attempt++ {
-		e, state, err := c.resolve(r, bucket, key)
+		e, state, first, err := c.resolve(r, bucket, key)
 		if err != nil {
 			return err
 		}
@@ -41,7 +41,13 @@ func (c *Cache) Serve(w http.ResponseWriter, r *http.Request, bucket, key string
 			c.stats.passes.Add(1)
 			return c.pass(w, r, bucket, key)
 		}
-		err = c.serveEntry(w, r, e, state, bucket, key)
+		err = c.serveEntry(w, r, e, state, bucket, key, first)
+		if first != nil && first.start != nil {
+			// The answer needed none of its bytes (a condition failed, the
+			// range was empty): the fill still runs, for the clients
+			// following it and for the cache.
+			go first.runFirst()
+		}
 		if errors.Is(err, errRetry) && attempt == 0 {
 			continue
 		}
@@ -55,12 +61,13 @@ func (c *Cache) Serve(w http.ResponseWriter, r *http.Request, bucket, key string
 
 // resolve finds a usable entry: fresh, revalidated, stale within its
 // stale-if-error window while the origin fails, or newly opened. A nil
-// entry without error means pass-through.
-func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, error) {
+// entry without error means pass-through. first is the newly opened
+// entry's first fill when this request is to run it (Cache.open).
+func (c *Cache) resolve(r *http.Request, bucket, key string) (e *entry, state string, first *fill, err error) {
 	ck := bucket + "/" + key
 	now := c.o.Now()
 	c.mu.Lock()
-	e := c.entries[ck]
+	e = c.entries[ck]
 	if e != nil {
 		c.touchLocked(e, now)
 		isFresh := now.Before(e.freshUntil)
@@ -68,19 +75,19 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 		if isFresh {
 			c.stats.hits.Add(1)
 			e.d.hits.Add(1)
-			return e, xHit, nil
+			return e, xHit, nil, nil
 		}
 		switch out, err := c.revalidate(r.Context(), e, bucket, key); out {
 		case fresh:
 			c.stats.hits.Add(1)
 			e.d.hits.Add(1)
-			return e, xRevalidated, nil
+			return e, xRevalidated, nil, nil
 		case failed:
 			if c.staleUsable(e, now) {
 				c.stats.stale.Add(1)
-				return e, xStale, nil
+				return e, xStale, nil, nil
 			}
-			return nil, "", err
+			return nil, "", nil, err
 		case changed:
 			c.forgetSide(ck)
 		}
@@ -88,18 +95,19 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 		c.mu.Unlock()
 	}
 	if e, state, err, ok := c.resolveSide(r, bucket, key, now); ok {
-		return e, state, err
+		return e, state, nil, err
 	}
 	c.stats.misses.Add(1)
 	if !c.anyHealthy() {
-		return nil, xPass, nil
+		return nil, xPass, nil, nil
 	}
 	if r.Method == http.MethodHead {
-		return c.headMiss(r.Context(), bucket, key)
+		e, state, err = c.headMiss(r.Context(), bucket, key)
+		return e, state, nil, err
 	}
-	e, pass, joined, err := c.open(r.Context(), bucket, key, firstOffset(r.Header.Get("Range")))
+	e, first, pass, joined, err := c.open(r.Context(), bucket, key, firstOffset(r.Header.Get("Range")))
 	if err != nil || pass {
-		return nil, xPass, err
+		return nil, xPass, nil, err
 	}
 	c.forgetSide(ck)
 	if joined {
@@ -109,10 +117,10 @@ func (c *Cache) resolve(r *http.Request, bucket, key string) (*entry, string, er
 		c.stats.misses.Add(^uint64(0))
 		c.stats.hits.Add(1)
 		e.d.hits.Add(1)
-		return e, xHit, nil
+		return e, xHit, nil, nil
 	}
 	e.d.misses.Add(1)
-	return e, xMiss, nil
+	return e, xMiss, first, nil
 }
 
 // firstOffset is the first byte a Range header asks for, before the
@@ -132,8 +140,10 @@ func firstOffset(h string) int64 {
 
 // serveEntry answers from an entry: conditionals, range, headers, then
 // the bytes slice by slice, from the file when the slice is complete,
-// else following (or starting) its fill.
-func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, state, bucket, key string) error {
+// else following (or starting) its fill. first, when not nil, is the
+// entry's first fill, not started, which this request runs before its
+// answer begins (Cache.open).
+func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, state, bucket, key string, first *fill) error {
 	size, hb := e.size, e.headers()
 	etag, lastMod := hb.etag, hb.lastMod
 	h := w.Header()
@@ -180,6 +190,16 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 		return nil
 	}
 
+	if first != nil {
+		if err := first.runFirst(); err != nil {
+			// Nothing was sent: the client gets the origin's failure,
+			// and the entry, which holds none of the object, goes.
+			c.drop(e)
+			hb.unset(h)
+			clearEntityHeaders(h)
+			return err
+		}
+	}
 	if done, err := c.serveMemory(w, e, status, rng); done {
 		return err
 	}
@@ -220,6 +240,10 @@ func (c *Cache) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, sta
 			// The complete slices that follow go in the same sendfile.
 			n = e.presentRun(i, end) - pos
 			i = (pos + n - 1) / e.sliceSize
+		} else if first != nil && first.firstSlice <= i && i <= first.slice {
+			// The fill this request ran kept its bytes in memory (its
+			// disk failed).
+			fl = first
 		} else {
 			if usable {
 				fl, startFl = c.fillLocked(e, i)
