@@ -1112,6 +1112,7 @@ func (c *Cache) Close() error {
 	c.mu.Unlock()
 	close(c.stop)
 	c.wg.Wait()
+	c.o.Client.CloseIdleConnections()
 	// Record everything finished, however recent, so that a slice a
 	// client has just received is not fetched again after a restart.
 	c.flushAll()

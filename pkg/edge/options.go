@@ -117,6 +117,13 @@ type Disk struct {
 	MaxBytes int64
 }
 
+// The default client's limits: how long the origin may take to send an
+// answer's head, and how long a kept connection to it may stay idle.
+const (
+	originHeaderTimeout = 60 * time.Second
+	originIdleTimeout   = 90 * time.Second
+)
+
 // DefaultSliceSize is the slice size when Options.SliceSize is zero.
 const DefaultSliceSize = 4 << 20
 
@@ -167,17 +174,20 @@ func (o *Options) defaults() error {
 		o.ProbeInterval = 5 * time.Second
 	}
 	if o.Client == nil {
-		o.Client = &http.Client{Transport: &http.Transport{
+		std := &http.Transport{
 			MaxIdleConns:          256,
 			MaxIdleConnsPerHost:   256,
-			IdleConnTimeout:       90 * time.Second,
-			ResponseHeaderTimeout: 60 * time.Second,
+			IdleConnTimeout:       originIdleTimeout,
+			ResponseHeaderTimeout: originHeaderTimeout,
 			DisableCompression:    true,
 			TLSClientConfig:       &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
 			// A TLSClientConfig turns net/http's automatic HTTP/2 off;
 			// an origin that offers it gets it, as without one.
 			ForceAttemptHTTP2: true,
-		}}
+		}
+		// A plain-HTTP origin's GETs and HEADs go through the edge's own
+		// client (direct.go), everything else through net/http's.
+		o.Client = &http.Client{Transport: newDirectTransport(std, originHeaderTimeout, originIdleTimeout, 256)}
 	}
 	return nil
 }
