@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"sync"
@@ -25,9 +27,12 @@ import (
 // origin closed meanwhile is found at the first read and the request is
 // sent again, once, on a new one (GET and HEAD are idempotent); 1xx
 // answers are skipped; the request's context cancels the request and its
-// body's reads; the answer's head must come within headerTimeout; a
-// connection is kept only after its answer's body was read to its end
-// and neither side asked to close it.
+// body's reads; the answer's head must come within headerTimeout and
+// hold at most maxHeaderBytes, 1xx answers included; a connection is
+// kept only after its answer's body was read to its end and neither side
+// asked to close it, and is not used again once the origin sent it bytes
+// that belong to no request (more than an answer's length, a 408 while
+// it was idle), nor after idleTimeout.
 type directTransport struct {
 	next          http.RoundTripper
 	dialer        net.Dialer
@@ -38,11 +43,23 @@ type directTransport struct {
 
 	mu   sync.Mutex
 	idle map[string][]*directConn // by host:port, most recently used last
+	// closeIdle is set by CloseIdleConnections until the next dial: the
+	// connections whose answers end meanwhile are closed, not kept, as
+	// net/http's Transport does.
+	closeIdle bool
 }
+
+// maxHeaderBytes bounds the bytes of an answer's head, 1xx answers
+// before it included: net/http Transport's default
+// (MaxResponseHeaderBytes).
+const maxHeaderBytes = 10 << 20
 
 // directConn is one connection to the origin.
 type directConn struct {
 	conn net.Conn
+	// lim is what br reads conn through: it holds the reads of an
+	// answer's head to maxHeaderBytes.
+	lim  io.LimitedReader
 	br   *bufio.Reader
 	bw   *bufio.Writer
 	used time.Time // when it was put back
@@ -78,7 +95,7 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		resp, err := t.roundTrip(pc, addr, req)
+		resp, err := t.roundTrip(pc, reused, addr, req)
 		if errors.Is(err, errStaleConn) && reused {
 			continue // each stale connection is closed: this ends
 		}
@@ -97,31 +114,56 @@ func (t *directTransport) conn(ctx context.Context, addr string) (pc *directConn
 		pc = l[len(l)-1]
 		l[len(l)-1] = nil
 		t.idle[addr] = l[:len(l)-1]
-		if now.Sub(pc.used) < t.idleTimeout {
+		// A connection that received bytes while idle (a 408, the
+		// origin's close) is not used again: they would be read as the
+		// answer to the request sent on it.
+		if now.Sub(pc.used) < t.idleTimeout && pc.br.Buffered() == 0 && idleConnQuiet(pc.conn) {
 			t.mu.Unlock()
 			return pc, true, nil
 		}
 		pc.conn.Close()
 	}
+	t.closeIdle = false
 	t.mu.Unlock()
 	c, err := t.dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, false, err
 	}
-	return &directConn{conn: c, br: bufio.NewReaderSize(c, 32<<10), bw: bufio.NewWriterSize(c, 4<<10)}, false, nil
+	pc = &directConn{conn: c, lim: io.LimitedReader{R: c, N: math.MaxInt64}, bw: bufio.NewWriterSize(c, 4<<10)}
+	pc.br = bufio.NewReaderSize(&pc.lim, 32<<10)
+	return pc, false, nil
 }
 
-// put keeps pc for the next request to addr.
+// put keeps pc for the next request to addr, unless bytes beyond the
+// answer just read came with it, and closes the kept connections of addr
+// idle for idleTimeout (the most recent are used first: the oldest can
+// stay idle however busy the others are).
 func (t *directTransport) put(addr string, pc *directConn) {
-	pc.used = t.now()
-	t.mu.Lock()
-	if l := t.idle[addr]; len(l) < t.maxIdle {
-		t.idle[addr] = append(l, pc)
-		t.mu.Unlock()
+	if pc.br.Buffered() > 0 {
+		pc.conn.Close()
 		return
 	}
+	pc.used = t.now()
+	var expired []*directConn
+	t.mu.Lock()
+	l := t.idle[addr]
+	for len(l) > 0 && pc.used.Sub(l[0].used) >= t.idleTimeout {
+		expired = append(expired, l[0])
+		l[0] = nil
+		l = l[1:]
+	}
+	keep := len(l) < t.maxIdle && !t.closeIdle
+	if keep {
+		l = append(l, pc)
+	}
+	t.idle[addr] = l
 	t.mu.Unlock()
-	pc.conn.Close()
+	for _, old := range expired {
+		old.conn.Close()
+	}
+	if !keep {
+		pc.conn.Close()
+	}
 }
 
 // CloseIdleConnections closes the kept connections (http.Client's
@@ -130,6 +172,7 @@ func (t *directTransport) CloseIdleConnections() {
 	t.mu.Lock()
 	idle := t.idle
 	t.idle = make(map[string][]*directConn)
+	t.closeIdle = true
 	t.mu.Unlock()
 	for _, l := range idle {
 		for _, pc := range l {
@@ -141,9 +184,10 @@ func (t *directTransport) CloseIdleConnections() {
 	}
 }
 
-// roundTrip sends req on pc and reads its answer's head. On an error pc
-// is closed; errStaleConn says that nothing of an answer came.
-func (t *directTransport) roundTrip(pc *directConn, addr string, req *http.Request) (*http.Response, error) {
+// roundTrip sends req on pc, a kept connection when reused, and reads its
+// answer's head. On an error pc is closed; errStaleConn says that no
+// answer to req came.
+func (t *directTransport) roundTrip(pc *directConn, reused bool, addr string, req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	if err := ctx.Err(); err != nil {
 		t.put(addr, pc)
@@ -182,14 +226,24 @@ func (t *directTransport) roundTrip(pc *directConn, addr string, req *http.Reque
 		return fail(errStaleConn)
 	}
 	var resp *http.Response
+	pc.lim.N = maxHeaderBytes
 	for {
 		var err error
 		if resp, err = http.ReadResponse(pc.br, req); err != nil {
+			if pc.lim.N <= 0 {
+				err = fmt.Errorf("edge: the origin's response headers exceeded %d bytes", maxHeaderBytes)
+			}
 			return fail(err)
 		}
 		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
 			break
 		}
+	}
+	pc.lim.N = math.MaxInt64
+	if resp.StatusCode == http.StatusRequestTimeout && reused {
+		// Sent for the connection while it was idle, before the request
+		// (net/http's Transport takes it so too): the origin closes it.
+		return fail(errStaleConn)
 	}
 	pc.conn.SetReadDeadline(time.Time{})
 	if err := ctx.Err(); err != nil {
@@ -224,14 +278,26 @@ type directBody struct {
 	stop func() bool
 	keep bool
 	done atomic.Bool
+	// eof is set by the Read that saw the end: later Reads answer
+	// io.EOF again, as io.Reader's contract and net/http's bodies do
+	// (net/http's ResponseWriter.ReadFrom reads again after a body of
+	// exactly its 512 sniffed bytes).
+	eof atomic.Bool
 }
 
+// errClosedBody is a Read after Close.
+var errClosedBody = errors.New("edge: read of a closed origin body")
+
 func (b *directBody) Read(p []byte) (int, error) {
+	if b.eof.Load() {
+		return 0, io.EOF
+	}
 	if b.done.Load() {
-		return 0, errors.New("edge: read of a closed origin body")
+		return 0, errClosedBody
 	}
 	n, err := b.body.Read(p)
 	if err == io.EOF && b.done.CompareAndSwap(false, true) {
+		b.eof.Store(true)
 		if b.stop() && b.keep {
 			b.t.put(b.addr, b.pc)
 		} else {

@@ -325,3 +325,226 @@ func TestDirectHandsOn(t *testing.T) {
 		t.Errorf("next transport got %v", next.got)
 	}
 }
+
+// TestDirectBodyEOFRepeats checks that a body read to its end keeps
+// answering io.EOF, as net/http's bodies do: net/http's server reads its
+// source again after the first 512 bytes (ResponseWriter.ReadFrom sniffs
+// them first), and a body of exactly that length must not fail there.
+func TestDirectBodyEOFRepeats(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	tr := newTestDirect(nil)
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/x", nil)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, err := io.ReadAll(resp.Body); err != nil || string(b) != "ok" {
+		t.Fatalf("body %q, %v", b, err)
+	}
+	for range 2 {
+		if n, err := resp.Body.Read(make([]byte, 10)); n != 0 || err != io.EOF {
+			t.Errorf("a read after the end: %d, %v; want 0, io.EOF", n, err)
+		}
+	}
+}
+
+// TestPassSniffLength checks a pass-through of an object of exactly 512
+// bytes (net/http's sniff length) through a real server, whose
+// ResponseWriter.ReadFrom reads the body again after those bytes.
+func TestPassSniffLength(t *testing.T) {
+	e := newEnv(t, nil)
+	data := randomBytes(56, 512)
+	e.origin.put("b/obj", data, func(o *object) { o.cacheControl = "no-store" })
+	errc := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		errc <- e.c().Serve(w, r, "b", "obj")
+	}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/b/obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err := <-errc; err != nil {
+		t.Errorf("Serve of a 512-byte pass-through: %v", err)
+	}
+	if !bytes.Equal(b, data) {
+		t.Errorf("got %d bytes, want the object's 512", len(b))
+	}
+}
+
+// TestDirectHeaderLimit checks that an origin cannot make the edge hold
+// an answer's head of any size: net/http's Transport refuses heads (1xx
+// answers included) beyond 10 MiB.
+func TestDirectHeaderLimit(t *testing.T) {
+	big := strings.Repeat("v", 1<<20)
+	for _, tc := range []struct{ name, head string }{
+		{"header", "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-Big: "+big+"\r\n", 11) + "Content-Length: 2\r\n\r\nok"},
+		{"1xx", strings.Repeat("HTTP/1.1 103 Early Hints\r\nLink: "+big+"\r\n\r\n", 11) + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+				if readRequest(br) == nil {
+					io.WriteString(c, tc.head)
+				}
+				c.Close()
+			})
+			tr := newTestDirect(nil)
+			defer tr.CloseIdleConnections()
+			req, _ := http.NewRequest(http.MethodGet, o.url()+"/x", nil)
+			resp, err := tr.RoundTrip(req)
+			if err == nil {
+				resp.Body.Close()
+				t.Fatalf("an answer with 11 MiB of head: %s, want an error", resp.Status)
+			}
+		})
+	}
+}
+
+// TestDirectUnsolicitedBytes checks that bytes an origin sends beyond an
+// answer (more than its Content-Length, a body to a HEAD, a 408 while the
+// connection is idle, before closing it) are never read as the next
+// request's answer: the connection is not used again, as net/http's
+// Transport does not use one that received bytes while idle. later: the
+// bytes come once the client has read the answer, not with it.
+func TestDirectUnsolicitedBytes(t *testing.T) {
+	for _, tc := range []struct {
+		name, method, extra string
+		later, close        bool
+	}{
+		{"beyond length", http.MethodGet, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false, false},
+		{"HEAD body", http.MethodHead, "ok", false, false},
+		{"408 with the answer", http.MethodGet, "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", false, true},
+		{"408 while idle", http.MethodGet, "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read := make(chan struct{})
+			sent := make(chan struct{})
+			var answered atomic.Bool
+			o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+				for readRequest(br) == nil {
+					answer := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"
+					if !answered.CompareAndSwap(false, true) {
+						io.WriteString(c, answer+"ok")
+						continue
+					}
+					if tc.method != http.MethodHead {
+						answer += "ok"
+					}
+					if tc.later {
+						io.WriteString(c, answer)
+						<-read
+						io.WriteString(c, tc.extra)
+					} else {
+						io.WriteString(c, answer+tc.extra)
+					}
+					if tc.close {
+						c.Close()
+					}
+					close(sent)
+					if tc.close {
+						return
+					}
+				}
+			})
+			tr := newTestDirect(nil)
+			defer tr.CloseIdleConnections()
+			directGet(t, tr, tc.method, o.url()+"/a")
+			close(read)
+			<-sent
+			if status, b := directGet(t, tr, http.MethodGet, o.url()+"/b"); status != http.StatusOK || string(b) != "ok" {
+				t.Errorf("the next GET: %d %q, want 200 \"ok\"", status, b)
+			}
+		})
+	}
+}
+
+// TestDirectIdleExpires checks that a kept connection idle beyond the
+// idle timeout is closed although newer ones are used meanwhile (the
+// pool hands out the most recent first).
+func TestDirectIdleExpires(t *testing.T) {
+	arrived := make(chan struct{})
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/held" {
+			arrived <- struct{}{}
+			<-release
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	tr := newTestDirect(nil)
+	tr.now = clk.Now
+	tr.headerTimeout = 0 // a deadline from the fake clock would be past
+	defer tr.CloseIdleConnections()
+	// Three connections, on three requests at once.
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodGet, srv.URL+"/held", nil)
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}()
+	}
+	for range 3 {
+		<-arrived
+	}
+	close(release)
+	wg.Wait()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	idle := func() int {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return len(tr.idle[addr])
+	}
+	if n := idle(); n != 3 {
+		t.Fatalf("%d kept connections, want 3", n)
+	}
+	for range 3 {
+		clk.advance(30 * time.Second)
+		directGet(t, tr, http.MethodGet, srv.URL+"/x")
+	}
+	if n := idle(); n != 1 {
+		t.Errorf("%d kept connections after 90 s, two of them idle all along; want 1", n)
+	}
+}
+
+// TestDirectCloseIdleInFlight checks that a connection whose answer is
+// read to its end after CloseIdleConnections (Cache.Close) is closed, not
+// kept, as net/http's Transport does until the next request.
+func TestDirectCloseIdleInFlight(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	tr := newTestDirect(nil)
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/x", nil)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.CloseIdleConnections()
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	tr.mu.Lock()
+	n := len(tr.idle[strings.TrimPrefix(srv.URL, "http://")])
+	tr.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d connections kept after CloseIdleConnections, want 0", n)
+	}
+}
