@@ -2,10 +2,12 @@ package edge
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -447,5 +449,49 @@ func TestSmallObjectFetchedForConditional(t *testing.T) {
 	e.mustGet("b/obj", data, xHit)
 	if n := e.origin.fetches("b/obj", 0); n != 1 {
 		t.Errorf("%d origin GETs, want 1", n)
+	}
+}
+
+// TestSmallObjectFillPanics checks that a fill run by the request that
+// missed (a small object) which panics midway ends for the clients that
+// follow it, and for those after them: a panic in a request's goroutine
+// is recovered by net/http's server, and the fill, never finished, would
+// hold every later request of the object for good.
+func TestSmallObjectFillPanics(t *testing.T) {
+	var writes atomic.Int64
+	e := newEnv(t, func(o *Options) {
+		o.fault = func(op string) error {
+			if op == "write" && writes.Add(1) == 2 {
+				panic("injected fault in the fill")
+			}
+			return nil
+		}
+	})
+	data := randomBytes(57, 3000)
+	e.origin.put("b/obj", data)
+	if r := e.get("b/obj"); r.err == nil && r.status == http.StatusOK {
+		t.Fatalf("the GET whose fill panicked: %d, complete body", r.status)
+	}
+	next := make(chan response, 1)
+	go func() { next <- e.get("b/obj") }()
+	select {
+	case r := <-next:
+		checkBody(t, "the GET after the panic", r, http.StatusOK, data)
+	case <-time.After(waitLimit):
+		t.Error("the GET after the fill's panic waits for that fill for good")
+		// Let the waiting request go, so that the test can end.
+		c := e.c()
+		c.mu.Lock()
+		var fills []*fill
+		if en := c.entries["b/obj"]; en != nil {
+			for _, fl := range en.fills {
+				fills = append(fills, fl)
+			}
+		}
+		c.mu.Unlock()
+		for _, fl := range fills {
+			c.finish(fl, errors.New("test: unstuck"))
+		}
+		<-next
 	}
 }

@@ -184,7 +184,20 @@ func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, *fill, bool, e
 	c.evictLocked(e.d, e)
 	c.mu.Unlock()
 	if first == 0 && last == size-1 && size <= c.o.smallObject {
-		fl.start = func() { c.run(ctx, cancel, fl, resp.Body, f) }
+		fl.start = func() {
+			// A panic in the fill, which net/http's server recovers in the
+			// request's goroutine, still ends it: its followers get an
+			// error, and later requests do not follow it for good.
+			ran := false
+			defer func() {
+				if !ran {
+					c.drop(e)
+					c.finish(fl, originDown(errors.New("edge: the fill stopped")))
+				}
+			}()
+			c.run(ctx, cancel, fl, resp.Body, f)
+			ran = true
+		}
 		return e, fl, false, nil
 	}
 	go c.run(ctx, cancel, fl, resp.Body, f)

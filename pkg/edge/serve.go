@@ -41,12 +41,10 @@ func (c *Cache) Serve(w http.ResponseWriter, r *http.Request, bucket, key string
 			c.stats.passes.Add(1)
 			return c.pass(w, r, bucket, key)
 		}
-		err = c.serveEntry(w, r, e, state, bucket, key, first)
-		if first != nil && first.start != nil {
-			// The answer needed none of its bytes (a condition failed, the
-			// range was empty): the fill still runs, for the clients
-			// following it and for the cache.
-			go first.runFirst()
+		if first != nil {
+			err = c.serveOpened(w, r, e, state, bucket, key, first)
+		} else {
+			err = c.serveEntry(w, r, e, state, bucket, key, nil)
 		}
 		if errors.Is(err, errRetry) && attempt == 0 {
 			continue
@@ -57,6 +55,20 @@ func (c *Cache) Serve(w http.ResponseWriter, r *http.Request, bucket, key string
 		}
 		return err
 	}
+}
+
+// serveOpened is serveEntry for the request that opened e, which holds
+// its first fill not started. However the answer ends without running it
+// (it needed none of the bytes: a condition failed, the range was empty;
+// or a panic, which net/http's server recovers), the fill still runs, for
+// the clients following it and for the cache.
+func (c *Cache) serveOpened(w http.ResponseWriter, r *http.Request, e *entry, state, bucket, key string, first *fill) error {
+	defer func() {
+		if first.start != nil {
+			go first.runFirst()
+		}
+	}()
+	return c.serveEntry(w, r, e, state, bucket, key, first)
 }
 
 // resolve finds a usable entry: fresh, revalidated, stale within its
