@@ -109,22 +109,26 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // conn returns a kept connection to addr, or a new one.
 func (t *directTransport) conn(ctx context.Context, addr string) (pc *directConn, reused bool, err error) {
 	now := t.now()
-	t.mu.Lock()
-	for l := t.idle[addr]; len(l) > 0; l = t.idle[addr] {
+	for {
+		t.mu.Lock()
+		l := t.idle[addr]
+		if len(l) == 0 {
+			t.closeIdle = false
+			t.mu.Unlock()
+			break
+		}
 		pc = l[len(l)-1]
 		l[len(l)-1] = nil
 		t.idle[addr] = l[:len(l)-1]
+		t.mu.Unlock()
 		// A connection that received bytes while idle (a 408, the
 		// origin's close) is not used again: they would be read as the
 		// answer to the request sent on it.
 		if now.Sub(pc.used) < t.idleTimeout && pc.br.Buffered() == 0 && idleConnQuiet(pc.conn) {
-			t.mu.Unlock()
 			return pc, true, nil
 		}
 		pc.conn.Close()
 	}
-	t.closeIdle = false
-	t.mu.Unlock()
 	c, err := t.dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, false, err
