@@ -22,6 +22,10 @@ import (
 type Cache struct {
 	o  Options
 	up *upstream
+	// ownClient is true when the cache made o.Client (Options.Client
+	// nil): Close closes its idle connections, never those of a client
+	// the caller may share.
+	ownClient bool
 	// disks are the cache directories (disks.go); each entry lives on
 	// one.
 	disks []*disk
@@ -194,15 +198,17 @@ type counters struct {
 // without it (in pass-through when it is the only one) and probes the
 // disk until it works.
 func Open(o Options) (*Cache, error) {
+	ownClient := o.Client == nil
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
 	c := &Cache{
-		o:       o,
-		entries: make(map[string]*entry),
-		index:   newHitIndex(),
-		opening: make(map[string]*opening),
-		stop:    make(chan struct{}),
+		o:         o,
+		ownClient: ownClient,
+		entries:   make(map[string]*entry),
+		index:     newHitIndex(),
+		opening:   make(map[string]*opening),
+		stop:      make(chan struct{}),
 	}
 	for _, d := range o.Disks {
 		c.disks = append(c.disks, newDisk(d, len(o.Disks) == 1))
@@ -1112,7 +1118,9 @@ func (c *Cache) Close() error {
 	c.mu.Unlock()
 	close(c.stop)
 	c.wg.Wait()
-	c.o.Client.CloseIdleConnections()
+	if c.ownClient {
+		c.o.Client.CloseIdleConnections()
+	}
 	// Record everything finished, however recent, so that a slice a
 	// client has just received is not fetched again after a restart.
 	c.flushAll()

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -546,5 +547,39 @@ func TestDirectCloseIdleInFlight(t *testing.T) {
 	tr.mu.Unlock()
 	if n != 0 {
 		t.Errorf("%d connections kept after CloseIdleConnections, want 0", n)
+	}
+}
+
+// closeCounter counts CloseIdleConnections calls.
+type closeCounter struct {
+	http.RoundTripper
+	closes atomic.Int64
+}
+
+func (c *closeCounter) CloseIdleConnections() { c.closes.Add(1) }
+
+// TestCloseLeavesCallersClient checks that Cache.Close closes the idle
+// connections of the client the cache made, and never those of a client
+// the caller gave it (which may be shared).
+func TestCloseLeavesCallersClient(t *testing.T) {
+	u, _ := url.Parse("http://127.0.0.1:1")
+	cc := &closeCounter{RoundTripper: &stubTransport{}}
+	c, err := Open(Options{Upstream: u, Dir: t.TempDir(), MaxBytes: 1 << 20, NoSync: true, Client: &http.Client{Transport: cc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if n := cc.closes.Load(); n != 0 {
+		t.Errorf("the caller's client had its idle connections closed %d times", n)
+	}
+	c, err = Open(Options{Upstream: u, Dir: t.TempDir(), MaxBytes: 1 << 20, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := &closeCounter{RoundTripper: &stubTransport{}}
+	c.o.Client.Transport.(*directTransport).next = next
+	c.Close()
+	if n := next.closes.Load(); n != 1 {
+		t.Errorf("the cache's own client had its idle connections closed %d times, want 1", n)
 	}
 }
