@@ -92,6 +92,22 @@ func newTestDirect(next http.RoundTripper) *directTransport {
 	return newDirectTransport(next, time.Minute, time.Minute, 4)
 }
 
+// countingServer starts an HTTP server with handler and counts the
+// connections made to it.
+func countingServer(t *testing.T, handler http.HandlerFunc) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	conns := new(atomic.Int64)
+	srv := httptest.NewUnstartedServer(handler)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, conns
+}
+
 // directGet does a GET (or HEAD) through tr and returns the status and body.
 func directGet(t *testing.T, tr *directTransport, method, url string) (int, []byte) {
 	t.Helper()
@@ -112,9 +128,8 @@ func directGet(t *testing.T, tr *directTransport, method, url string) (int, []by
 // length or chunked, and HEADs leave their connection for the next
 // request.
 func TestDirectKeepsConnection(t *testing.T) {
-	var conns atomic.Int64
 	body := bytes.Repeat([]byte("k"), 100<<10)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/chunked" {
 			w.Write(body[:1000])
 			w.(http.Flusher).Flush()
@@ -123,14 +138,7 @@ func TestDirectKeepsConnection(t *testing.T) {
 		}
 		w.Header().Set("Content-Length", "102400")
 		w.Write(body)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
+	})
 	tr := newTestDirect(nil)
 	defer tr.CloseIdleConnections()
 	for _, p := range []string{"/a", "/chunked", "/b", "/chunked"} {
@@ -173,21 +181,13 @@ func TestDirectStaleConnection(t *testing.T) {
 // TestDirectNotKept checks the answers after which a connection is not
 // kept: a body closed before its end, and Connection: close.
 func TestDirectNotKept(t *testing.T) {
-	var conns atomic.Int64
 	body := bytes.Repeat([]byte("n"), 1<<20)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/close" {
 			w.Header().Set("Connection", "close")
 		}
 		w.Write(body)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
+	})
 	tr := newTestDirect(nil)
 	defer tr.CloseIdleConnections()
 
