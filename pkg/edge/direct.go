@@ -170,6 +170,16 @@ func (t *directTransport) put(addr string, pc *directConn) {
 	}
 }
 
+// release ends pc's answer, read to its end: pc is kept when keep (no
+// cancellation came, and neither side asked to close it), else closed.
+func (t *directTransport) release(addr string, pc *directConn, keep bool) {
+	if keep {
+		t.put(addr, pc)
+	} else {
+		pc.conn.Close()
+	}
+}
+
 // CloseIdleConnections closes the kept connections (http.Client's
 // CloseIdleConnections calls it), and those of next.
 func (t *directTransport) CloseIdleConnections() {
@@ -260,11 +270,7 @@ func (t *directTransport) roundTrip(pc *directConn, reused bool, addr string, re
 	}
 	keep := !resp.Close && !req.Close
 	if resp.Body == http.NoBody {
-		if stop() && keep {
-			t.put(addr, pc)
-		} else {
-			pc.conn.Close()
-		}
+		t.release(addr, pc, stop() && keep)
 		return resp, nil
 	}
 	resp.Body = &directBody{t: t, pc: pc, addr: addr, body: resp.Body, stop: stop, keep: keep}
@@ -302,11 +308,7 @@ func (b *directBody) Read(p []byte) (int, error) {
 	n, err := b.body.Read(p)
 	if err == io.EOF && b.done.CompareAndSwap(false, true) {
 		b.eof.Store(true)
-		if b.stop() && b.keep {
-			b.t.put(b.addr, b.pc)
-		} else {
-			b.pc.conn.Close()
-		}
+		b.t.release(b.addr, b.pc, b.stop() && b.keep)
 	}
 	return n, err
 }

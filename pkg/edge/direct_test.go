@@ -124,6 +124,35 @@ func directGet(t *testing.T, tr *directTransport, method, url string) (int, []by
 	return resp.StatusCode, b
 }
 
+// okServer starts an HTTP server answering every request with "ok".
+func okServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// directStart sends a GET of url through tr and returns the answer with
+// its body unread.
+func directStart(t *testing.T, tr *directTransport, url string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	return resp
+}
+
+// idleConns is the number of tr's kept connections to srv.
+func idleConns(tr *directTransport, srv *httptest.Server) int {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return len(tr.idle[strings.TrimPrefix(srv.URL, "http://")])
+}
+
 // TestDirectKeepsConnection checks that answers read to their end, with a
 // length or chunked, and HEADs leave their connection for the next
 // request.
@@ -332,17 +361,10 @@ func TestDirectHandsOn(t *testing.T) {
 // source again after the first 512 bytes (ResponseWriter.ReadFrom sniffs
 // them first), and a body of exactly that length must not fail there.
 func TestDirectBodyEOFRepeats(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("ok"))
-	}))
-	defer srv.Close()
+	srv := okServer(t)
 	tr := newTestDirect(nil)
 	defer tr.CloseIdleConnections()
-	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/x", nil)
-	resp, err := tr.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := directStart(t, tr, srv.URL+"/x")
 	defer resp.Body.Close()
 	if b, err := io.ReadAll(resp.Body); err != nil || string(b) != "ok" {
 		t.Fatalf("body %q, %v", b, err)
@@ -506,20 +528,14 @@ func TestDirectIdleExpires(t *testing.T) {
 	}
 	close(release)
 	wg.Wait()
-	addr := strings.TrimPrefix(srv.URL, "http://")
-	idle := func() int {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
-		return len(tr.idle[addr])
-	}
-	if n := idle(); n != 3 {
+	if n := idleConns(tr, srv); n != 3 {
 		t.Fatalf("%d kept connections, want 3", n)
 	}
 	for range 3 {
 		clk.advance(30 * time.Second)
 		directGet(t, tr, http.MethodGet, srv.URL+"/x")
 	}
-	if n := idle(); n != 1 {
+	if n := idleConns(tr, srv); n != 1 {
 		t.Errorf("%d kept connections after 90 s, two of them idle all along; want 1", n)
 	}
 }
@@ -528,24 +544,14 @@ func TestDirectIdleExpires(t *testing.T) {
 // read to its end after CloseIdleConnections (Cache.Close) is closed, not
 // kept, as net/http's Transport does until the next request.
 func TestDirectCloseIdleInFlight(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("ok"))
-	}))
-	defer srv.Close()
+	srv := okServer(t)
 	tr := newTestDirect(nil)
 	defer tr.CloseIdleConnections()
-	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/x", nil)
-	resp, err := tr.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := directStart(t, tr, srv.URL+"/x")
 	tr.CloseIdleConnections()
 	io.ReadAll(resp.Body)
 	resp.Body.Close()
-	tr.mu.Lock()
-	n := len(tr.idle[strings.TrimPrefix(srv.URL, "http://")])
-	tr.mu.Unlock()
-	if n != 0 {
+	if n := idleConns(tr, srv); n != 0 {
 		t.Errorf("%d connections kept after CloseIdleConnections, want 0", n)
 	}
 }

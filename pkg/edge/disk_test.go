@@ -158,6 +158,11 @@ func TestCreatedFileHandedToFill(t *testing.T) {
 	f.set("write", "probe", "attach")
 	r := e.get("b/obj")
 	checkBody(t, "GET whose fill meets the failure", r, http.StatusOK, data)
+	// The small object's fill ran in the request and kept the bytes in
+	// memory; the answer came from there, not from a second origin GET.
+	if n := e.origin.fetches("b/obj", 0); n != 1 {
+		t.Errorf("%d origin GETs, want 1", n)
+	}
 	eventually(t, "the failure to be noticed", func() bool { return !e.c().Stats().Healthy })
 	// The handler releases its reading descriptor after the client has
 	// the body, and the failed disk's catalogue is closed by a goroutine

@@ -63,8 +63,8 @@ func (c *Cache) open(ctx context.Context, bucket, key string, at int64) (e *entr
 
 // fetchFirst fetches the slice holding at (the whole object when the
 // origin does not serve ranges) and makes the entry. Its fill runs in a
-// goroutine of its own, or, for an object of at most Options.smallObject bytes
-// fetched whole, is returned not started, for the request to run.
+// goroutine of its own or, for an object of at most Options.smallObject
+// bytes fetched whole, is returned not started, for the request to run.
 func (c *Cache) fetchFirst(bucket, key string, at int64) (*entry, *fill, bool, error) {
 	s := c.o.SliceSize
 	slice := at / s
