@@ -19,8 +19,8 @@ import (
 // in the goroutine that asks. net/http's Transport hands every request to
 // a goroutine that writes it and every answer's head back from one that
 // reads it: two waits for a CPU in each miss's wait for the origin, which
-// on a busy host are where a miss's latency goes (docs/performance.md,
-// "Misses without hand-offs"). Anything else (https://, a request with a
+// lengthen a miss on a busy host (docs/performance.md, "Misses without
+// hand-offs"). Anything else (https://, a request with a
 // body, a method other than GET and HEAD) goes to next.
 //
 // It keeps net/http's rules for what it handles: a kept connection the

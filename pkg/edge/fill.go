@@ -40,8 +40,8 @@ type fill struct {
 // defaultSmallObject is the size up to which a miss's request fetches the
 // object itself, whole, before it answers: a fill of its own goroutine
 // would cost the miss two hand-offs between goroutines (the fill's start
-// and its end), each a wait for a CPU on a busy host, for bytes that
-// arrive from the origin in one or two reads. The object is stored
+// and its end), each a wait for a CPU on a busy host (docs/performance.md,
+// "Misses without hand-offs"). The object is stored
 // before the answer begins, so an origin that fails mid-object is
 // answered with an error, not a cut body; a client that reads slowly
 // cannot slow the fill that other clients follow. The cost is the first
